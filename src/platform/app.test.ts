@@ -1,0 +1,154 @@
+// The walking skeleton of both services: operational routes, and every failure in the envelope.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { type Running, startServices } from '../server.ts';
+
+let running: Running;
+let model: string;
+let directory: string;
+const AUTH = { authorization: 'Bearer sk_test_skeleton' };
+const CHAT = { model: 'queen', messages: [{ role: 'user', content: 'Hello' }] };
+
+beforeAll(async () => {
+  const config = { ...loadConfig({}), host: '127.0.0.1', modelPort: 0, directoryPort: 0, logLevel: 'silent' };
+  running = await startServices(config);
+  model = running.urls.model as string;
+  directory = running.urls.directory as string;
+});
+
+afterAll(async () => {
+  await running.close();
+});
+
+async function expectEnvelope(res: Response, status: number, type: string, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  const requestId = res.headers.get('x-request-id');
+  expect(requestId).toBeTruthy();
+  const body = (await res.json()) as { error: Record<string, unknown> };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error).toMatchObject({ type, code, request_id: requestId });
+  expect(typeof body.error.message).toBe('string');
+  return body.error;
+}
+
+describe.each([
+  ['model', () => model],
+  ['directory', () => directory],
+])('%s API operational routes', (name, base) => {
+  it('answers /healthz and /readyz', async () => {
+    const health = await fetch(`${base()}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{16}$/);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${base()}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('serves its bundled spec and its reference docs', async () => {
+    const spec = (await (await fetch(`${base()}/openapi.json`)).json()) as {
+      openapi: string;
+      info: { title: string };
+    };
+    expect(spec.openapi).toBe('3.1.0');
+    expect(spec.info.title.toLowerCase()).toContain(name);
+    const docs = await fetch(`${base()}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toMatch(/text\/html/);
+  });
+
+  it('exposes Prometheus metrics', async () => {
+    const res = await fetch(`${base()}/metrics`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('http_requests_total');
+  });
+
+  it('keeps a plain caller-supplied x-request-id and replaces an unsafe one', async () => {
+    const kept = await fetch(`${base()}/healthz`, { headers: { 'x-request-id': 'trace-42.a' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-42.a');
+    const replaced = await fetch(`${base()}/healthz`, { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers an unknown path with a 404 envelope', async () => {
+    await expectEnvelope(
+      await fetch(`${base()}/v1/no-such-thing`, { headers: AUTH }),
+      404,
+      'invalid_request_error',
+      'not_found',
+    );
+  });
+});
+
+describe('errors of the model API skeleton', () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${model}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH, ...headers },
+      body,
+    });
+
+  it('401 without a key', async () => {
+    const res = await fetch(`${model}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(CHAT),
+    });
+    await expectEnvelope(res, 401, 'authentication_error', 'missing_api_key');
+  });
+
+  it('400 names the field at fault', async () => {
+    const error = await expectEnvelope(
+      await post(JSON.stringify({ model: 'queen' })),
+      400,
+      'invalid_request_error',
+      'validation_failed',
+    );
+    expect(error.message).toContain('messages');
+  });
+
+  it('400 on a body that is not JSON', async () => {
+    await expectEnvelope(await post('{"model": '), 400, 'invalid_request_error', 'invalid_json');
+  });
+
+  it('415 on a body of another media type', async () => {
+    await expectEnvelope(
+      await post('model=queen', { 'content-type': 'text/plain' }),
+      415,
+      'invalid_request_error',
+      'unsupported_media_type',
+    );
+  });
+
+  it('413 on a body over the limit', async () => {
+    const huge = JSON.stringify({
+      ...CHAT,
+      messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }],
+    });
+    await expectEnvelope(await post(huge), 413, 'invalid_request_error', 'payload_too_large');
+  });
+
+  it('405 with Allow on a method the path does not take', async () => {
+    const res = await fetch(`${model}/v1/chat/completions`, { method: 'PUT', headers: AUTH });
+    await expectEnvelope(res, 405, 'invalid_request_error', 'method_not_allowed');
+    expect(res.headers.get('allow')).toContain('POST');
+  });
+
+  it('501 not_implemented for a valid call to an operation not built yet', async () => {
+    const error = await expectEnvelope(await post(JSON.stringify(CHAT)), 501, 'api_error', 'not_implemented');
+    expect(error.message).toContain('/v1/chat/completions');
+  });
+});
+
+describe('errors of the directory API skeleton', () => {
+  it('400 on a limit out of range', async () => {
+    const res = await fetch(`${directory}/v1/search?q=plumber&limit=1000`, { headers: AUTH });
+    const error = await expectEnvelope(res, 400, 'invalid_request_error', 'validation_failed');
+    expect(error.param).toBe('limit');
+  });
+
+  it('501 not_implemented for a valid search', async () => {
+    const res = await fetch(`${directory}/v1/search?q=plumber`, { headers: AUTH });
+    await expectEnvelope(res, 501, 'api_error', 'not_implemented');
+  });
+});

@@ -1,0 +1,109 @@
+// The middleware of both services, in one visible order (STYLE.md): request id, operational
+// routes, body parser, the OpenAPI validator on the bundled spec, the service's routers,
+// the 501 for specified operations not built yet, and the one error handler.
+import { readFileSync } from 'node:fs';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { errorHandler } from './error-handler.ts';
+import { NotImplementedError } from './errors.ts';
+import type { Logger } from './logger.ts';
+import { requestId } from './request-id.ts';
+
+export interface ServiceOptions {
+  name: 'model' | 'directory';
+  specPath: string;
+  docsPath: string;
+  logger: Logger;
+  routers: Router[];
+  /** Whether the service can take traffic (storage migrated, data loaded). */
+  isReady: () => boolean;
+  jsonLimit?: string;
+  uploadLimitBytes?: number;
+}
+
+interface OpenApiRequest extends Request {
+  openapi?: { openApiRoute?: string };
+}
+
+function metrics(name: string) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: name });
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration in seconds, until the response finished.',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const observe = (req: Request, res: Response, next: NextFunction) => {
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      const route = (req as OpenApiRequest).openapi?.openApiRoute ?? 'unmatched';
+      end({ method: req.method, route });
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+  return { registry, observe };
+}
+
+export function createServiceApp(options: ServiceOptions): Express {
+  const spec = JSON.parse(readFileSync(options.specPath, 'utf8')) as Record<string, unknown>;
+  const specText = JSON.stringify(spec);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  const { registry, observe } = metrics(options.name);
+
+  app.use(requestId);
+  app.use(observe);
+
+  // Operational routes, outside the API contract.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    const ready = options.isReady();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting' });
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(specText);
+  });
+  app.get('/docs', (_req, res, next) => {
+    res.sendFile(options.docsPath, { root: process.cwd() }, (err) => err && next(err));
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  });
+
+  app.use(express.json({ limit: options.jsonLimit ?? '10mb' }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: spec as never,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      validateResponses: true,
+      validateSecurity: true,
+      ignoreUndocumented: false,
+      fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
+    }),
+  );
+
+  for (const router of options.routers) app.use(router);
+
+  // A specified operation that no router answered is not built yet: say so, never pretend.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new NotImplementedError(req.method, (req as OpenApiRequest).openapi?.openApiRoute ?? req.path));
+  });
+  app.use(errorHandler(options.logger));
+  return app;
+}

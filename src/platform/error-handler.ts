@@ -1,0 +1,140 @@
+// The one error handler: every failure, the validator's and the body parser's included, leaves
+// in the envelope of DESIGN.md with the request id. Never HTML, never a stack trace.
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from './errors.ts';
+import type { Logger } from './logger.ts';
+import { requestIdOf } from './request-id.ts';
+
+interface ValidatorIssue {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  message?: string;
+  errors?: ValidatorIssue[];
+  headers?: Record<string, string>;
+  path?: string;
+}
+
+// "/body/messages/0/role" -> "messages[0].role"; "/query/limit" -> "limit"
+export function paramFromPath(path: string | undefined): string | null {
+  if (!path) return null;
+  const parts = path
+    .replace(/^\.?\/?/, '')
+    .split(/[/.]/)
+    .filter(Boolean);
+  if (['body', 'query', 'path', 'headers', 'params'].includes(parts[0] ?? '')) parts.shift();
+  if (parts.length === 0) return null;
+  return parts.reduce(
+    (acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part),
+    '',
+  );
+}
+
+function describe(err: HttpLikeError): string {
+  const issues = err.errors ?? [];
+  if (issues.length === 0) return err.message ?? 'The request is not valid.';
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      const where = paramFromPath(issue.path);
+      return where ? `${where}: ${issue.message ?? 'is not valid'}` : (issue.message ?? 'is not valid');
+    })
+    .join('; ');
+}
+
+export function toApiError(raw: unknown, req: Request): ApiError {
+  if (raw instanceof ApiError) return raw;
+  const err = (raw ?? {}) as HttpLikeError;
+  const status = err.status ?? err.statusCode ?? 500;
+  // body-parser errors carry a `type`
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new ApiError(
+        413,
+        'payload_too_large',
+        'The request body is larger than this operation accepts.',
+      );
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'unsupported_media_type', err.message ?? 'Unsupported content encoding.');
+    default:
+      break;
+  }
+  const firstPath = err.errors?.[0]?.path;
+  switch (status) {
+    case 400:
+      return new ApiError(400, 'validation_failed', describe(err), { param: paramFromPath(firstPath) });
+    case 401:
+      return new ApiError(
+        401,
+        'missing_api_key',
+        'No API key was sent. Send it as `Authorization: Bearer <secret>`.',
+      );
+    case 403:
+      return new ApiError(403, 'forbidden', describe(err));
+    case 404:
+      return new ApiError(404, 'not_found', `No operation at ${req.method} ${req.path}.`);
+    case 405: {
+      const allow = err.headers?.Allow ?? err.headers?.allow;
+      return new ApiError(
+        405,
+        'method_not_allowed',
+        `${req.method} is not allowed on ${req.path}${allow ? `; allowed: ${allow}` : ''}.`,
+        allow ? { headers: { Allow: allow } } : {},
+      );
+    }
+    case 406:
+      return new ApiError(406, 'not_acceptable', describe(err));
+    case 413:
+      return new ApiError(
+        413,
+        'payload_too_large',
+        'The request body is larger than this operation accepts.',
+      );
+    case 415:
+      return new ApiError(415, 'unsupported_media_type', describe(err));
+    default:
+      break;
+  }
+  if (status === 500 && err.path !== undefined && (err.errors?.length ?? 0) > 0) {
+    return new ApiError(
+      500,
+      'response_validation_failed',
+      'The server produced a response that breaks its own contract.',
+    );
+  }
+  return new ApiError(
+    500,
+    'internal_error',
+    'An unexpected error occurred. It has been logged with this request id.',
+  );
+}
+
+export function errorHandler(logger: Logger) {
+  return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const error = toApiError(raw, req);
+    const requestId = requestIdOf(res);
+    if (error.status >= 500 && error.status !== 501) {
+      logger.error({ err: raw, request_id: requestId, method: req.method, path: req.path }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.setHeader('x-request-id', requestId);
+    // Sent with send(), not json(): errors are built here in one shape and need no response validation.
+    res
+      .status(error.status)
+      .type('application/json')
+      .send(JSON.stringify(error.body(requestId)));
+  };
+}

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+// A caller's own id is kept when it is short and plain, so logs can be joined across systems.
+const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function newRequestId(): string {
+  return `req_${randomBytes(8).toString('hex')}`;
+}
+
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.get('x-request-id');
+  const id = incoming && ACCEPTABLE.test(incoming) ? incoming : newRequestId();
+  res.locals.requestId = id;
+  res.setHeader('x-request-id', id);
+  next();
+}
+
+export function requestIdOf(res: Response): string {
+  return (res.locals.requestId as string | undefined) ?? newRequestId();
+}
