@@ -2,6 +2,7 @@
 // streams drained for up to `drainMs`, then the rest closed.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import type { Config } from './config.ts';
 import { createDirectoryService } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
@@ -14,7 +15,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-function listen(app: import('express').Express, host: string, port: number): Promise<Server> {
+function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.once('error', reject);

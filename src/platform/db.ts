@@ -1,0 +1,129 @@
+// One SQL for both storage paths: PGlite (PostgreSQL in WASM) under DATA_DIR by default, a
+// PostgreSQL server when DATABASE_URL is set. Both parse values the same way (int8 as number,
+// numeric as string, timestamptz as Date, jsonb as objects), so callers never know which.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const INT8 = 20;
+const toNumber = (value: string) => Number(value);
+
+async function openPglite(dataDir: string): Promise<Db> {
+  if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir, { parsers: { [INT8]: toNumber } });
+  return {
+    kind: 'pglite',
+    async query<T>(sql: string, params: unknown[] = []) {
+      return (await db.query<T>(sql, params)).rows;
+    },
+    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      return db.transaction((tx) =>
+        fn({
+          async query<R>(sql: string, params: unknown[] = []) {
+            return (await tx.query<R>(sql, params)).rows;
+          },
+        }),
+      );
+    },
+    close: () => db.close(),
+  };
+}
+
+async function openPostgres(url: string): Promise<Db> {
+  const types = {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === INT8
+        ? toNumber
+        : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    types,
+  });
+  pool.on('error', () => {}); // an idle client's error surfaces on its next query
+  await pool.query('select 1');
+  return {
+    kind: 'postgres',
+    async query<T>(sql: string, params: unknown[] = []) {
+      return (await pool.query(sql, params)).rows as T[];
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn({
+          async query<R>(sql: string, params: unknown[] = []) {
+            return (await client.query(sql, params)).rows as R[];
+          },
+        });
+        await client.query('commit');
+        return result;
+      } catch (err) {
+        await client.query('rollback').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Applies the migrations in src/platform/migrations in name order, each once, each in a transaction. */
+export async function migrate(db: Db): Promise<string[]> {
+  const applied: string[] = [];
+  await db.transaction(async (tx) => {
+    // One instance migrates at a time; the others wait here, then find nothing left to do.
+    await tx.query('select pg_advisory_xact_lock(727274)');
+    await tx.query(
+      'create table if not exists schema_migrations (id text primary key, applied_at timestamptz not null default now())',
+    );
+    const done = new Set(
+      (await tx.query<{ id: string }>('select id from schema_migrations')).map((r) => r.id),
+    );
+    for (const file of readdirSync(MIGRATIONS)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
+      if (done.has(file)) continue;
+      for (const statement of splitStatements(readFileSync(join(MIGRATIONS, file), 'utf8'))) {
+        await tx.query(statement);
+      }
+      await tx.query('insert into schema_migrations (id) values ($1)', [file]);
+      applied.push(file);
+    }
+  });
+  return applied;
+}
+
+// Migrations are plain statements separated by semicolons at line ends (no functions with
+// bodies), so the extended protocol of both drivers can run them one by one.
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+}
+
+export async function openDb(options: { databaseUrl?: string | undefined; dataDir: string }): Promise<Db> {
+  const db = options.databaseUrl
+    ? await openPostgres(options.databaseUrl)
+    : await openPglite(options.dataDir);
+  await migrate(db);
+  return db;
+}
