@@ -1,0 +1,63 @@
+// Keyset pagination for every list: newest first by (created, id); the cursor names the last
+// item served, so rows inserted during a walk land before it and never shift a later page.
+import type { Request, Response } from 'express';
+import { BadRequestError } from './errors.ts';
+
+export interface Page<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface CursorPosition {
+  /** The sort value of the last item served (a number or a string). */
+  k: number | string;
+  /** Its id, the tie-breaker. */
+  id: string;
+}
+
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): CursorPosition | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPosition>;
+    if ((typeof value.k === 'number' || typeof value.k === 'string') && typeof value.id === 'string') {
+      return { k: value.k, id: value.id };
+    }
+  } catch {
+    // fall through
+  }
+  throw new BadRequestError('invalid_cursor', 'The cursor was not issued by this endpoint.', {
+    param: 'cursor',
+  });
+}
+
+/** Builds a page from `limit + 1` rows fetched after the cursor. */
+export function pageOf<Row, T>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => T,
+  positionOf: (row: Row) => CursorPosition,
+): Page<T> {
+  const hasMore = rows.length > limit;
+  const served = hasMore ? rows.slice(0, limit) : rows;
+  const last = served.at(-1);
+  return {
+    object: 'list',
+    data: served.map(toItem),
+    has_more: hasMore,
+    next_cursor: hasMore && last !== undefined ? encodeCursor(positionOf(last)) : null,
+  };
+}
+
+/** Sets `Link: <...>; rel="next"` when there is a next page, keeping the request's other query parameters. */
+export function setNextLink(req: Request, res: Response, page: Page<unknown>): void {
+  if (!page.next_cursor) return;
+  const url = new URL(req.originalUrl, 'http://placeholder');
+  url.searchParams.set('cursor', page.next_cursor);
+  res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
+}
