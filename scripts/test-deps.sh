@@ -1,13 +1,40 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs beyond npm, when it is missing: Debian's chromium (the docs
-# screenshot test). Runs as `pretest`; needs root (or sudo) only when something is missing.
+# Installs and starts what the test suite needs beyond npm, when it is missing: Debian's
+# chromium (docs screenshots), PostgreSQL (the second storage path) and Redis (limits and
+# revocation across instances). Runs as `pretest`; needs root (or sudo) only to install.
+# The tests reach them at TEST_DATABASE_URL (postgres://eurus:eurus@127.0.0.1:5432/postgres)
+# and TEST_REDIS_URL (redis://127.0.0.1:6379) unless those are set.
 set -euo pipefail
+sudo=""
+as_postgres="runuser -u postgres --"
+if [ "$(id -u)" -ne 0 ]; then
+  sudo="sudo"
+  as_postgres="sudo -u postgres"
+fi
+
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test-deps: installing ${missing[*]} from Debian's packages"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    version=$(ls /etc/postgresql | sort -n | tail -n 1)
+    $sudo pg_ctlcluster "$version" main start
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.5; done
+  fi
+  $as_postgres psql -qtAc "select 1 from pg_roles where rolname = 'eurus'" | grep -q 1 ||
+    $as_postgres psql -qc "create role eurus login superuser password 'eurus'"
+fi
+
+if [ -z "${TEST_REDIS_URL:-}" ]; then
+  redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 ||
+    redis-server --bind 127.0.0.1 --port 6379 --save '' --appendonly no --daemonize yes >/dev/null
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
+fi
+echo "test-deps: chromium, PostgreSQL and Redis are ready"

@@ -6,12 +6,14 @@ import type { Express } from 'express';
 import type { Config } from './config.ts';
 import { createDirectoryService } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
+import { openPlatform, type Platform } from './platform/context.ts';
 import { createLogger } from './platform/logger.ts';
 
 export type ServiceName = 'model' | 'directory';
 
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;
+  platform: Platform;
   close(): Promise<void>;
 }
 
@@ -46,9 +48,10 @@ export async function startServices(
 ): Promise<Running> {
   const urls: Running['urls'] = {};
   const stops: Array<() => Promise<void>> = [];
+  const platform: Platform = await openPlatform(config, createLogger(config.logLevel, 'platform'));
   if (which.includes('model')) {
     const logger = createLogger(config.logLevel, 'model-api');
-    const service = await createModelService(config, logger);
+    const service = await createModelService(platform, logger);
     const server = await listen(service.app, config.host, config.modelPort);
     urls.model = urlOf(server, config.host);
     logger.info({ url: urls.model }, 'model API listening');
@@ -59,7 +62,7 @@ export async function startServices(
   }
   if (which.includes('directory')) {
     const logger = createLogger(config.logLevel, 'directory-api');
-    const service = await createDirectoryService(config, logger);
+    const service = await createDirectoryService(platform, logger);
     const server = await listen(service.app, config.host, config.directoryPort);
     urls.directory = urlOf(server, config.host);
     logger.info({ url: urls.directory }, 'directory API listening');
@@ -68,5 +71,12 @@ export async function startServices(
       await service.close();
     });
   }
-  return { urls, close: async () => void (await Promise.all(stops.map((stop) => stop()))) };
+  return {
+    urls,
+    platform,
+    close: async () => {
+      await Promise.all(stops.map((stop) => stop()));
+      await platform.close();
+    },
+  };
 }

@@ -1,6 +1,8 @@
 import type { Express } from 'express';
-import type { Config } from '../config.ts';
+import { rateLimit } from '../limits/middleware.ts';
+import { directoryBuckets } from '../limits/policies.ts';
 import { createServiceApp } from '../platform/app.ts';
+import type { Platform } from '../platform/context.ts';
 import type { Logger } from '../platform/logger.ts';
 
 export interface DirectoryService {
@@ -8,12 +10,19 @@ export interface DirectoryService {
   close(): Promise<void>;
 }
 
-export async function createDirectoryService(_config: Config, logger: Logger): Promise<DirectoryService> {
+export async function createDirectoryService(platform: Platform, logger: Logger): Promise<DirectoryService> {
+  const limits = rateLimit(platform.limiter, (_req, principal) => ({
+    key: `directory:${principal.keyId}`,
+    buckets: directoryBuckets(principal.plan),
+    what: 'this key',
+  }));
   const app = createServiceApp({
     name: 'directory',
     specPath: 'generated/directory/openapi.json',
     docsPath: 'docs/reference/directory.html',
     logger,
+    securityHandler: platform.auth.handler,
+    middleware: [limits],
     routers: [],
     isReady: () => true,
   });

@@ -1,6 +1,9 @@
 import type { Express } from 'express';
-import type { Config } from '../config.ts';
+import { createAccountsRouter } from '../accounts/routes.ts';
+import { rateLimit } from '../limits/middleware.ts';
+import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp } from '../platform/app.ts';
+import type { Platform } from '../platform/context.ts';
 import type { Logger } from '../platform/logger.ts';
 
 export interface ModelService {
@@ -8,13 +11,24 @@ export interface ModelService {
   close(): Promise<void>;
 }
 
-export async function createModelService(_config: Config, logger: Logger): Promise<ModelService> {
+export async function createModelService(platform: Platform, logger: Logger): Promise<ModelService> {
+  const limits = rateLimit(platform.limiter, (req, principal) => {
+    const body = req.body as { model?: unknown } | undefined;
+    const model = typeof body?.model === 'string' ? body.model : 'all';
+    return {
+      key: `model:${principal.keyId}:${model}`,
+      buckets: [modelRequestBucket(principal.plan)],
+      what: model === 'all' ? 'this key' : `model '${model}'`,
+    };
+  });
   const app = createServiceApp({
     name: 'model',
     specPath: 'generated/model/openapi.json',
     docsPath: 'docs/reference/model.html',
     logger,
-    routers: [],
+    securityHandler: platform.auth.handler,
+    middleware: [limits],
+    routers: [createAccountsRouter(platform.accounts, platform.auth)],
     isReady: () => true,
   });
   return { app, close: async () => {} };

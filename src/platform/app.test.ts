@@ -6,11 +6,20 @@ import { type Running, startServices } from '../server.ts';
 let running: Running;
 let model: string;
 let directory: string;
-const AUTH = { authorization: 'Bearer sk_test_skeleton' };
+const ADMIN = 'sk_test_skeleton_admin_0123456789';
+const AUTH = { authorization: `Bearer ${ADMIN}` };
 const CHAT = { model: 'queen', messages: [{ role: 'user', content: 'Hello' }] };
 
 beforeAll(async () => {
-  const config = { ...loadConfig({}), host: '127.0.0.1', modelPort: 0, directoryPort: 0, logLevel: 'silent' };
+  const config = {
+    ...loadConfig({}),
+    host: '127.0.0.1',
+    modelPort: 0,
+    directoryPort: 0,
+    logLevel: 'silent',
+    dataDir: 'memory://',
+    bootstrapAdminKey: ADMIN,
+  };
   running = await startServices(config);
   model = running.urls.model as string;
   directory = running.urls.directory as string;
@@ -87,6 +96,15 @@ describe('errors of the model API skeleton', () => {
       headers: { 'content-type': 'application/json', ...AUTH, ...headers },
       body,
     });
+
+  it('401 with a key that does not exist', async () => {
+    const res = await fetch(`${model}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk_nope' },
+      body: JSON.stringify(CHAT),
+    });
+    await expectEnvelope(res, 401, 'authentication_error', 'invalid_api_key');
+  });
 
   it('401 without a key', async () => {
     const res = await fetch(`${model}/v1/chat/completions`, {

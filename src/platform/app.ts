@@ -2,7 +2,14 @@
 // routes, body parser, the OpenAPI validator on the bundled spec, the service's routers,
 // the 501 for specified operations not built yet, and the one error handler.
 import { readFileSync } from 'node:fs';
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { errorHandler } from './error-handler.ts';
@@ -15,7 +22,11 @@ export interface ServiceOptions {
   specPath: string;
   docsPath: string;
   logger: Logger;
+  /** Runs after validation and authentication, before the routers (rate limits). */
+  middleware?: RequestHandler[];
   routers: Router[];
+  /** Authenticates the bearer key and checks the operation's scopes (src/accounts/auth.ts). */
+  securityHandler: (req: Request, scopes: string[]) => Promise<boolean>;
   /** Whether the service can take traffic (storage migrated, data loaded). */
   isReady: () => boolean;
   jsonLimit?: string;
@@ -92,12 +103,13 @@ export function createServiceApp(options: ServiceOptions): Express {
       apiSpec: spec as never,
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
       validateResponses: true,
-      validateSecurity: true,
+      validateSecurity: { handlers: { BearerAuth: options.securityHandler } },
       ignoreUndocumented: false,
       fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
     }),
   );
 
+  for (const handler of options.middleware ?? []) app.use(handler);
   for (const router of options.routers) app.use(router);
 
   // A specified operation that no router answered is not built yet: say so, never pretend.

@@ -48,8 +48,11 @@ function describe(err: HttpLikeError): string {
     .join('; ');
 }
 
-export function toApiError(raw: unknown, req: Request): ApiError {
+export function toApiError(raw: unknown, req: Request, res?: Response): ApiError {
   if (raw instanceof ApiError) return raw;
+  // The security handler's own error, which the validator passes on rebuilt without its code.
+  const authError = res?.locals.authError as ApiError | undefined;
+  if (authError && (raw as HttpLikeError | undefined)?.status === authError.status) return authError;
   const err = (raw ?? {}) as HttpLikeError;
   const status = err.status ?? err.statusCode ?? 500;
   // body-parser errors carry a `type`
@@ -120,7 +123,7 @@ export function toApiError(raw: unknown, req: Request): ApiError {
 
 export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const error = toApiError(raw, req);
+    const error = toApiError(raw, req, res);
     const requestId = requestIdOf(res);
     if (error.status >= 500 && error.status !== 501) {
       logger.error({ err: raw, request_id: requestId, method: req.method, path: req.path }, 'request failed');

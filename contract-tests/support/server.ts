@@ -1,0 +1,91 @@
+// Starts the real services for a suite, on either storage path: PGlite in memory, or a fresh
+// PostgreSQL database created for the suite and dropped after it. In CI both must be there:
+// a missing PostgreSQL fails the run instead of silently testing one path.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { type Running, type ServiceName, startServices } from '../../src/server.ts';
+
+export type Storage = 'pglite' | 'postgres';
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let postgresReachable: boolean | undefined;
+
+async function reachable(): Promise<boolean> {
+  if (postgresReachable !== undefined) return postgresReachable;
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    postgresReachable = true;
+  } catch (err) {
+    if (process.env.CI) throw new Error(`PostgreSQL is required in CI at ${ADMIN_URL}: ${String(err)}`);
+    console.warn(
+      `PostgreSQL not reachable at ${ADMIN_URL}; the postgres variant is skipped (run scripts/test-deps.sh)`,
+    );
+    postgresReachable = false;
+  }
+  return postgresReachable;
+}
+
+/** The storage paths to run a suite on: both where PostgreSQL is reachable (always in CI). */
+export async function storages(): Promise<Storage[]> {
+  return (await reachable()) ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestServers extends Running {
+  adminKey: string;
+  storage: Storage;
+  databaseUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startTestServers(
+  storage: Storage,
+  options: { which?: ServiceName[]; env?: Record<string, string>; databaseUrl?: string } = {},
+): Promise<TestServers> {
+  const adminKey = `sk_test_admin_${randomBytes(16).toString('hex')}`;
+  let databaseUrl = options.databaseUrl;
+  let dropDatabase: string | undefined;
+  if (storage === 'postgres' && !databaseUrl) {
+    const name = `eurus_test_${randomBytes(6).toString('hex')}`;
+    await admin((c) => c.query(`create database ${name}`));
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDatabase = name;
+  }
+  const config = {
+    ...loadConfig({ ...options.env }),
+    host: '127.0.0.1',
+    modelPort: 0,
+    directoryPort: 0,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    dataDir: 'memory://',
+    databaseUrl: storage === 'postgres' ? databaseUrl : undefined,
+    bootstrapAdminKey: adminKey,
+  };
+  const running = await startServices(config, options.which, 1000);
+  return {
+    ...running,
+    adminKey,
+    storage,
+    databaseUrl,
+    async stop() {
+      await running.close();
+      if (dropDatabase) await admin((c) => c.query(`drop database if exists ${dropDatabase} with (force)`));
+    },
+  };
+}

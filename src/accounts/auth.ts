@@ -1,0 +1,123 @@
+// The bearer security handler of both services. express-openapi-validator calls it for every
+// secured operation, before request validation, with the scopes the spec's security
+// requirement names: so every route checks its scope because the spec says which.
+import type { Request } from 'express';
+import { ApiError, AuthenticationError, PermissionDeniedError } from '../platform/errors.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { Bus } from './bus.ts';
+import { hashSecret } from './secrets.ts';
+import type { AccountStore, AuthenticatedKey } from './store.ts';
+
+const CACHE_TTL_MS = 30_000;
+const TOUCH_EVERY_S = 60;
+
+interface Cached {
+  key: AuthenticatedKey;
+  plan: string;
+  at: number;
+}
+
+export interface Authenticator {
+  /** The handler for `securityHandlers.BearerAuth`. */
+  handler: (req: Request, scopes: string[]) => Promise<boolean>;
+  /** Drops a key from every instance's cache (revocation, rotation). */
+  invalidate(keyId: string): Promise<void>;
+}
+
+function bearerOf(req: Request): string {
+  const header = req.get('authorization');
+  if (!header) {
+    throw new AuthenticationError(
+      'missing_api_key',
+      'No API key was sent. Send it as `Authorization: Bearer <secret>`.',
+    );
+  }
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) {
+    throw new AuthenticationError(
+      'invalid_authorization_header',
+      'The Authorization header must be `Bearer <secret>`.',
+    );
+  }
+  return match[1];
+}
+
+export function createAuthenticator(store: AccountStore, bus: Bus): Authenticator {
+  const cache = new Map<string, Cached>();
+  const touched = new Map<string, number>();
+  bus.subscribe((keyId) => {
+    for (const [hash, entry] of cache) if (entry.key.row.id === keyId) cache.delete(hash);
+  });
+
+  async function lookup(secret: string): Promise<Cached | undefined> {
+    const hash = hashSecret(secret);
+    const hit = cache.get(hash);
+    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit;
+    const key = await store.findBySecret(secret);
+    if (!key) {
+      cache.delete(hash);
+      return undefined;
+    }
+    const entry = { key, plan: await store.accountPlan(key.row.account_id), at: Date.now() };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hash, entry);
+    return entry;
+  }
+
+  async function authenticate(req: Request, scopes: string[]): Promise<Principal> {
+    const secret = bearerOf(req);
+    const found = await lookup(secret);
+    const invalid = () =>
+      new AuthenticationError(
+        'invalid_api_key',
+        'The API key is not valid: it does not exist, was revoked, expired, or was replaced by a rotation.',
+      );
+    if (!found) throw invalid();
+    const { row, viaPreviousSecret } = found.key;
+    const now = Math.floor(Date.now() / 1000);
+    if (row.status !== 'active' || (row.expires_at !== null && row.expires_at <= now)) throw invalid();
+    if (
+      viaPreviousSecret &&
+      !(row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now)
+    ) {
+      throw invalid();
+    }
+    const missing = scopes.filter((scope) => !row.scopes.includes(scope));
+    if (missing.length > 0) {
+      const operation = `${req.method} ${req.baseUrl}${req.path}`;
+      throw new PermissionDeniedError(
+        'insufficient_scope',
+        `This key lacks the scope '${missing.join("', '")}' needed for ${operation}.`,
+      );
+    }
+    if ((touched.get(row.id) ?? 0) + TOUCH_EVERY_S <= now) {
+      touched.set(row.id, now);
+      store.touch(row.id, now).catch(() => touched.delete(row.id));
+    }
+    return {
+      accountId: row.account_id,
+      projectId: row.project_id,
+      keyId: row.id,
+      scopes: row.scopes,
+      plan: found.plan,
+    };
+  }
+
+  return {
+    async handler(req, scopes) {
+      try {
+        const principal = await authenticate(req, scopes);
+        if (req.res) req.res.locals.principal = principal;
+        return true;
+      } catch (err) {
+        // The validator rebuilds thrown errors from status and message only; keep ours for the handler.
+        if (req.res && err instanceof ApiError) req.res.locals.authError = err;
+        throw err;
+      }
+    },
+    async invalidate(keyId) {
+      for (const [hash, entry] of cache) if (entry.key.row.id === keyId) cache.delete(hash);
+      await bus.publish(keyId);
+    },
+  };
+}

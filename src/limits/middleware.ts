@@ -1,0 +1,66 @@
+// Rate limiting as middleware: after authentication (it needs the key), before the routers.
+// Every limited response carries RateLimit-Policy and RateLimit; a refusal is a 429 with
+// Retry-After and retry-after-ms, and x-should-retry: false when waiting cannot help.
+import type { NextFunction, Request, Response } from 'express';
+import { RateLimitError } from '../platform/errors.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { Bucket, BucketState, Limiter, TakeResult } from './limiter.ts';
+import { QUOTA_BUCKETS } from './policies.ts';
+
+export function setRateLimitHeaders(res: Response, states: BucketState[]): void {
+  res.setHeader(
+    'RateLimit-Policy',
+    states.map((s) => `"${s.bucket.name}";q=${s.bucket.quota};w=${s.bucket.window}`).join(', '),
+  );
+  res.setHeader(
+    'RateLimit',
+    states.map((s) => `"${s.bucket.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
+  );
+}
+
+export function refusal(result: TakeResult, what: string): RateLimitError {
+  const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+  const empty = result.states.filter((s) => s.remaining <= 0 || result.retryAfterMs > 0);
+  const quota = empty.find((s) => QUOTA_BUCKETS.has(s.bucket.name));
+  const headers: Record<string, string> = {
+    'Retry-After': String(seconds),
+    'retry-after-ms': String(result.retryAfterMs),
+  };
+  if (quota) {
+    headers['x-should-retry'] = 'false';
+    return new RateLimitError(
+      'daily_quota_exceeded',
+      `The daily quota of ${quota.bucket.quota} requests is spent; it refills within ${seconds} s.`,
+      { headers },
+    );
+  }
+  return new RateLimitError('rate_limit_exceeded', `Rate limit reached for ${what}; retry in ${seconds} s.`, {
+    headers,
+  });
+}
+
+export interface LimitPlan {
+  key: string;
+  buckets: Bucket[];
+  /** Named in the 429 message, e.g. "model 'queen'". */
+  what: string;
+}
+
+export function rateLimit(
+  limiter: Limiter,
+  plan: (req: Request, principal: Principal) => LimitPlan | undefined,
+) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const principal = res.locals.principal as Principal | undefined;
+    if (!principal) return next();
+    const chosen = plan(req, principal);
+    if (!chosen) return next();
+    try {
+      const result = await limiter.take(chosen.key, chosen.buckets);
+      setRateLimitHeaders(res, result.states);
+      next(result.ok ? undefined : refusal(result, chosen.what));
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,37 @@
+// The limits each plan grants (DESIGN.md; the seeds show the directory's, the model API's are ours).
+import type { Bucket } from './limiter.ts';
+
+/** Model API, per key and model: requests and tokens per minute by plan. */
+export const MODEL_PLANS: Record<string, { rpm: number; tpm: number }> = {
+  standard: { rpm: 600, tpm: 1_000_000 },
+  enterprise: { rpm: 6_000, tpm: 10_000_000 },
+};
+
+export function modelRequestBucket(plan: string): Bucket {
+  const { rpm } = MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number });
+  return { name: 'requests', rate: rpm / 60, capacity: rpm, window: 60, quota: rpm };
+}
+
+export function modelTokenBucket(plan: string): Bucket {
+  const { tpm } = MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number });
+  return { name: 'tokens', rate: tpm / 60, capacity: tpm, window: 60, quota: tpm };
+}
+
+/**
+ * Directory API, per key: 60 requests/s sustained with bursts up to 600/s for 30 s: a bucket
+ * refilled at 60/s holding 16,200 (600/s for 30 s drains 18,000 while 1,800 flow back in),
+ * under a ceiling of 600 in any second. The unlimited search plan adds 50,000 a day.
+ */
+export function directoryBuckets(plan: string): Bucket[] {
+  const buckets: Bucket[] = [
+    { name: 'burst', rate: 600, capacity: 600, window: 1, quota: 600 },
+    { name: 'sustained', rate: 60, capacity: 16_200, window: 270, quota: 16_200 },
+  ];
+  if (plan === 'search_unlimited') {
+    buckets.push({ name: 'day', rate: 50_000 / 86_400, capacity: 50_000, window: 86_400, quota: 50_000 });
+  }
+  return buckets;
+}
+
+/** Buckets that waiting a little cannot refill: a 429 from them says `x-should-retry: false`. */
+export const QUOTA_BUCKETS = new Set(['day']);
