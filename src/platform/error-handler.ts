@@ -73,8 +73,14 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
   }
   const firstPath = err.errors?.[0]?.path;
   switch (status) {
-    case 400:
-      return new ApiError(400, 'validation_failed', describe(err), { param: paramFromPath(firstPath) });
+    case 400: {
+      const param = paramFromPath(firstPath);
+      // A malformed cursor is the same mistake as a forged one, whichever check caught it.
+      if (param === 'cursor') {
+        return new ApiError(400, 'invalid_cursor', 'The cursor was not issued by this endpoint.', { param });
+      }
+      return new ApiError(400, 'validation_failed', describe(err), { param });
+    }
     case 401:
       return new ApiError(
         401,

@@ -162,7 +162,7 @@ export const listKeys = <ThrowOnError extends boolean = false>(options?: Options
 /**
  * Create a key
  *
- * Mints a new API key in a project of the caller's account (the default project unless `project_id` names another). Requires the `admin` scope. The answer holds the secret, shown exactly once: store it now; we keep only a hash of it, and afterwards show only the masked `preview`. A `project_id` of another account answers 404.
+ * Mints a new API key in a project of the caller's account (the default project unless `project_id` names another). Requires the `admin` scope. The answer holds the secret, shown exactly once: store it now; we keep only a hash of it, and afterwards show only the masked `preview`. A `project_id` of another account answers 404. It takes no `Idempotency-Key`: a replayable answer would mean storing the secret.
  */
 export const createKey = <ThrowOnError extends boolean = false>(options: Options<CreateKeyData, ThrowOnError>): RequestResult<CreateKeyResponses, CreateKeyErrors, ThrowOnError> => (options.client ?? client).post<CreateKeyResponses, CreateKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -199,7 +199,7 @@ export const getKey = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Rotate a key
  *
- * Mints a new secret for an active key, keeping its id, name, project and scopes. Requires the `admin` scope. The new secret is in the answer, shown exactly once. The old secret keeps working for `grace_period_seconds` (0 by default: it stops at once, on every instance) until `previous_secret_expires_at`; a secret replaced by an earlier rotation stops at once. A revoked or expired key cannot be rotated (409 `key_not_active`); a key of another account answers 404. The body may be omitted.
+ * Mints a new secret for an active key, keeping its id, name, project and scopes. Requires the `admin` scope. The new secret is in the answer, shown exactly once. The old secret keeps working for `grace_period_seconds` (0 by default: it stops at once, on every instance) until `previous_secret_expires_at`; a secret replaced by an earlier rotation stops at once. A revoked or expired key cannot be rotated (409 `key_not_active`); a key of another account answers 404. The body may be omitted. It takes no `Idempotency-Key`: a replayable answer would mean storing the secret.
  */
 export const rotateKey = <ThrowOnError extends boolean = false>(options: Options<RotateKeyData, ThrowOnError>): RequestResult<RotateKeyResponses, RotateKeyErrors, ThrowOnError> => (options.client ?? client).post<RotateKeyResponses, RotateKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

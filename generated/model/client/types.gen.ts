@@ -2293,12 +2293,6 @@ export type ListKeysResponse = ListKeysResponses[keyof ListKeysResponses];
 
 export type CreateKeyData = {
     body: CreateKeyRequest;
-    headers?: {
-        /**
-         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
-         */
-        'Idempotency-Key'?: string;
-    };
     path?: never;
     query?: never;
     url: '/v1/keys';
@@ -2321,10 +2315,6 @@ export type CreateKeyErrors = {
      * No such object, or it belongs to another account (the two are not told apart).
      */
     404: ErrorResponse;
-    /**
-     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
-     */
-    409: ErrorResponse;
     /**
      * The request body is larger than the operation accepts.
      */
@@ -2444,12 +2434,6 @@ export type GetKeyResponse = GetKeyResponses[keyof GetKeyResponses];
 
 export type RotateKeyData = {
     body?: RotateKeyRequest;
-    headers?: {
-        /**
-         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
-         */
-        'Idempotency-Key'?: string;
-    };
     path: {
         /**
          * The id of the key. A malformed id is a 400; a key that does not exist or belongs to another account answers 404.
