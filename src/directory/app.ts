@@ -4,6 +4,7 @@ import { directoryBuckets } from '../limits/policies.ts';
 import { createServiceApp } from '../platform/app.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Logger } from '../platform/logger.ts';
+import { createUsageRouter } from '../usage/routes.ts';
 
 export interface DirectoryService {
   app: Express;
@@ -23,7 +24,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     logger,
     securityHandler: platform.auth.handler,
     middleware: [limits],
-    routers: [],
+    routers: [createUsageRouter(platform.db, 'directory')],
     isReady: () => true,
   });
   return { app, close: async () => {} };

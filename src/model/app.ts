@@ -5,6 +5,7 @@ import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp } from '../platform/app.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Logger } from '../platform/logger.ts';
+import { createUsageRouter } from '../usage/routes.ts';
 
 export interface ModelService {
   app: Express;
@@ -28,7 +29,10 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
     logger,
     securityHandler: platform.auth.handler,
     middleware: [limits],
-    routers: [createAccountsRouter(platform.accounts, platform.auth)],
+    routers: [
+      createAccountsRouter(platform.accounts, platform.auth),
+      createUsageRouter(platform.db, 'model'),
+    ],
     isReady: () => true,
   });
   return { app, close: async () => {} };

@@ -1,0 +1,100 @@
+// GET /v1/usage on both services (scope `admin`).
+import { type Request, Router } from 'express';
+import type { UsageResult as DirectoryResult } from '../../generated/directory/client/types.gen.ts';
+import type { UsageResult as ModelResult } from '../../generated/model/client/types.gen.ts';
+import type { Queryable } from '../platform/db.ts';
+import { principalOf } from '../platform/principal.ts';
+import { formatEur } from '../platform/usage.ts';
+import { type ReportQuery, type ReportShape, type Sums, usageReport } from './report.ts';
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+function groupByOf(raw: unknown): string[] {
+  if (Array.isArray(raw)) return raw.map(String);
+  if (typeof raw === 'string') return raw.split(',').filter(Boolean);
+  return [];
+}
+
+function queryOf(req: Request, filters: string[]): ReportQuery {
+  return {
+    from: String(req.query.from),
+    to: String(req.query.to),
+    bucket: req.query.bucket === 'month' ? 'month' : 'day',
+    groupBy: groupByOf(req.query.group_by),
+    filters: Object.fromEntries(filters.map((f) => [f, str(req.query[f])])),
+  };
+}
+
+export const MODEL_USAGE: ReportShape<ModelResult> = {
+  service: 'model',
+  dimensions: { model: 'model', project_id: 'project_id', key_id: 'key_id' },
+  result: (dims, sums) => ({
+    model: dims.model as ModelResult['model'],
+    project_id: dims.project_id ?? null,
+    key_id: dims.key_id ?? null,
+    requests: sums.requests,
+    input_tokens: sums.input_tokens,
+    output_tokens: sums.output_tokens,
+    audio_seconds: sums.audio_seconds,
+    images: sums.images,
+    steps: sums.steps,
+    cost: formatEur(sums.cost_nano),
+  }),
+};
+
+export const DIRECTORY_USAGE: ReportShape<DirectoryResult> = {
+  service: 'directory',
+  dimensions: { interface: 'model', project_id: 'project_id', key_id: 'key_id' },
+  result: (dims, sums) => ({
+    interface: dims.interface as DirectoryResult['interface'],
+    project_id: dims.project_id ?? null,
+    key_id: dims.key_id ?? null,
+    requests: sums.requests,
+    billable_units: sums.units,
+    cost: formatEur(sums.cost_nano),
+  }),
+};
+
+function envelope(query: ReportQuery, totals: object) {
+  return {
+    object: 'usage_report' as const,
+    from: query.from,
+    to: query.to,
+    bucket: query.bucket,
+    group_by: query.groupBy,
+    currency: 'EUR' as const,
+    totals,
+  };
+}
+
+export function createUsageRouter(db: Queryable, service: 'model' | 'directory'): Router {
+  const router = Router();
+  router.get('/v1/usage', async (req, res) => {
+    const { accountId } = principalOf(res);
+    if (service === 'model') {
+      const query = queryOf(req, ['model', 'project_id', 'key_id']);
+      const { totals, data } = await usageReport(db, accountId, MODEL_USAGE, query);
+      res.json({ ...envelope(query, modelTotals(totals)), data });
+    } else {
+      const query = queryOf(req, ['interface', 'project_id', 'key_id']);
+      const { totals, data } = await usageReport(db, accountId, DIRECTORY_USAGE, query);
+      res.json({
+        ...envelope(query, { requests: totals.requests, cost: formatEur(totals.cost_nano) }),
+        data,
+      });
+    }
+  });
+  return router;
+}
+
+function modelTotals(t: Sums) {
+  return {
+    requests: t.requests,
+    input_tokens: t.input_tokens,
+    output_tokens: t.output_tokens,
+    audio_seconds: t.audio_seconds,
+    images: t.images,
+    steps: t.steps,
+    cost: formatEur(t.cost_nano),
+  };
+}
