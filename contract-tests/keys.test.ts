@@ -194,3 +194,29 @@ describe.each(STORAGES)('keys and projects on %s', (storage: Storage) => {
     expect(res.error).toMatchObject({ error: { code: 'invalid_cursor', param: 'cursor' } });
   });
 });
+
+describe.each(STORAGES)('Idempotency-Key on %s', (storage: Storage) => {
+  let servers: TestServers;
+  beforeAll(async () => {
+    servers = await startTestServers(storage, { which: ['model'] });
+  });
+  afterAll(async () => servers?.stop());
+
+  it('replays the first answer for the same key and body, and refuses another body with 409', async () => {
+    const client = createClient({ baseUrl: servers.urls.model!, auth: servers.adminKey });
+    const headers = { 'Idempotency-Key': 'idem-test-1' };
+    const first = await createProject({ client, headers, body: { name: 'Once' } });
+    const again = await createProject({ client, headers, body: { name: 'Once' } });
+    expect(first.response?.status).toBe(201);
+    expect(again.response?.status).toBe(201);
+    expect(again.data?.id).toBe(first.data?.id);
+    expect(again.response?.headers.get('idempotent-replayed')).toBe('true');
+    const other = await createProject({ client, headers, body: { name: 'Twice' } });
+    expect(other.response?.status).toBe(409);
+    expect(other.error).toMatchObject({
+      error: { code: 'idempotency_key_reused', param: 'Idempotency-Key' },
+    });
+    const projects = await listProjects({ client, query: { limit: 100 } });
+    expect(projects.data?.data.filter((p) => p.name === 'Once')).toHaveLength(1);
+  });
+});

@@ -1,8 +1,9 @@
 import type { Express } from 'express';
 import { rateLimit } from '../limits/middleware.ts';
 import { directoryBuckets } from '../limits/policies.ts';
-import { createServiceApp } from '../platform/app.ts';
+import { createServiceApp, readSpec } from '../platform/app.ts';
 import type { Platform } from '../platform/context.ts';
+import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 
@@ -19,11 +20,11 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
   }));
   const app = createServiceApp({
     name: 'directory',
-    specPath: 'generated/directory/openapi.json',
+    spec: readSpec('directory'),
     docsPath: 'docs/reference/directory.html',
     logger,
     securityHandler: platform.auth.handler,
-    middleware: [limits],
+    middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [createUsageRouter(platform.db, 'directory')],
     isReady: () => true,
   });

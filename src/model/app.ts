@@ -2,8 +2,9 @@ import type { Express } from 'express';
 import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
-import { createServiceApp } from '../platform/app.ts';
+import { createServiceApp, readSpec } from '../platform/app.ts';
 import type { Platform } from '../platform/context.ts';
+import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 
@@ -24,11 +25,11 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
   });
   const app = createServiceApp({
     name: 'model',
-    specPath: 'generated/model/openapi.json',
+    spec: readSpec('model'),
     docsPath: 'docs/reference/model.html',
     logger,
     securityHandler: platform.auth.handler,
-    middleware: [limits],
+    middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),

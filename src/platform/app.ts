@@ -19,7 +19,8 @@ import { requestId } from './request-id.ts';
 
 export interface ServiceOptions {
   name: 'model' | 'directory';
-  specPath: string;
+  /** The bundled spec (readSpec). */
+  spec: Record<string, unknown>;
   docsPath: string;
   logger: Logger;
   /** Runs after validation and authentication, before the routers (rate limits). */
@@ -66,8 +67,13 @@ function metrics(name: string) {
   return { registry, observe };
 }
 
+/** A fresh copy of a service's bundled spec (the validator may change the copy it is given). */
+export function readSpec(name: 'model' | 'directory'): never {
+  return JSON.parse(readFileSync(`generated/${name}/openapi.json`, 'utf8')) as never;
+}
+
 export function createServiceApp(options: ServiceOptions): Express {
-  const spec = JSON.parse(readFileSync(options.specPath, 'utf8')) as Record<string, unknown>;
+  const spec = options.spec;
   const specText = JSON.stringify(spec);
   const app = express();
   app.disable('x-powered-by');

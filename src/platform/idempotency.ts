@@ -1,0 +1,129 @@
+// Idempotency-Key on the POSTs whose spec declares it: the first answer (2xx JSON) is stored
+// and replayed for 24 h to every retry with the same key and body, with
+// `Idempotent-Replayed: true`; the same key with another body is a 409. A request still in
+// flight under the key makes a concurrent retry wait for nothing: 409 `idempotency_key_in_use`.
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Db } from './db.ts';
+import { ConflictError } from './errors.ts';
+import type { Principal } from './principal.ts';
+
+const TTL_SECONDS = 24 * 3600;
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+interface OpenApiRequest extends Request {
+  openapi?: { openApiRoute?: string };
+}
+
+type Param = { name?: string; in?: string; $ref?: string };
+type Spec = {
+  paths: Record<string, Record<string, { parameters?: Param[] }>>;
+  components?: { parameters?: Record<string, Param> };
+};
+
+/** The paths whose POST declares the Idempotency-Key header in the (bundled) spec. */
+export function idempotentRoutes(spec: Spec): Set<string> {
+  const resolve = (p: Param) =>
+    p.$ref ? (spec.components?.parameters?.[p.$ref.split('/').at(-1) ?? ''] ?? {}) : p;
+  const routes = new Set<string>();
+  for (const [path, item] of Object.entries(spec.paths)) {
+    const params = (item.post?.parameters ?? []).map(resolve);
+    if (params.some((p) => p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key'))
+      routes.add(path);
+  }
+  return routes;
+}
+
+function fingerprint(req: Request): string {
+  return createHash('sha256')
+    .update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`)
+    .digest('hex');
+}
+
+export function idempotency(db: Db, spec: Spec) {
+  const routes = idempotentRoutes(spec);
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const key = req.get('idempotency-key');
+    const principal = res.locals.principal as Principal | undefined;
+    const route = (req as OpenApiRequest).openapi?.openApiRoute;
+    if (!key || !principal || req.method !== 'POST' || !route || !routes.has(route)) return next();
+    const hash = fingerprint(req);
+    const now = Math.floor(Date.now() / 1000);
+    try {
+      const stored = await db.transaction(async (tx) => {
+        await tx.query('delete from idempotency_keys where account_id = $1 and key = $2 and created < $3', [
+          principal.accountId,
+          key,
+          now - TTL_SECONDS,
+        ]);
+        const inserted = await tx.query(
+          `insert into idempotency_keys (account_id, key, method, path, request_hash, created)
+           values ($1, $2, $3, $4, $5, $6) on conflict do nothing returning key`,
+          [principal.accountId, key, req.method, req.path, hash, now],
+        );
+        if (inserted.length > 0) return undefined;
+        const [row] = await tx.query<{
+          request_hash: string;
+          status: number | null;
+          headers: Record<string, string> | null;
+          body: string | null;
+        }>(
+          'select request_hash, status, headers, body from idempotency_keys where account_id = $1 and key = $2',
+          [principal.accountId, key],
+        );
+        return row;
+      });
+      if (stored) {
+        if (stored.request_hash !== hash) {
+          throw new ConflictError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used with a different request; use a new key for a new request.',
+            { param: 'Idempotency-Key' },
+          );
+        }
+        if (stored.status === null) {
+          throw new ConflictError(
+            'idempotency_key_in_use',
+            'A request with this Idempotency-Key is still in progress; retry when it has finished.',
+            { param: 'Idempotency-Key' },
+          );
+        }
+        for (const [name, value] of Object.entries(stored.headers ?? {})) res.setHeader(name, value);
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(stored.status).send(stored.body);
+        return;
+      }
+    } catch (err) {
+      return next(err);
+    }
+
+    // First request under this key: keep its JSON answer if it succeeds, else free the key.
+    let saved = false;
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        saved = true;
+        const headers: Record<string, string> = {};
+        for (const name of REPLAYED_HEADERS) {
+          const value = res.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        headers['content-type'] ??= 'application/json; charset=utf-8';
+        db.query(
+          'update idempotency_keys set status = $3, headers = $4, body = $5 where account_id = $1 and key = $2',
+          [principal.accountId, key, res.statusCode, JSON.stringify(headers), JSON.stringify(body)],
+        ).catch(() => {});
+      }
+      return json(body);
+    };
+    res.on('close', () => {
+      if (!saved) {
+        db.query('delete from idempotency_keys where account_id = $1 and key = $2 and status is null', [
+          principal.accountId,
+          key,
+        ]).catch(() => {});
+      }
+    });
+    next();
+  };
+}
