@@ -34,6 +34,7 @@ export interface TextModel extends CatalogueModel {
   id: TextModelId;
   type: 'text';
   contextWindow: number;
+  latencyP50Ms: number;
   /** nano-EUR per input token (the price per 1M tokens divides exactly). */
   inputNanoPerToken: number;
   /** nano-EUR per output token. */
