@@ -1,0 +1,71 @@
+// What every engine implements: one stream of events per request, from which the assembler builds
+// both the buffered ChatCompletion and the streamed chunks, so the two always bill the same.
+import type { CreateChatCompletionRequest } from '../../../generated/model/client/types.gen.ts';
+import type { ApiError } from '../../platform/errors.ts';
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+/** The next piece of the text of choice `choice`. */
+export interface ContentEvent {
+  type: 'content';
+  choice: number;
+  text: string;
+}
+
+/**
+ * A piece of tool call `index` of choice `choice`. The first piece of a call carries `id` and
+ * `name`; later pieces carry further text of `arguments`, to be appended.
+ */
+export interface ToolCallEvent {
+  type: 'tool_call';
+  choice: number;
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+/** Choice `choice` is complete. */
+export interface FinishEvent {
+  type: 'finish';
+  choice: number;
+  reason: FinishReason;
+}
+
+/** Token counts of the whole request, when the engine knows them (sent once, at the end). */
+export interface UsageEvent {
+  type: 'usage';
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * Generation failed after events were already produced (an upstream that broke off mid-stream).
+ * It is the last event. A failure before the first event is thrown from the iterator instead.
+ */
+export interface ErrorEvent {
+  type: 'error';
+  error: ApiError;
+}
+
+export type EngineEvent = ContentEvent | ToolCallEvent | FinishEvent | UsageEvent | ErrorEvent;
+
+export interface ChatOptions {
+  /** Aborting stops generation promptly; the iterator then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Prompt tokens as the route counted them, so the engine need not tokenize the prompt again. */
+  promptTokens?: number;
+}
+
+export interface Engine {
+  /** For logs and metrics: `reference` or `upstream:<host>`. */
+  readonly name: string;
+  /** The `system_fingerprint` of answers, `fp_` then up to 64 of `[0-9a-z_]`. */
+  fingerprint(model: CreateChatCompletionRequest['model']): string;
+  /**
+   * Generates the answer as events. Checks that belong before the 200 (validation, context
+   * window) are the route's; an engine failure before the first event is thrown as an ApiError
+   * (502, 503 or 504), one after it is an `error` event.
+   */
+  chat(request: CreateChatCompletionRequest, options?: ChatOptions): AsyncIterable<EngineEvent>;
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../platform/errors.ts';
+import {
+  TOKENS_PER_MESSAGE,
+  TOKENS_REPLY_PRIMING,
+  assertFitsContext,
+  completionBudget,
+  countCompletionTokens,
+  countPromptTokens,
+  countTokens,
+} from './tokens.ts';
+
+describe('countTokens (o200k_base)', () => {
+  it('counts known strings', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('Hello, world!')).toBe(4);
+    expect(countTokens('The quick brown fox jumps over the lazy dog.')).toBe(10);
+    expect(countTokens('hello world')).toBe(2);
+  });
+
+  it('treats special tokens in user text as plain text', () => {
+    expect(countTokens('a <|endoftext|> b')).toBe(9);
+  });
+});
+
+describe('countPromptTokens', () => {
+  it('adds a fixed overhead per message and for the reply', () => {
+    const one = countPromptTokens({ messages: [{ role: 'user', content: 'hello world' }] });
+    expect(one).toBe(TOKENS_REPLY_PRIMING + TOKENS_PER_MESSAGE + countTokens('user') + 2);
+    const parts = countPromptTokens({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hello' },
+            { type: 'text', text: ' world' },
+          ],
+        },
+      ],
+    });
+    expect(parts).toBe(one);
+  });
+
+  it('counts names, tool calls, tool results and tool definitions', () => {
+    const base = countPromptTokens({ messages: [{ role: 'user', content: 'Weather in Lisbon?' }] });
+    const named = countPromptTokens({
+      messages: [{ role: 'user', content: 'Weather in Lisbon?', name: 'ana' }],
+    });
+    expect(named).toBeGreaterThan(base);
+    const withTools = countPromptTokens({
+      messages: [{ role: 'user', content: 'Weather in Lisbon?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Current weather for a city.',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+      ],
+    });
+    expect(withTools - base).toBeGreaterThan(20);
+    const conversation = countPromptTokens({
+      messages: [
+        { role: 'user', content: 'Weather in Lisbon?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"temperature_c":19}' },
+      ],
+    });
+    expect(conversation).toBeGreaterThan(base + 2 * TOKENS_PER_MESSAGE + 10);
+  });
+});
+
+describe('countCompletionTokens', () => {
+  it('sums content and tool calls of all choices', () => {
+    expect(countCompletionTokens([{ content: 'Hello, world!', toolCalls: [] }])).toBe(4);
+    expect(
+      countCompletionTokens([
+        { content: 'hello world', toolCalls: [] },
+        { content: '', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Lisbon"}' }] },
+      ]),
+    ).toBe(2 + 3 + countTokens('get_weather') + countTokens('{"city":"Lisbon"}'));
+  });
+});
+
+describe('assertFitsContext', () => {
+  it('passes what fits, up to the exact window', () => {
+    expect(() => assertFitsContext('prince', 15_000, 1_000)).not.toThrow();
+    expect(() => assertFitsContext('prince', 16_000)).not.toThrow();
+    expect(() => assertFitsContext('king', 100_000, 100_000)).not.toThrow();
+  });
+
+  it('throws 400 context_length_exceeded naming both counts, param messages', () => {
+    let caught: unknown;
+    try {
+      assertFitsContext('queen', 60_000, 5_000);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ApiError);
+    const error = caught as ApiError;
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('context_length_exceeded');
+    expect(error.param).toBe('messages');
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toContain('64000');
+    expect(error.message).toContain('60000');
+    expect(error.message).toContain('5000');
+    expect(() => assertFitsContext('prince', 16_001, null)).toThrow(/16001/);
+  });
+
+  it('defaults the completion budget to what is left of the window', () => {
+    expect(completionBudget('prince', 1000, {})).toBe(15_000);
+    expect(completionBudget('prince', 1000, { max_tokens: 50 })).toBe(50);
+    expect(completionBudget('prince', 1000, { max_completion_tokens: 70, max_tokens: null })).toBe(70);
+  });
+});

@@ -1,0 +1,142 @@
+// Token counting with a real BPE tokenizer (o200k_base, pure JS, loaded once with this module),
+// and the context-window check that runs before a request is dispatched to an engine.
+import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type {
+  ChatCompletionRequestMessageContent,
+  CreateChatCompletionRequest,
+  TextModelId,
+} from '../../generated/model/client/types.gen.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { TEXT_MODELS, type TextModel } from './catalogue.ts';
+
+export const TOKENIZER = 'o200k_base';
+
+/** Special tokens in user text are plain text, never control tokens (and never an exception). */
+const PLAIN = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
+// Fixed overheads in the manner of OpenAI's chat format: each message is framed by
+// `<|start|>{role/name}<|message|>…<|end|>` and the reply is primed with `<|start|>assistant`.
+export const TOKENS_PER_MESSAGE = 3;
+export const TOKENS_PER_NAME = 1;
+export const TOKENS_REPLY_PRIMING = 3;
+export const TOKENS_PER_TOOL_CALL = 3;
+export const TOKENS_PER_TOOL_DEFINITION = 8;
+export const TOKENS_TOOLS_PREAMBLE = 12;
+
+export function encodeText(text: string): number[] {
+  return encode(text, PLAIN);
+}
+
+export function decodeTokens(tokens: readonly number[]): string {
+  return decode(tokens);
+}
+
+/** The number of o200k_base tokens of `text`: `countTokens('Hello, world!')` is 4. */
+export function countTokens(text: string): number {
+  if (text === '') return 0;
+  return encode(text, PLAIN).length;
+}
+
+/** The text of a message's content: a string, or text parts joined in order. */
+export function contentText(content: ChatCompletionRequestMessageContent | null | undefined): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part) => part.text).join('');
+}
+
+/**
+ * Prompt tokens of a chat request: every message's role, name, content and tool calls with a
+ * fixed framing overhead per message, the tool definitions the model reads, the JSON schema of
+ * `response_format`, and the priming of the reply.
+ */
+export function countPromptTokens(
+  request: Pick<CreateChatCompletionRequest, 'messages' | 'tools' | 'response_format'>,
+): number {
+  let total = TOKENS_REPLY_PRIMING;
+  for (const message of request.messages) {
+    total += TOKENS_PER_MESSAGE + countTokens(message.role) + countTokens(contentText(message.content));
+    if ('name' in message && message.name !== undefined) total += TOKENS_PER_NAME + countTokens(message.name);
+    if (message.role === 'assistant') {
+      if (typeof message.refusal === 'string') total += countTokens(message.refusal);
+      for (const call of message.tool_calls ?? []) {
+        total +=
+          TOKENS_PER_TOOL_CALL + countTokens(call.function.name) + countTokens(call.function.arguments);
+      }
+    }
+    if (message.role === 'tool') total += countTokens(message.tool_call_id);
+  }
+  if (request.tools !== undefined && request.tools.length > 0) {
+    total += TOKENS_TOOLS_PREAMBLE;
+    for (const tool of request.tools) {
+      const fn = tool.function;
+      total += TOKENS_PER_TOOL_DEFINITION + countTokens(fn.name);
+      if (fn.description !== undefined) total += countTokens(fn.description);
+      if (fn.parameters !== undefined) total += countTokens(JSON.stringify(fn.parameters));
+    }
+  }
+  const format = request.response_format;
+  if (format?.type === 'json_schema') {
+    total += TOKENS_PER_MESSAGE + countTokens(format.json_schema.name);
+    if (format.json_schema.description !== undefined) total += countTokens(format.json_schema.description);
+    if (format.json_schema.schema !== undefined)
+      total += countTokens(JSON.stringify(format.json_schema.schema));
+  } else if (format?.type === 'json_object') {
+    total += TOKENS_PER_MESSAGE;
+  }
+  return total;
+}
+
+/** What one generated choice holds, for counting its completion tokens. */
+export interface GeneratedChoice {
+  content: string;
+  toolCalls: readonly { name: string; arguments: string }[];
+}
+
+/**
+ * Completion tokens of the generated choices (all `n` of them): the content plus each tool
+ * call's name and arguments with a fixed overhead. Engines that report no usage are billed by this.
+ */
+export function countCompletionTokens(choices: Iterable<GeneratedChoice>): number {
+  let total = 0;
+  for (const choice of choices) {
+    total += countTokens(choice.content);
+    for (const call of choice.toolCalls) {
+      total += TOKENS_PER_TOOL_CALL + countTokens(call.name) + countTokens(call.arguments);
+    }
+  }
+  return total;
+}
+
+/** The most completion tokens a request may produce: `max_completion_tokens` (or `max_tokens`), else what is left of the window. */
+export function completionBudget(
+  model: TextModel | TextModelId,
+  promptTokens: number,
+  request: Pick<CreateChatCompletionRequest, 'max_completion_tokens' | 'max_tokens'>,
+): number {
+  const window = (typeof model === 'string' ? TEXT_MODELS[model] : model).contextWindow;
+  const asked = request.max_completion_tokens ?? request.max_tokens ?? null;
+  return asked ?? Math.max(0, window - promptTokens);
+}
+
+/**
+ * Throws a 400 `context_length_exceeded` (param `messages`) unless the prompt plus
+ * `maxCompletionTokens` (or the prompt alone, when it is null or undefined) fits the model's window.
+ */
+export function assertFitsContext(
+  model: TextModel | TextModelId,
+  promptTokens: number,
+  maxCompletionTokens?: number | null,
+): void {
+  const entry = typeof model === 'string' ? TEXT_MODELS[model] : model;
+  const completion = maxCompletionTokens ?? 0;
+  const window = entry.contextWindow;
+  if (promptTokens + completion <= window) return;
+  const message =
+    maxCompletionTokens === null || maxCompletionTokens === undefined
+      ? `The context window of ${entry.id} is ${window} tokens, but the messages hold ${promptTokens} tokens. ` +
+        `Shorten the messages.`
+      : `The context window of ${entry.id} is ${window} tokens, but ${promptTokens + completion} were requested: ` +
+        `${promptTokens} tokens in the messages and ${completion} in max_completion_tokens. ` +
+        `Shorten the messages or lower max_completion_tokens.`;
+  throw new BadRequestError('context_length_exceeded', message, { param: 'messages' });
+}
