@@ -58,6 +58,7 @@ export function rateLimit(
     try {
       const result = await limiter.take(chosen.key, chosen.buckets);
       setRateLimitHeaders(res, result.states);
+      res.locals.rateLimitStates = result.states;
       next(result.ok ? undefined : refusal(result, chosen.what));
     } catch (err) {
       next(err);

@@ -3,6 +3,9 @@ import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
+import { createChatRouter } from './chat.ts';
+import { ReferenceEngine } from './engines/reference.ts';
+import { createModelsRouter } from './models.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -14,6 +17,7 @@ export interface ModelService {
 }
 
 export async function createModelService(platform: Platform, logger: Logger): Promise<ModelService> {
+  const reference = new ReferenceEngine();
   const limits = rateLimit(platform.limiter, (req, principal) => {
     const body = req.body as { model?: unknown } | undefined;
     const model = typeof body?.model === 'string' ? body.model : 'all';
@@ -31,6 +35,8 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
     securityHandler: platform.auth.handler,
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
+      createModelsRouter(),
+      createChatRouter({ db: platform.db, limiter: platform.limiter, engineFor: () => reference, logger }),
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
     ],

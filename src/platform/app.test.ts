@@ -153,8 +153,13 @@ describe('errors of the model API skeleton', () => {
   });
 
   it('501 not_implemented for a valid call to an operation not built yet', async () => {
-    const error = await expectEnvelope(await post(JSON.stringify(CHAT)), 501, 'api_error', 'not_implemented');
-    expect(error.message).toContain('/v1/chat/completions');
+    const res = await fetch(`${model}/v1/images/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({ prompt: 'A lighthouse at dusk' }),
+    });
+    const error = await expectEnvelope(res, 501, 'api_error', 'not_implemented');
+    expect(error.message).toContain('/v1/images/generations');
   });
 });
 

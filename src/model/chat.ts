@@ -1,0 +1,165 @@
+// POST /v1/chat/completions: buffered JSON or SSE (DESIGN.md), both assembled from the same
+// engine events so they bill the same; a client that leaves mid-stream stops the generation and
+// pays for what was generated before it left, and its usage record says so.
+import { type Request, type Response, Router } from 'express';
+import type { CreateChatCompletionRequest } from '../../generated/model/client/types.gen.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
+import { modelTokenBucket } from '../limits/policies.ts';
+import type { Db } from '../platform/db.ts';
+import { ApiError, BadRequestError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { principalOf } from '../platform/principal.ts';
+import { requestIdOf } from '../platform/request-id.ts';
+import { recordUsage } from '../platform/usage.ts';
+import { isTextModelId } from './catalogue.ts';
+import { ChatAssembly, isAbort } from './engines/assemble.ts';
+import type { Engine } from './engines/types.ts';
+import { assertFitsContext, countPromptTokens } from './tokens.ts';
+
+export const KEEP_ALIVE_MS = Number(process.env.SSE_KEEP_ALIVE_MS ?? 15_000);
+
+export interface ChatDeps {
+  db: Db;
+  limiter: Limiter;
+  engineFor: (model: string) => Engine;
+  logger: Logger;
+}
+
+function checkRequest(body: CreateChatCompletionRequest): void {
+  if (!isTextModelId(body.model)) {
+    throw new BadRequestError(
+      'model_not_supported',
+      `Model '${body.model}' does not serve chat completions.`,
+      {
+        param: 'model',
+      },
+    );
+  }
+  if (body.max_tokens != null && body.max_completion_tokens != null) {
+    throw new BadRequestError(
+      'validation_failed',
+      'Send max_completion_tokens or the deprecated max_tokens, not both.',
+      { param: 'max_tokens' },
+    );
+  }
+  if (body.stream_options != null && body.stream !== true) {
+    throw new BadRequestError('validation_failed', 'stream_options is only allowed with "stream": true.', {
+      param: 'stream_options',
+    });
+  }
+}
+
+export function createChatRouter(deps: ChatDeps): Router {
+  const router = Router();
+  router.post('/v1/chat/completions', async (req: Request, res: Response) => {
+    const started = Date.now();
+    const body = req.body as CreateChatCompletionRequest;
+    checkRequest(body);
+    const principal = principalOf(res);
+    const model = body.model;
+    const promptTokens = countPromptTokens(body);
+    const maxCompletion = body.max_completion_tokens ?? body.max_tokens ?? null;
+    assertFitsContext(model, promptTokens, maxCompletion);
+
+    // Tokens per minute: the prompt and the most the answer may take, reserved before dispatch.
+    const tokens = await deps.limiter.take(
+      `model:${principal.keyId}:${model}:tokens`,
+      [modelTokenBucket(principal.plan)],
+      promptTokens + (maxCompletion ?? 0),
+    );
+    const requestStates = (res.locals.rateLimitStates as Parameters<typeof setRateLimitHeaders>[1]) ?? [];
+    setRateLimitHeaders(res, [...requestStates, ...tokens.states]);
+    if (!tokens.ok) throw refusal(tokens, `tokens of model '${model}'`);
+
+    const engine = deps.engineFor(model);
+    const controller = new AbortController();
+    let left = false;
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        left = true;
+        controller.abort(new DOMException('The client disconnected.', 'AbortError'));
+      }
+    });
+    const assembly = new ChatAssembly({
+      model,
+      promptTokens,
+      fingerprint: engine.fingerprint(model),
+      n: body.n ?? 1,
+      includeUsage: body.stream_options?.include_usage === true,
+      requestId: requestIdOf(res),
+    });
+    const events = engine.chat(body, { signal: controller.signal, promptTokens });
+    const bill = async (status: number) => {
+      const billing = assembly.billing();
+      await recordUsage(deps.db, principal, {
+        service: 'model',
+        model,
+        endpoint: '/v1/chat/completions',
+        inputTokens: billing.promptTokens,
+        outputTokens: billing.completionTokens,
+        costNano: status === 200 ? billing.costNano : 0,
+        status,
+        latencyMs: Date.now() - started,
+        streamed: body.stream === true,
+        disconnected: left,
+      }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+    };
+
+    if (body.stream !== true) {
+      try {
+        const completion = await assembly.collect(events);
+        await bill(200);
+        res.json(completion);
+      } catch (err) {
+        await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
+        if (!left) throw err;
+      }
+      return;
+    }
+
+    // Streamed: every check above already answered with a JSON error; an engine failure before
+    // the first chunk does too. After the 200, a failure is an error chunk (the assembler's).
+    const chunks = assembly.stream(events)[Symbol.asyncIterator]();
+    let first: IteratorResult<unknown>;
+    try {
+      first = await chunks.next();
+    } catch (err) {
+      await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
+      if (left) return;
+      throw err;
+    }
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    let lastWrite = Date.now();
+    const write = (text: string) => {
+      lastWrite = Date.now();
+      res.write(text);
+    };
+    const keepAlive = setInterval(
+      () => {
+        if (Date.now() - lastWrite >= KEEP_ALIVE_MS) write(': keep-alive\n\n');
+      },
+      Math.min(KEEP_ALIVE_MS, 1000),
+    );
+    try {
+      let next = first;
+      while (!next.done) {
+        write(`data: ${JSON.stringify(next.value)}\n\n`);
+        next = await chunks.next();
+      }
+      write('data: [DONE]\n\n');
+      await bill(200);
+    } catch (err) {
+      if (!isAbort(err)) deps.logger.error({ err }, 'stream failed after the 200');
+      await bill(200);
+    } finally {
+      clearInterval(keepAlive);
+      res.end();
+    }
+  });
+  return router;
+}
