@@ -1,0 +1,436 @@
+// An OpenAI-compatible upstream (vLLM, llama.cpp server, Ollama, any provider), always called with
+// `stream: true` and relayed chunk by chunk. Timeouts per phase (connect, first byte, total),
+// retries with exponential backoff and jitter while nothing was relayed yet, then failover to a
+// fallback upstream. Failures map to 502 upstream_failed, 503 upstream_overloaded, 504 upstream_timeout.
+//
+// node:http rather than fetch: fetch cannot tell the TCP connect from the wait for the answer
+// (no connect timeout without undici's Agent), and http.request never follows a redirect.
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CreateChatCompletionRequest, TextModelId } from '../../../generated/model/client/types.gen.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { SseParser } from './sse.ts';
+import type { ChatOptions, Engine, EngineEvent, FinishReason } from './types.ts';
+
+export interface UpstreamConfig {
+  /** The OpenAI-compatible base URL, with its version prefix: `http://127.0.0.1:8000/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** The upstream's model name for every model this engine serves. */
+  model?: string;
+  /** The upstream's model name per model of ours (wins over `model`); default: our model id. */
+  modelMap?: Partial<Record<TextModelId, string>>;
+  /** Time to open the TCP connection. Default 5,000 ms. */
+  connectTimeoutMs?: number;
+  /** Time from sending the request to the first event of the answer. Default 60,000 ms. */
+  firstByteTimeoutMs?: number;
+  /** Time for the whole answer. Default 600,000 ms. */
+  totalTimeoutMs?: number;
+  /** Further attempts after a failure, only while nothing was relayed. Default 1. */
+  retries?: number;
+  /** First backoff delay; doubled per attempt, with jitter. Default 250 ms. */
+  retryBaseMs?: number;
+  /** A `Retry-After` of the upstream longer than this is not waited for (failover instead). Default 5,000 ms. */
+  maxRetryWaitMs?: number;
+  /** Extra request headers (an organisation header, a gateway key). */
+  headers?: Record<string, string>;
+  /** The upstream to try when this one fails before relaying anything. */
+  fallback?: UpstreamConfig;
+}
+
+const DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  firstByteTimeoutMs: 60_000,
+  totalTimeoutMs: 600_000,
+  retries: 1,
+  retryBaseMs: 250,
+  maxRetryWaitMs: 5_000,
+};
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** An ApiError of the upstream, with what the retry loop needs to know. */
+export class UpstreamError extends ApiError {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    status: 502 | 503 | 504,
+    code: 'upstream_failed' | 'upstream_overloaded' | 'upstream_timeout',
+    message: string,
+    options: { retryable: boolean; retryAfterMs?: number | undefined },
+  ) {
+    const retryAfterMs = options.retryAfterMs;
+    const headers =
+      status === 503
+        ? {
+            'Retry-After': String(Math.max(1, Math.ceil((retryAfterMs ?? 1000) / 1000))),
+            'retry-after-ms': String(retryAfterMs ?? 1000),
+          }
+        : {};
+    super(status, code, message, { headers });
+    this.retryable = options.retryable;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+const failed = (message: string, retryable = true): UpstreamError =>
+  new UpstreamError(502, 'upstream_failed', message, { retryable });
+const timedOut = (message: string): UpstreamError =>
+  new UpstreamError(504, 'upstream_timeout', message, { retryable: true });
+const overloaded = (message: string, retryAfterMs: number | undefined): UpstreamError =>
+  new UpstreamError(503, 'upstream_overloaded', message, { retryable: true, retryAfterMs });
+
+/** Milliseconds of a `retry-after-ms` or `Retry-After` (seconds or an HTTP date) header. */
+export function parseRetryAfter(headers: http.IncomingHttpHeaders, now = Date.now()): number | undefined {
+  const ms = Number(headers['retry-after-ms']);
+  if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return Math.round(ms);
+  const raw = headers['retry-after'];
+  if (raw === undefined || raw === '') return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function mapFinish(reason: unknown): FinishReason {
+  if (reason === 'length' || reason === 'tool_calls' || reason === 'content_filter') return reason;
+  if (reason === 'function_call') return 'tool_calls';
+  return 'stop';
+}
+
+interface UpstreamChunk {
+  choices?: {
+    index?: number;
+    delta?: {
+      content?: string | null;
+      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
+    };
+    message?: {
+      content?: string | null;
+      tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
+    };
+    finish_reason?: string | null;
+  }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: { message?: string; type?: string; code?: string | number } | string;
+}
+
+/** The engine events of one upstream chunk (or of a whole buffered answer, for upstreams that ignore `stream`). */
+export function chunkEvents(chunk: UpstreamChunk): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  for (const choice of chunk.choices ?? []) {
+    const index = choice.index ?? 0;
+    const part = choice.delta ?? choice.message ?? {};
+    if (typeof part.content === 'string' && part.content !== '') {
+      events.push({ type: 'content', choice: index, text: part.content });
+    }
+    (part.tool_calls ?? []).forEach((call, position) => {
+      const event: EngineEvent = {
+        type: 'tool_call',
+        choice: index,
+        index: 'index' in call && typeof call.index === 'number' ? call.index : position,
+      };
+      if (typeof call.id === 'string') event.id = call.id;
+      if (typeof call.function?.name === 'string') event.name = call.function.name;
+      if (typeof call.function?.arguments === 'string') event.arguments = call.function.arguments;
+      events.push(event);
+    });
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
+      events.push({ type: 'finish', choice: index, reason: mapFinish(choice.finish_reason) });
+    }
+  }
+  const usage = chunk.usage;
+  if (usage !== null && usage !== undefined && typeof usage.prompt_tokens === 'number') {
+    events.push({
+      type: 'usage',
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens ?? 0,
+    });
+  }
+  return events;
+}
+
+function upstreamMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof parsed.error === 'string') return parsed.error;
+    if (typeof parsed.error?.message === 'string') return parsed.error.message;
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // not JSON
+  }
+  return body.trim().slice(0, 200);
+}
+
+/** The body of an upstream request: streamed with usage, our model mapped, our own fields left out. */
+export function upstreamBody(request: CreateChatCompletionRequest, model: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...request };
+  // metadata is ours; `user` identifies our client's end users and stays here (data minimisation)
+  for (const key of ['metadata', 'user', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens']) {
+    delete body[key];
+  }
+  const max = request.max_completion_tokens ?? request.max_tokens ?? null;
+  // `max_tokens` is the field every OpenAI-compatible server knows
+  if (max !== null) body.max_tokens = max;
+  return { ...body, model, stream: true, stream_options: { include_usage: true } };
+}
+
+function withDefaults(
+  config: UpstreamConfig,
+): Required<Omit<UpstreamConfig, 'apiKey' | 'model' | 'modelMap' | 'fallback' | 'headers'>> & UpstreamConfig {
+  return { ...DEFAULTS, ...config };
+}
+
+export class UpstreamEngine implements Engine {
+  readonly name: string;
+  readonly config: UpstreamConfig;
+  readonly #agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
+  };
+
+  constructor(config: UpstreamConfig) {
+    this.config = config;
+    this.name = `upstream:${new URL(config.baseUrl).host}`;
+  }
+
+  fingerprint(model: TextModelId): string {
+    const hash = createHash('sha256')
+      .update(`${this.config.baseUrl}|${this.#upstreamModel(this.config, model)}`)
+      .digest('hex')
+      .slice(0, 10);
+    return `fp_${model}_up_${hash}`;
+  }
+
+  /** Closes idle keep-alive connections (at shutdown). */
+  close(): void {
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+
+  async *chat(request: CreateChatCompletionRequest, options: ChatOptions = {}): AsyncGenerator<EngineEvent> {
+    const signal = options.signal;
+    let lastError: UpstreamError | undefined;
+    for (
+      let config: UpstreamConfig | undefined = this.config;
+      config !== undefined;
+      config = config.fallback
+    ) {
+      const settings = withDefaults(config);
+      for (let attempt = 0; attempt <= settings.retries; attempt++) {
+        if (attempt > 0) {
+          const backoff = settings.retryBaseMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
+          const wait = Math.max(backoff, lastError?.retryAfterMs ?? 0);
+          if (wait > settings.maxRetryWaitMs) break;
+          await sleep(wait, undefined, signal === undefined ? {} : { signal });
+        }
+        let relayed = false;
+        try {
+          for await (const event of this.#attempt(settings, request, signal)) {
+            relayed = true;
+            yield event;
+          }
+          return;
+        } catch (error) {
+          if (signal?.aborted === true) throw signal.reason ?? error;
+          const upstream =
+            error instanceof UpstreamError
+              ? error
+              : failed(`The upstream failed: ${(error as Error).message}`);
+          if (relayed) {
+            yield { type: 'error', error: upstream };
+            return;
+          }
+          lastError = upstream;
+          if (!upstream.retryable) break;
+        }
+      }
+    }
+    throw lastError ?? failed('No upstream answered.');
+  }
+
+  #upstreamModel(config: UpstreamConfig, model: TextModelId): string {
+    return config.modelMap?.[model] ?? config.model ?? model;
+  }
+
+  /** One request to one upstream; yields its events as they arrive; throws UpstreamError on failure. */
+  async *#attempt(
+    config: ReturnType<typeof withDefaults>,
+    request: CreateChatCompletionRequest,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<EngineEvent> {
+    const base = config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`;
+    const url = new URL('chat/completions', base);
+    const secure = url.protocol === 'https:';
+    const payload = JSON.stringify(upstreamBody(request, this.#upstreamModel(config, request.model)));
+    const headers: Record<string, string> = {
+      ...config.headers,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      'content-length': String(Buffer.byteLength(payload)),
+    };
+    if (config.apiKey !== undefined) headers.authorization = `Bearer ${config.apiKey}`;
+
+    const timers: NodeJS.Timeout[] = [];
+    const client = secure ? https : http;
+    const req = client.request(url, {
+      method: 'POST',
+      headers,
+      agent: secure ? this.#agents.https : this.#agents.http,
+    });
+    let failure: Error | undefined;
+    let response: http.IncomingMessage | undefined;
+    const fail = (error: Error): void => {
+      failure ??= error;
+      if (response !== undefined) response.destroy(error);
+      req.destroy(error);
+    };
+    const onAbort = (): void =>
+      fail((signal?.reason as Error | undefined) ?? new DOMException('Aborted', 'AbortError'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const connectTimer = setTimeout(
+      () =>
+        fail(
+          timedOut(
+            `The upstream ${url.host} did not accept a connection within ${config.connectTimeoutMs} ms.`,
+          ),
+        ),
+      config.connectTimeoutMs,
+    );
+    const firstByteTimer = setTimeout(
+      () =>
+        fail(
+          timedOut(
+            `The upstream ${url.host} did not start answering within ${config.firstByteTimeoutMs} ms.`,
+          ),
+        ),
+      config.firstByteTimeoutMs,
+    );
+    timers.push(
+      connectTimer,
+      firstByteTimer,
+      setTimeout(
+        () => fail(timedOut(`The upstream ${url.host} did not finish within ${config.totalTimeoutMs} ms.`)),
+        config.totalTimeoutMs,
+      ),
+    );
+    req.on('socket', (socket) => {
+      if (!socket.connecting) clearTimeout(connectTimer);
+      else socket.once('connect', () => clearTimeout(connectTimer));
+    });
+
+    try {
+      if (signal?.aborted === true) onAbort();
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        req.once('response', resolve);
+        req.once('error', reject);
+        req.end(payload);
+      });
+      response = res;
+      req.on('error', () => {}); // later errors surface through the response stream
+      res.setEncoding('utf8');
+      const status = res.statusCode ?? 0;
+      const type = String(res.headers['content-type'] ?? '');
+      if (status !== 200) {
+        let body = '';
+        for await (const text of res as AsyncIterable<string>) {
+          if (body.length < MAX_ERROR_BODY) body += text;
+        }
+        throw this.#statusError(url.host, status, res.headers, body);
+      }
+      if (type.includes('application/json')) {
+        // an upstream that ignored `stream: true`: relay its buffered answer as events
+        let body = '';
+        for await (const text of res as AsyncIterable<string>) body += text;
+        clearTimeout(firstByteTimer);
+        let parsed: UpstreamChunk;
+        try {
+          parsed = JSON.parse(body) as UpstreamChunk;
+        } catch {
+          throw failed(`The upstream ${url.host} answered with invalid JSON.`);
+        }
+        if (parsed.error !== undefined)
+          throw failed(`The upstream ${url.host} failed: ${upstreamMessage(body)}`);
+        yield* chunkEvents(parsed);
+        return;
+      }
+      if (!type.includes('text/event-stream')) {
+        throw failed(
+          `The upstream ${url.host} answered with ${type || 'no content type'}, not an event stream.`,
+        );
+      }
+      const parser = new SseParser();
+      let done = false;
+      let finished = false;
+      for await (const text of res as AsyncIterable<string>) {
+        for (const event of parser.push(text)) {
+          clearTimeout(firstByteTimer);
+          if (event.data === '[DONE]') {
+            done = true;
+            break;
+          }
+          let chunk: UpstreamChunk;
+          try {
+            chunk = JSON.parse(event.data) as UpstreamChunk;
+          } catch {
+            throw failed(`The upstream ${url.host} sent an event that is not JSON.`, false);
+          }
+          if (chunk.error !== undefined) {
+            throw failed(`The upstream ${url.host} failed mid-answer: ${upstreamMessage(event.data)}`);
+          }
+          for (const out of chunkEvents(chunk)) {
+            if (out.type === 'finish') finished = true;
+            yield out;
+          }
+        }
+        if (done) break;
+      }
+      if (!done && !finished)
+        throw failed(`The upstream ${url.host} closed the stream before the answer was complete.`);
+    } catch (error) {
+      if (signal?.aborted === true) throw signal.reason ?? error;
+      if (failure !== undefined) throw failure;
+      if (error instanceof UpstreamError) throw error;
+      throw this.#networkError(url.host, error as NodeJS.ErrnoException);
+    } finally {
+      for (const timer of timers) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (!req.destroyed) req.destroy();
+    }
+  }
+
+  #statusError(host: string, status: number, headers: http.IncomingHttpHeaders, body: string): UpstreamError {
+    const detail = upstreamMessage(body);
+    const suffix = detail === '' ? '' : `: ${detail}`;
+    if (status === 429 || status === 503) {
+      return overloaded(
+        `The upstream ${host} is overloaded (HTTP ${status})${suffix}`,
+        parseRetryAfter(headers),
+      );
+    }
+    if (status === 504 || status === 408)
+      return timedOut(`The upstream ${host} timed out (HTTP ${status})${suffix}`);
+    if (status >= 300 && status < 400) {
+      return failed(
+        `The upstream ${host} answered with a redirect (HTTP ${status}), which is not followed.`,
+        false,
+      );
+    }
+    if (status >= 500) return failed(`The upstream ${host} failed (HTTP ${status})${suffix}`);
+    return failed(`The upstream ${host} rejected the request (HTTP ${status})${suffix}`, false);
+  }
+
+  #networkError(host: string, error: NodeJS.ErrnoException): UpstreamError {
+    const code = error.code ?? '';
+    if (code === 'ECONNREFUSED') return failed(`The upstream ${host} refused the connection.`);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      return failed(`The upstream host ${host} could not be resolved.`);
+    if (code === 'ETIMEDOUT') return timedOut(`The connection to the upstream ${host} timed out.`);
+    return failed(
+      `The connection to the upstream ${host} failed${code === '' ? '' : ` (${code})`}: ${error.message}`,
+    );
+  }
+}
