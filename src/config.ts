@@ -8,6 +8,8 @@ export interface Config {
   redisUrl: string | undefined;
   bootstrapAdminKey: string | undefined;
   logLevel: string;
+  /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
+  env: NodeJS.ProcessEnv;
 }
 
 function port(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -34,5 +36,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: optional(env.REDIS_URL),
     bootstrapAdminKey: optional(env.BOOTSTRAP_ADMIN_KEY),
     logLevel: env.LOG_LEVEL || 'info',
+    env,
   };
 }

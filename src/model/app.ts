@@ -4,7 +4,7 @@ import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
 import { createChatRouter } from './chat.ts';
-import { ReferenceEngine } from './engines/reference.ts';
+import { createEngines } from './engines/config.ts';
 import { createModelsRouter } from './models.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
@@ -17,7 +17,8 @@ export interface ModelService {
 }
 
 export async function createModelService(platform: Platform, logger: Logger): Promise<ModelService> {
-  const reference = new ReferenceEngine();
+  const engines = createEngines(platform.config.env);
+  logger.info({ engines: engines.describe() }, 'model engines');
   const limits = rateLimit(platform.limiter, (req, principal) => {
     const body = req.body as { model?: unknown } | undefined;
     const model = typeof body?.model === 'string' ? body.model : 'all';
@@ -36,11 +37,16 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
       createModelsRouter(),
-      createChatRouter({ db: platform.db, limiter: platform.limiter, engineFor: () => reference, logger }),
+      createChatRouter({
+        db: platform.db,
+        limiter: platform.limiter,
+        engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
+        logger,
+      }),
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
     ],
     isReady: () => true,
   });
-  return { app, close: async () => {} };
+  return { app, close: async () => engines.close() };
 }

@@ -1,6 +1,7 @@
 // POST /v1/chat/completions: buffered JSON or SSE (DESIGN.md), both assembled from the same
 // engine events so they bill the same; a client that leaves mid-stream stops the generation and
 // pays for what was generated before it left, and its usage record says so.
+import { setTimeout as delay } from 'node:timers/promises';
 import { type Request, type Response, Router } from 'express';
 import type { CreateChatCompletionRequest } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
@@ -14,6 +15,7 @@ import { requestIdOf } from '../platform/request-id.ts';
 import { recordUsage } from '../platform/usage.ts';
 import { isTextModelId } from './catalogue.ts';
 import { ChatAssembly, isAbort } from './engines/assemble.ts';
+import { assertChatRequest } from './engines/chat.ts';
 import type { Engine } from './engines/types.ts';
 import { assertFitsContext, countPromptTokens } from './tokens.ts';
 
@@ -36,18 +38,7 @@ function checkRequest(body: CreateChatCompletionRequest): void {
       },
     );
   }
-  if (body.max_tokens != null && body.max_completion_tokens != null) {
-    throw new BadRequestError(
-      'validation_failed',
-      'Send max_completion_tokens or the deprecated max_tokens, not both.',
-      { param: 'max_tokens' },
-    );
-  }
-  if (body.stream_options != null && body.stream !== true) {
-    throw new BadRequestError('validation_failed', 'stream_options is only allowed with "stream": true.', {
-      param: 'stream_options',
-    });
-  }
+  assertChatRequest(body);
 }
 
 export function createChatRouter(deps: ChatDeps): Router {
@@ -118,13 +109,22 @@ export function createChatRouter(deps: ChatDeps): Router {
       return;
     }
 
-    // Streamed: every check above already answered with a JSON error; an engine failure before
-    // the first chunk does too. After the 200, a failure is an error chunk (the assembler's).
+    // Streamed: every check above already answered with a JSON error, and so does an engine
+    // failure before the first chunk, as long as it comes within one keep-alive interval. An
+    // engine slower than that gets the 200 and keep-alive comments while it thinks; a failure
+    // after the 200 is an error chunk (the assembler's).
     const chunks = assembly.stream(events)[Symbol.asyncIterator]();
-    let first: IteratorResult<unknown>;
-    try {
-      first = await chunks.next();
-    } catch (err) {
+    const firstChunk = chunks.next();
+    firstChunk.catch(() => {});
+    const waited = await Promise.race([
+      firstChunk.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      delay(KEEP_ALIVE_MS, undefined, { ref: false }),
+    ]);
+    if (waited && 'error' in waited) {
+      const err = waited.error;
       await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
       if (left) return;
       throw err;
@@ -139,6 +139,7 @@ export function createChatRouter(deps: ChatDeps): Router {
       lastWrite = Date.now();
       res.write(text);
     };
+    if (!waited) write(': keep-alive\n\n');
     const keepAlive = setInterval(
       () => {
         if (Date.now() - lastWrite >= KEEP_ALIVE_MS) write(': keep-alive\n\n');
@@ -146,7 +147,7 @@ export function createChatRouter(deps: ChatDeps): Router {
       Math.min(KEEP_ALIVE_MS, 1000),
     );
     try {
-      let next = first;
+      let next = await firstChunk;
       while (!next.done) {
         write(`data: ${JSON.stringify(next.value)}\n\n`);
         next = await chunks.next();
