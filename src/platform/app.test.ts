@@ -152,6 +152,31 @@ describe('errors of the model API skeleton', () => {
     expect(res.headers.get('allow')).toContain('POST');
   });
 
+  it('400 on a JSON body of the wrong type instead of coercing it (schemathesis ST201)', async () => {
+    const res = await fetch(`${model}/v1/projects`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: false }),
+    });
+    const error = await expectEnvelope(res, 400, 'invalid_request_error', 'validation_failed');
+    expect(error.param).toBe('name');
+  });
+
+  it('coerces multipart fields, which are always strings, to their schema types', async () => {
+    const form = (temperature: string) => {
+      const body = new FormData();
+      body.set('file', new Blob([new Uint8Array(2048)], { type: 'audio/wav' }), 'hello.wav');
+      body.set('model', 'voice');
+      body.set('temperature', temperature);
+      return body;
+    };
+    const url = `${model}/v1/audio/transcriptions`;
+    const valid = await fetch(url, { method: 'POST', headers: AUTH, body: form('0.2') });
+    expect(valid.status).not.toBe(400);
+    const invalid = await fetch(url, { method: 'POST', headers: AUTH, body: form('warm') });
+    await expectEnvelope(invalid, 400, 'invalid_request_error', 'validation_failed');
+  });
+
   it('501 not_implemented for a valid call to an operation not built yet', async () => {
     const error = await expectEnvelope(await post(JSON.stringify(CHAT)), 501, 'api_error', 'not_implemented');
     expect(error.message).toContain('/v1/chat/completions');

@@ -8,7 +8,7 @@ import express, {
   type Request,
   type RequestHandler,
   type Response,
-  type Router,
+  Router,
 } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
@@ -98,16 +98,23 @@ export function createServiceApp(options: ServiceOptions): Express {
   });
 
   app.use(express.json({ limit: options.jsonLimit ?? '10mb' }));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: spec as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
-      validateResponses: true,
-      validateSecurity: { handlers: { BearerAuth: options.securityHandler } },
-      ignoreUndocumented: false,
-      fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
-    }),
-  );
+  // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
+  // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
+  // (query and path parameters always are). Two validator instances, one per body kind.
+  const validator = (coerceBody: boolean) =>
+    Router().use(
+      OpenApiValidator.middleware({
+        apiSpec: spec as never,
+        validateRequests: { allowUnknownQueryParameters: false, coerceTypes: coerceBody },
+        validateResponses: true,
+        validateSecurity: { handlers: { BearerAuth: options.securityHandler } },
+        ignoreUndocumented: false,
+        fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
+      }),
+    );
+  const strict = validator(false);
+  const multipart = validator(true);
+  app.use((req, res, next) => (req.is('multipart/form-data') ? multipart : strict)(req, res, next));
 
   for (const handler of options.middleware ?? []) app.use(handler);
   for (const router of options.routers) app.use(router);
