@@ -162,6 +162,16 @@ describe('errors of the model API skeleton', () => {
     expect(error.param).toBe('name');
   });
 
+  it('400 invalid_string on U+0000 in a body string or key, never a 500 from storage (schemathesis ST101)', async () => {
+    const res = await fetch(`${model}/v1/projects`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ok', metadata: { 'a\u0000b': 'x' } }),
+    });
+    const error = await expectEnvelope(res, 400, 'invalid_request_error', 'invalid_string');
+    expect(error.param).toBe('metadata.a\u0000b');
+  });
+
   it('coerces multipart fields, which are always strings, to their schema types', async () => {
     const form = (temperature: string) => {
       const body = new FormData();

@@ -13,7 +13,7 @@ import express, {
 import * as OpenApiValidator from 'express-openapi-validator';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { errorHandler } from './error-handler.ts';
-import { NotImplementedError } from './errors.ts';
+import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { requestId } from './request-id.ts';
 
@@ -66,6 +66,38 @@ function metrics(name: string) {
   return { registry, observe };
 }
 
+/** Where a JSON value holds U+0000 in a string or a key, as a `param` path, else undefined. */
+export function nulAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nulAt(item, `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const here = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return here;
+      const found = nulAt(item, here);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+// PostgreSQL text cannot hold U+0000: refuse it up front with a 400 rather than fail in storage.
+function rejectNul(req: Request, _res: Response, next: NextFunction): void {
+  const param = nulAt(req.body) ?? nulAt(req.query);
+  if (param === undefined) return next();
+  next(
+    new BadRequestError('invalid_string', 'Strings must not contain the NUL character (U+0000).', {
+      param: param || null,
+    }),
+  );
+}
+
 export function createServiceApp(options: ServiceOptions): Express {
   const spec = JSON.parse(readFileSync(options.specPath, 'utf8')) as Record<string, unknown>;
   const specText = JSON.stringify(spec);
@@ -98,6 +130,7 @@ export function createServiceApp(options: ServiceOptions): Express {
   });
 
   app.use(express.json({ limit: options.jsonLimit ?? '10mb' }));
+  app.use(rejectNul);
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
   // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
   // (query and path parameters always are). Two validator instances, one per body kind.
