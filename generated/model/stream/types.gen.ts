@@ -1293,7 +1293,7 @@ export type CreateKeyRequest = {
      */
     scopes: Array<Scope>;
     /**
-     * When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400.
+     * When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400; the latest is 253402300799 (9999-12-31T23:59:59Z).
      */
     expires_at?: number | null;
 };
