@@ -185,6 +185,15 @@ describe.each(STORAGES)('keys and projects on %s', (storage: Storage) => {
     expect(seen).toEqual(expected);
   });
 
+  it('refuses an expires_at in the past or past 9999 with 400, never a 500 from storage', async () => {
+    const admin = clientFor(servers.adminKey);
+    for (const expires_at of [4273, 234010895482122076160]) {
+      const res = await createKey({ client: admin, body: { name: 'when', scopes: ['chat'], expires_at } });
+      expect(res.response?.status, String(expires_at)).toBe(400);
+      expect(res.error).toMatchObject({ error: { param: 'expires_at' } });
+    }
+  });
+
   it('rejects a forged cursor with 400 invalid_cursor', async () => {
     const res = await listKeys({
       client: clientFor(servers.adminKey),

@@ -2,7 +2,7 @@
 // another account's keys or projects, and asking for one answers 404, as for one that never existed.
 import type { Key, KeyWithSecret, Project } from '../../generated/model/client/types.gen.ts';
 import type { Db, Queryable } from '../platform/db.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { type CursorPosition, decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import { hashSecret, mintSecret, previewOf } from './secrets.ts';
@@ -285,6 +285,11 @@ export class AccountStore {
       expiresAt?: number | null | undefined;
     },
   ): Promise<KeyWithSecret> {
+    if (input.expiresAt !== undefined && input.expiresAt !== null && input.expiresAt <= nowSeconds()) {
+      throw new BadRequestError('validation_failed', 'expires_at must be in the future.', {
+        param: 'expires_at',
+      });
+    }
     const projectId = input.projectId ?? (await this.defaultProject(accountId));
     await this.getProject(accountId, projectId).catch(() => {
       throw new NotFoundError('not_found', `No project with id '${projectId}' exists.`, {

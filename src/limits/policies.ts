@@ -7,8 +7,22 @@ export const MODEL_PLANS: Record<string, { rpm: number; tpm: number }> = {
   enterprise: { rpm: 6_000, tpm: 10_000_000 },
 };
 
+/**
+ * `MODEL_RATE_LIMIT_RPM` replaces every plan's requests per minute: lowered to exercise 429s,
+ * raised so a fuzzer (schemathesis) is not throttled. Unset in production.
+ */
+export function rpmOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.MODEL_RATE_LIMIT_RPM;
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`MODEL_RATE_LIMIT_RPM must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
 export function modelRequestBucket(plan: string): Bucket {
-  const { rpm } = MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number });
+  const rpm = rpmOverride() ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number })).rpm;
   return { name: 'requests', rate: rpm / 60, capacity: rpm, window: 60, quota: rpm };
 }
 

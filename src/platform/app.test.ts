@@ -152,6 +152,41 @@ describe('errors of the model API skeleton', () => {
     expect(res.headers.get('allow')).toContain('POST');
   });
 
+  it('400 on a JSON body of the wrong type instead of coercing it (schemathesis ST201)', async () => {
+    const res = await fetch(`${model}/v1/projects`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: false }),
+    });
+    const error = await expectEnvelope(res, 400, 'invalid_request_error', 'validation_failed');
+    expect(error.param).toBe('name');
+  });
+
+  it('400 invalid_string on U+0000 in a body string or key, never a 500 from storage (schemathesis ST101)', async () => {
+    const res = await fetch(`${model}/v1/projects`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ok', metadata: { 'a\u0000b': 'x' } }),
+    });
+    const error = await expectEnvelope(res, 400, 'invalid_request_error', 'invalid_string');
+    expect(error.param).toBe('metadata.a\u0000b');
+  });
+
+  it('coerces multipart fields, which are always strings, to their schema types', async () => {
+    const form = (temperature: string) => {
+      const body = new FormData();
+      body.set('file', new Blob([new Uint8Array(2048)], { type: 'audio/wav' }), 'hello.wav');
+      body.set('model', 'voice');
+      body.set('temperature', temperature);
+      return body;
+    };
+    const url = `${model}/v1/audio/transcriptions`;
+    const valid = await fetch(url, { method: 'POST', headers: AUTH, body: form('0.2') });
+    expect(valid.status).not.toBe(400);
+    const invalid = await fetch(url, { method: 'POST', headers: AUTH, body: form('warm') });
+    await expectEnvelope(invalid, 400, 'invalid_request_error', 'validation_failed');
+  });
+
   it('501 not_implemented for a valid call to an operation not built yet', async () => {
     const res = await fetch(`${model}/v1/images/generations`, {
       method: 'POST',

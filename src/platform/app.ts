@@ -8,12 +8,12 @@ import express, {
   type Request,
   type RequestHandler,
   type Response,
-  type Router,
+  Router,
 } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { errorHandler } from './error-handler.ts';
-import { NotImplementedError } from './errors.ts';
+import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { requestId } from './request-id.ts';
 
@@ -72,6 +72,38 @@ export function readSpec(name: 'model' | 'directory'): never {
   return JSON.parse(readFileSync(`generated/${name}/openapi.json`, 'utf8')) as never;
 }
 
+/** Where a JSON value holds U+0000 in a string or a key, as a `param` path, else undefined. */
+export function nulAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nulAt(item, `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const here = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return here;
+      const found = nulAt(item, here);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+// PostgreSQL text cannot hold U+0000: refuse it up front with a 400 rather than fail in storage.
+function rejectNul(req: Request, _res: Response, next: NextFunction): void {
+  const param = nulAt(req.body) ?? nulAt(req.query);
+  if (param === undefined) return next();
+  next(
+    new BadRequestError('invalid_string', 'Strings must not contain the NUL character (U+0000).', {
+      param: param || null,
+    }),
+  );
+}
+
 export function createServiceApp(options: ServiceOptions): Express {
   const spec = options.spec;
   const specText = JSON.stringify(spec);
@@ -104,16 +136,24 @@ export function createServiceApp(options: ServiceOptions): Express {
   });
 
   app.use(express.json({ limit: options.jsonLimit ?? '10mb' }));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: spec as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
-      validateResponses: true,
-      validateSecurity: { handlers: { BearerAuth: options.securityHandler } },
-      ignoreUndocumented: false,
-      fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
-    }),
-  );
+  app.use(rejectNul);
+  // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
+  // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
+  // (query and path parameters always are). Two validator instances, one per body kind.
+  const validator = (coerceBody: boolean) =>
+    Router().use(
+      OpenApiValidator.middleware({
+        apiSpec: spec as never,
+        validateRequests: { allowUnknownQueryParameters: false, coerceTypes: coerceBody },
+        validateResponses: true,
+        validateSecurity: { handlers: { BearerAuth: options.securityHandler } },
+        ignoreUndocumented: false,
+        fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
+      }),
+    );
+  const strict = validator(false);
+  const multipart = validator(true);
+  app.use((req, res, next) => (req.is('multipart/form-data') ? multipart : strict)(req, res, next));
 
   for (const handler of options.middleware ?? []) app.use(handler);
   for (const router of options.routers) app.use(router);

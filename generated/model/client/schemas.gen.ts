@@ -2349,12 +2349,13 @@ export const CreateKeyRequestSchema = {
             }
         },
         expires_at: {
-            description: 'When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400.',
+            description: 'When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400; the latest is 253402300799 (9999-12-31T23:59:59Z).',
             type: [
                 'integer',
                 'null'
             ],
-            minimum: 0
+            minimum: 0,
+            maximum: 253402300799
         }
     }
 } as const;

@@ -1293,7 +1293,7 @@ export type CreateKeyRequest = {
      */
     scopes: Array<Scope>;
     /**
-     * When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400.
+     * When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400; the latest is 253402300799 (9999-12-31T23:59:59Z).
      */
     expires_at?: number | null;
 };
@@ -1854,7 +1854,7 @@ export type CreateChatCompletionData = {
 
 export type CreateChatCompletionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -1921,7 +1921,7 @@ export type CreateEmbeddingData = {
 
 export type CreateEmbeddingErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -1988,7 +1988,7 @@ export type CreateImageData = {
 
 export type CreateImageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2055,7 +2055,7 @@ export type CreateSpeechData = {
 
 export type CreateSpeechErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2122,7 +2122,7 @@ export type CreateTranscriptionData = {
 
 export type CreateTranscriptionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2263,7 +2263,7 @@ export type ListKeysData = {
 
 export type ListKeysErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2300,7 +2300,7 @@ export type CreateKeyData = {
 
 export type CreateKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2354,7 +2354,7 @@ export type RevokeKeyData = {
 
 export type RevokeKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2400,7 +2400,7 @@ export type GetKeyData = {
 
 export type GetKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2446,7 +2446,7 @@ export type RotateKeyData = {
 
 export type RotateKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2508,7 +2508,7 @@ export type ListProjectsData = {
 
 export type ListProjectsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2551,7 +2551,7 @@ export type CreateProjectData = {
 
 export type CreateProjectErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2605,7 +2605,7 @@ export type GetProjectData = {
 
 export type GetProjectErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2651,7 +2651,7 @@ export type UpdateProjectData = {
 
 export type UpdateProjectErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
@@ -2729,7 +2729,7 @@ export type GetUsageData = {
 
 export type GetUsageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**

@@ -1293,7 +1293,7 @@ export type CreateKeyRequest = {
      */
     scopes: Array<Scope>;
     /**
-     * When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400.
+     * When the key stops working, in Unix seconds, or null if it never expires (the default). A time that is not in the future is a 400; the latest is 253402300799 (9999-12-31T23:59:59Z).
      */
     expires_at?: number | null;
 };
@@ -1854,7 +1854,7 @@ export type CreateChatCompletionData = {
 
 export type CreateChatCompletionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field.
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
      */
     400: ErrorResponse;
     /**
