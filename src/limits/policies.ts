@@ -21,8 +21,8 @@ export function rpmOverride(env: NodeJS.ProcessEnv = process.env): number | unde
   return value;
 }
 
-export function modelRequestBucket(plan: string): Bucket {
-  const rpm = rpmOverride() ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number })).rpm;
+export function modelRequestBucket(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket {
+  const rpm = rpmOverride(env) ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number })).rpm;
   return { name: 'requests', rate: rpm / 60, capacity: rpm, window: 60, quota: rpm };
 }
 

@@ -24,7 +24,7 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
     const model = typeof body?.model === 'string' ? body.model : 'all';
     return {
       key: `model:${principal.keyId}:${model}`,
-      buckets: [modelRequestBucket(principal.plan)],
+      buckets: [modelRequestBucket(principal.plan, platform.config.env)],
       what: model === 'all' ? 'this key' : `model '${model}'`,
     };
   });

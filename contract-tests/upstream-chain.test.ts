@@ -1,0 +1,117 @@
+// The upstream engine, proven by chaining: one instance of our model API serves as the
+// OpenAI-compatible upstream of another, buffered and streamed; then the upstream down (502),
+// slow (504) and saturated (503 with Retry-After).
+import { createServer } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/processes.ts';
+import { startTestServers, type TestServers } from './support/server.ts';
+
+let upstream: TestServers;
+const started: TestServers[] = [];
+
+async function chained(engine: object, extraEnv: Record<string, string> = {}): Promise<OpenAI> {
+  const downstream = await startTestServers('pglite', {
+    which: ['model'],
+    env: { MODEL_ENGINES: JSON.stringify({ default: engine }), ...extraEnv },
+  });
+  started.push(downstream);
+  return new OpenAI({ baseURL: `${downstream.urls.model}/v1`, apiKey: downstream.adminKey, maxRetries: 0 });
+}
+
+beforeAll(async () => {
+  upstream = await startTestServers('pglite', { which: ['model'], env: { MODEL_RATE_LIMIT_RPM: '4' } });
+});
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.stop()));
+  await upstream?.stop();
+});
+
+describe('our model API as the upstream of another instance', () => {
+  const messages = [{ role: 'user' as const, content: 'Which ferries link Sardinia and Corsica?' }];
+
+  it('relays buffered and streamed answers, the same text both ways', async () => {
+    const client = await chained({
+      type: 'upstream',
+      baseUrl: `${upstream.urls.model}/v1`,
+      apiKey: upstream.adminKey,
+    });
+    const direct = new OpenAI({
+      baseURL: `${upstream.urls.model}/v1`,
+      apiKey: upstream.adminKey,
+      maxRetries: 0,
+    });
+    const viaChain = await client.chat.completions.create({ model: 'prince', messages, seed: 11 });
+    const straight = await direct.chat.completions.create({ model: 'prince', messages, seed: 11 });
+    expect(viaChain.choices[0]?.message.content).toBe(straight.choices[0]?.message.content);
+    expect(viaChain.usage?.completion_tokens).toBe(straight.usage?.completion_tokens);
+
+    const stream = await client.chat.completions.create({
+      model: 'prince',
+      messages,
+      seed: 11,
+      stream: true,
+    });
+    let text = '';
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(chunks).toBeGreaterThan(3);
+    expect(text).toBe(straight.choices[0]?.message.content);
+  });
+
+  it('answers 502 when the upstream is down', async () => {
+    const port = await freePort(); // nothing listens there
+    const client = await chained({ type: 'upstream', baseUrl: `http://127.0.0.1:${port}/v1`, retries: 0 });
+    const error = await client.chat.completions.create({ model: 'queen', messages }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    const streamed = await client.chat.completions
+      .create({ model: 'queen', messages, stream: true })
+      .catch((e: unknown) => e);
+    expect((streamed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+  });
+
+  it('answers 504 when the upstream is too slow', async () => {
+    // A socket that accepts and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const client = await chained({
+        type: 'upstream',
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        firstByteTimeoutMs: 300,
+        retries: 0,
+      });
+      const error = await client.chat.completions
+        .create({ model: 'queen', messages })
+        .catch((e: unknown) => e);
+      expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when the upstream is saturated', async () => {
+    const client = await chained({
+      type: 'upstream',
+      baseUrl: `${upstream.urls.model}/v1`,
+      apiKey: upstream.adminKey,
+      retries: 0,
+    });
+    let error: unknown;
+    for (let i = 0; i < 8 && !error; i++) {
+      error = await client.chat.completions
+        .create({ model: 'king', messages })
+        .then(() => undefined)
+        .catch((e: unknown) => e);
+    }
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    const headers = (error as InstanceType<typeof OpenAI.APIError>).headers;
+    expect(Number(headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(headers?.get('retry-after-ms'))).toBeGreaterThan(0);
+  });
+});
