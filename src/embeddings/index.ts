@@ -45,7 +45,7 @@ CONCEPTS.forEach((concept, index) => {
         list.push({ words, hit: { concept: index, weight: 1.5 } });
         PHRASES.set(first, list);
         // each long word of a phrase is weak evidence alone ("pompa di calore" -> "calore")
-        for (const w of words) if (w.length >= 5) addHit(WORDS, w, { concept: index, weight: 0.5 });
+        for (const w of words) if (w.length >= 5) addHit(WORDS, w, { concept: index, weight: 0.25 });
       }
     }
   }
