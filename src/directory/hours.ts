@@ -98,11 +98,22 @@ export function localParts(instantMs: number, timeZone: string): LocalParts {
   };
 }
 
+// Offsets only change at transitions, which fall on quarter hours: cache by quarter hour.
+const QUARTER_HOUR = 15 * 60_000;
+const offsets = new Map<string, number>();
+
 /** The zone's offset from UTC at an instant, in minutes (Berlin in winter: 60). */
 export function offsetMinutes(instantMs: number, timeZone: string): number {
-  const p = localParts(instantMs, timeZone);
-  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return Math.round((asUtc - Math.floor(instantMs / 1000) * 1000) / 60000);
+  const bucket = Math.floor(instantMs / QUARTER_HOUR);
+  const key = `${timeZone}|${bucket}`;
+  const cached = offsets.get(key);
+  if (cached !== undefined) return cached;
+  const at = bucket * QUARTER_HOUR;
+  const p = localParts(at, timeZone);
+  const offset = Math.round((Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - at) / 60000);
+  if (offsets.size > 200_000) offsets.clear();
+  offsets.set(key, offset);
+  return offset;
 }
 
 /** The instant of a local date and minute of the day; a time skipped by DST maps past the gap. */
