@@ -1,0 +1,124 @@
+// Imports listings from JSON Lines: one Listing (the API's schema, as GET /v1/places/details
+// returns it) per line. Every line is validated first against the bundled spec's Listing
+// schema (Ajv, JSON Schema 2020-12, with formats); ids must be new and unique. Any bad line is
+// reported with its line number and nothing is applied; otherwise all lines are inserted in
+// one transaction. Reads the file twice (validate, then insert), so memory stays bounded.
+//
+//   node src/directory/import.ts FILE.jsonl      (DATABASE_URL or DATA_DIR select the database)
+import { createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { Listing } from '../../generated/directory/client/types.gen.ts';
+import { loadConfig } from '../config.ts';
+import { openDb, type Db } from '../platform/db.ts';
+import { fromListing, insertListings, type ListingRecord } from './store.ts';
+
+const SPEC = fileURLToPath(new URL('../../generated/directory/openapi.json', import.meta.url));
+
+let validator: ((value: unknown) => string[]) | undefined;
+/** Validates a value against the spec's Listing schema; returns the problems, empty when valid. */
+export function validateListing(value: unknown): string[] {
+  if (!validator) {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema(JSON.parse(readFileSync(SPEC, 'utf8')) as object, 'directory');
+    const validate = ajv.getSchema('directory#/components/schemas/Listing');
+    if (!validate) throw new Error('Listing schema not found in the bundled spec');
+    validator = (v) =>
+      validate(v)
+        ? []
+        : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  }
+  return validator(value);
+}
+
+export interface LineError {
+  line: number;
+  errors: string[];
+}
+
+async function* lines(file: string): AsyncGenerator<[number, string]> {
+  let n = 0;
+  for await (const line of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
+    n++;
+    if (line.trim()) yield [n, line];
+  }
+}
+
+export async function importListings(
+  db: Db,
+  file: string,
+  options: { batchSize?: number } = {},
+): Promise<{ imported: number; errors: LineError[] }> {
+  const errors: LineError[] = [];
+  const ids = new Map<string, number>();
+  for await (const [n, line] of lines(file)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      errors.push({ line: n, errors: [`not JSON: ${(err as Error).message}`] });
+      continue;
+    }
+    const problems = validateListing(value);
+    const id = (value as { id?: unknown }).id;
+    if (typeof id === 'string') {
+      const first = ids.get(id);
+      if (first !== undefined) problems.push(`/id repeats the id of line ${first}`);
+      else ids.set(id, n);
+    }
+    if (problems.length) errors.push({ line: n, errors: problems });
+  }
+  if (ids.size > 0) {
+    const all = [...ids.keys()];
+    for (let i = 0; i < all.length; i += 10_000) {
+      const existing = await db.query<{ id: string }>('select id from listings where id = any($1::text[])', [
+        all.slice(i, i + 10_000),
+      ]);
+      for (const { id } of existing)
+        errors.push({ line: ids.get(id) ?? 0, errors: [`/id ${id} already exists`] });
+    }
+  }
+  if (errors.length) return { imported: 0, errors: errors.sort((a, b) => a.line - b.line) };
+
+  const batchSize = options.batchSize ?? 1000;
+  let imported = 0;
+  await db.transaction(async (tx) => {
+    let batch: ListingRecord[] = [];
+    for await (const [, line] of lines(file)) {
+      batch.push(fromListing(JSON.parse(line) as Listing));
+      if (batch.length >= batchSize) {
+        await insertListings(tx, batch);
+        imported += batch.length;
+        batch = [];
+      }
+    }
+    await insertListings(tx, batch);
+    imported += batch.length;
+  });
+  return { imported, errors: [] };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const file = process.argv[2];
+  if (!file) {
+    console.error('usage: node src/directory/import.ts FILE.jsonl');
+    process.exit(2);
+  }
+  const config = loadConfig(process.env);
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const started = performance.now();
+  const result = await importListings(db, file);
+  await db.close();
+  if (result.errors.length) {
+    for (const e of result.errors.slice(0, 100)) console.error(`line ${e.line}: ${e.errors.join('; ')}`);
+    if (result.errors.length > 100) console.error(`... and ${result.errors.length - 100} more bad lines`);
+    console.error(`${result.errors.length} bad line(s); nothing was imported.`);
+    process.exit(1);
+  }
+  console.log(
+    `imported ${result.imported} listings in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+}

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../platform/db.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { demoListing } from './demo.ts';
+import { searchListings, type SearchParams } from './search.ts';
+import { insertListings } from './store.ts';
+import { testDirectory } from './test-db.ts';
+import { haversineKm } from './data/gazetteer.ts';
+
+const NOW = new Date('2026-11-20T10:00:00Z'); // a Friday
+const opts = { baseUrl: 'https://directory.test' };
+let db: Db;
+
+beforeAll(async () => {
+  db = await testDirectory(2000);
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const search = (params: SearchParams, now = NOW) => searchListings(db, params, now, opts);
+const primary = (hit: { listing: { activities: { code: string; primary: boolean }[] } }) =>
+  hit.listing.activities.find((a) => a.primary)?.code ?? '';
+
+describe('relevance', () => {
+  it.each([
+    ['my kitchen pipe is leaking', '43.22'],
+    ['Wasserrohrbruch, der Wasserhahn tropft', '43.22'],
+    ['fuite sous l’évier', '43.22'],
+    ['the lights keep flickering', '43.21'],
+    ['le luci sfarfallano', '43.21'],
+    ['toothache', '86.23'],
+    ['dolor de muelas', '86.23'],
+    ['ból zęba', '86.23'],
+  ])('semantic and hybrid: "%s" finds %s first', async (q, code) => {
+    for (const mode of ['semantic', 'hybrid'] as const) {
+      const page = await search({ q, mode, limit: 5 });
+      expect(page.mode).toBe(mode);
+      expect(page.data.length).toBe(5);
+      expect(page.data.map(primary).every((c) => c === code)).toBe(true);
+      expect(page.data[0]!.signals.semantic_similarity).toBeGreaterThan(0.4);
+    }
+  });
+
+  it('keyword: case, accents and stemming in several languages', async () => {
+    const cases: [string, string][] = [
+      ['ZAHNÄRZTE', '86.23'], // German plural, upper case, umlaut
+      ['zahnarzte', '86.23'],
+      ['boulangeries', '10.71|47.24'], // French plural
+      ['BOULANGERIE', '10.71|47.24'],
+      ['panaderías', '10.71|47.24'], // Spanish plural, accent
+      ['idraulici', '43.22'], // Italian plural
+      ['loodgieters', '43.22'], // Dutch plural
+      ['hydraulik', '43.22'], // Polish, exact word
+      ['plumbers', '43.22'], // English, via the activities' trade words
+    ];
+    for (const [q, codes] of cases) {
+      const page = await search({ q, mode: 'keyword', limit: 10 });
+      expect(page.data.length, q).toBeGreaterThan(0);
+      for (const hit of page.data) {
+        expect(
+          hit.listing.activities.some((a) => codes.split('|').includes(a.code)),
+          `${q}: ${hit.listing.name}`,
+        ).toBe(true);
+        expect(hit.signals.text_relevance).toBeGreaterThan(0);
+        expect(hit.signals.semantic_similarity).toBeNull();
+      }
+    }
+  });
+
+  it('keyword finds a listing by its name', async () => {
+    const target = demoListing('test', 7);
+    const page = await search({ q: target.name, mode: 'keyword', limit: 100 });
+    expect(page.data.map((h) => h.listing.id)).toContain(target.id);
+  });
+
+  it('scores are ordered, within 0-1, and blend relevance with trust', async () => {
+    const page = await search({ q: 'electrician', limit: 50 });
+    const scores = page.data.map((h) => h.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    for (const hit of page.data) {
+      expect(hit.score).toBeGreaterThanOrEqual(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+      expect(hit.signals.bayesian_rating).toBeGreaterThanOrEqual(1);
+      if (hit.listing.review_count === 0) expect(hit.signals.bayesian_rating).toBeGreaterThan(3.5);
+    }
+  });
+
+  it('without q, hits are ordered by trust alone', async () => {
+    const page = await search({ country: 'DE', limit: 10 });
+    expect(
+      page.data.every((h) => h.signals.text_relevance === null && h.signals.semantic_similarity === null),
+    ).toBe(true);
+    // the most trusted have many reviews and high adjusted ratings
+    expect(page.data[0]!.signals.bayesian_rating).toBeGreaterThan(4);
+  });
+});
+
+describe('filters', () => {
+  it('activity matches the code and every code below it', async () => {
+    for (const activity of ['43', '43.2', '43.22']) {
+      const page = await search({ activity, limit: 100 });
+      expect(page.data.length).toBeGreaterThan(0);
+      for (const hit of page.data)
+        expect(hit.listing.activities.some((a) => a.code.startsWith(activity))).toBe(true);
+    }
+    const division = await search({ activity: '43', limit: 100 });
+    expect(
+      new Set(division.data.flatMap((h) => h.listing.activities.map((a) => a.code))).size,
+    ).toBeGreaterThan(3);
+  });
+
+  it('country, claimed, min_rating', async () => {
+    const page = await search({ country: 'FR', claimed: true, min_rating: 4.5, limit: 100 });
+    expect(page.data.length).toBeGreaterThan(0);
+    for (const h of page.data) {
+      expect(h.listing.address.country).toBe('FR');
+      expect(h.listing.claimed).toBe(true);
+      expect(h.listing.rating).toBeGreaterThanOrEqual(4.5);
+      expect(h.listing.photos.length).toBeGreaterThan(0);
+    }
+    const unclaimed = await search({ claimed: false, limit: 100 });
+    expect(unclaimed.data.every((h) => !h.listing.claimed && h.listing.photos.length === 0)).toBe(true);
+  });
+
+  it('city is accent- and case-insensitive', async () => {
+    const { data } = await search({ country: 'DE', limit: 100 });
+    const accented = data.map((h) => h.listing.address.city).find((c) => /[äöüß]/i.test(c));
+    expect(accented).toBeDefined();
+    const plain = accented!.toUpperCase().normalize('NFD').replace(/\p{M}/gu, '').replace('ß', 'SS');
+    const page = await search({ city: plain, limit: 100 });
+    expect(page.data.length).toBeGreaterThan(0);
+    expect(page.data.every((h) => h.listing.address.city === accented)).toBe(true);
+  });
+
+  it('near + radius_km keeps listings within the radius and reports their distance', async () => {
+    const center = '48.8566,2.3522'; // Paris
+    const page = await search({ near: center, radius_km: 30, limit: 100 });
+    expect(page.data.length).toBeGreaterThan(0);
+    for (const h of page.data) {
+      const d = haversineKm(48.8566, 2.3522, h.listing.geo.lat, h.listing.geo.lon);
+      expect(d).toBeLessThanOrEqual(30);
+      expect(h.signals.distance_km).toBeCloseTo(d, 1);
+    }
+  });
+
+  it('open_now agrees with the hours module, in each listing’s zone, and leaves out unknown hours', async () => {
+    for (const [open_now, at] of [
+      [true, NOW],
+      [false, NOW],
+      [true, new Date('2026-12-25T10:00:00Z')],
+      [true, new Date('2026-11-22T01:30:00Z')],
+    ] as const) {
+      const page = await search({ open_now, limit: 100 }, at);
+      expect(page.data.length).toBeGreaterThan(0);
+      for (const h of page.data) {
+        expect(h.listing.opening_hours).not.toBeNull();
+        expect(h.listing.opening_hours!.open_now).toBe(open_now);
+      }
+    }
+    // on Christmas Day, holiday closures apply
+    const christmas = await search(
+      { open_now: true, country: 'DE', limit: 100 },
+      new Date('2026-12-25T10:00:00Z'),
+    );
+    for (const h of christmas.data)
+      expect(h.listing.opening_hours!.periods).toEqual([{ open: { day: 0, time: '0000' }, close: null }]);
+  });
+
+  it('rejects a call without q and filters, and radius_km without near', async () => {
+    await expect(search({})).rejects.toMatchObject({ status: 400, code: 'missing_query' });
+    await expect(search({ q: 'x', radius_km: 5 })).rejects.toMatchObject({
+      status: 400,
+      code: 'radius_without_near',
+    });
+  });
+});
+
+describe('paging', () => {
+  it('walks every hit once, with no duplicate and no gap, while listings are added', async () => {
+    const params: SearchParams = { q: 'repair', mode: 'hybrid', limit: 7 };
+    const expected = (await search({ ...params, limit: 100 })).data.map((h) => h.listing.id);
+    let full: string[] = [];
+    // collect the whole ranking first, in pages of 100
+    let page = await search({ ...params, limit: 100 });
+    full = page.data.map((h) => h.listing.id);
+    while (page.next_cursor) {
+      page = await search({ ...params, limit: 100, cursor: page.next_cursor });
+      full.push(...page.data.map((h) => h.listing.id));
+    }
+    expect(full.slice(0, expected.length)).toEqual(expected);
+    expect(full.length).toBeGreaterThan(30);
+
+    const seen: string[] = [];
+    page = await search(params);
+    seen.push(...page.data.map((h) => h.listing.id));
+    let added = 0;
+    while (page.next_cursor) {
+      // new listings that would rank anywhere (including first) arrive during the walk
+      await insertListings(db, [demoListing('during-walk', added), demoListing('during-walk', added + 1)]);
+      added += 2;
+      page = await search({ ...params, cursor: page.next_cursor });
+      seen.push(...page.data.map((h) => h.listing.id));
+    }
+    expect(added).toBeGreaterThan(2);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(full);
+    // a new query sees the new listings
+    const after = await search({ q: 'repair', mode: 'keyword', limit: 100 });
+    expect(after.data.length).toBeGreaterThan(0);
+  });
+
+  it('a bad cursor, or one from another query, is a 400 invalid_cursor', async () => {
+    await expect(search({ q: 'bakery', cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(search({ q: 'bakery', cursor: 'not-a-cursor' })).rejects.toMatchObject({
+      code: 'invalid_cursor',
+    });
+    const first = await search({ q: 'bakery', limit: 2 });
+    expect(first.next_cursor).not.toBeNull();
+    await expect(search({ q: 'dentist', cursor: first.next_cursor! })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+    });
+  });
+});

@@ -1,0 +1,305 @@
+// GET /v1/search: keyword (PostgreSQL full-text search over accent-folded text, stemmed in
+// seven languages), semantic (the built-in embedding engine, vectors.ts) and hybrid
+// (reciprocal rank fusion of both), with filters, ranked by relevance and trust signals, and
+// paged by keyset on (score, id) against a snapshot (every listing up to a sequence number,
+// the directory-wide mean rating and the instant of the first page, all carried in the cursor).
+import { createHash } from 'node:crypto';
+import type {
+  SearchHit,
+  SearchListingsData,
+  SearchMode,
+  SearchResults,
+} from '../../generated/directory/client/types.gen.ts';
+import { embedOne, foldText } from '../embeddings/index.ts';
+import type { Db } from '../platform/db.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import {
+  EMBEDDING_DIMENSIONS,
+  QUERY_CONFIGS,
+  toListing,
+  type ListingRecord,
+  type ReadOptions,
+} from './store.ts';
+import { refreshVectors, similarities, similarityOf } from './vectors.ts';
+
+export type SearchParams = NonNullable<SearchListingsData['query']>;
+
+/** Reviews the Bayesian average trusts as much as the directory-wide mean (C in the spec). */
+export const BAYES_C = 10;
+const RRF_K = 60;
+
+interface Cursor {
+  v: 1;
+  /** fingerprint of the query */
+  h: string;
+  /** snapshot: the highest listing sequence number, the mean rating, the instant (ms) */
+  s: number;
+  m: number;
+  t: number;
+  /** the last hit served */
+  sc: number;
+  id: string;
+}
+
+function invalidCursor(): BadRequestError {
+  return new BadRequestError('invalid_cursor', 'The cursor was not issued for this query by this endpoint.', {
+    param: 'cursor',
+  });
+}
+
+function decode(cursor: string, fingerprint: string): Cursor {
+  let value: Partial<Cursor>;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Cursor>;
+  } catch {
+    throw invalidCursor();
+  }
+  if (
+    value?.v !== 1 ||
+    value.h !== fingerprint ||
+    !Number.isSafeInteger(value.s) ||
+    typeof value.m !== 'number' ||
+    !Number.isSafeInteger(value.t) ||
+    typeof value.sc !== 'number' ||
+    typeof value.id !== 'string'
+  ) {
+    throw invalidCursor();
+  }
+  return value as Cursor;
+}
+
+const encode = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function parseNear(near: string): { lat: number; lon: number } {
+  const [lat, lon] = near.split(',').map(Number);
+  if (lat === undefined || lon === undefined || !Number.isFinite(lat) || !Number.isFinite(lon)) {
+    throw new BadRequestError('invalid_near', 'near must be "lat,lon" in decimal degrees.', {
+      param: 'near',
+    });
+  }
+  return { lat, lon };
+}
+
+const meanCache = new WeakMap<object, { maxSeq: number; mean: number }>();
+
+async function snapshotOf(db: Db): Promise<{ seq: number; mean: number }> {
+  const [row] = await db.query<{ s: number | null }>('select max(seq) as s from listings');
+  const seq = Number(row?.s ?? 0);
+  const cached = meanCache.get(db);
+  if (cached && cached.maxSeq === seq) return { seq, mean: cached.mean };
+  const [m] = await db.query<{ m: number | null }>(
+    'select avg(rating)::float8 as m from listings where rating is not null and seq <= $1',
+    [seq],
+  );
+  const mean = Math.round((m?.m ?? 4) * 1e4) / 1e4;
+  meanCache.set(db, { maxSeq: seq, mean });
+  return { seq, mean };
+}
+
+interface Row {
+  seq: number;
+  id: string;
+  profile: ListingRecord;
+  kw: number | null;
+  sim: number | null;
+  bayes: number;
+  dist: number | null;
+  score: number;
+}
+
+/** Runs a search; `now` is the time of the request (hours are evaluated in each listing's zone). */
+export async function searchListings(
+  db: Db,
+  params: SearchParams,
+  now: Date,
+  options: ReadOptions,
+): Promise<SearchResults> {
+  const mode: SearchMode = params.mode ?? 'hybrid';
+  const q = params.q?.trim() ? params.q : undefined;
+  const hasFilter = [
+    params.activity,
+    params.country,
+    params.city,
+    params.near,
+    params.claimed,
+    params.min_rating,
+    params.open_now,
+  ].some((v) => v !== undefined);
+  if (!q && !hasFilter) {
+    throw new BadRequestError('missing_query', 'Give q, at least one filter, or both.', { param: 'q' });
+  }
+  if (params.radius_km !== undefined && params.near === undefined) {
+    throw new BadRequestError('radius_without_near', 'radius_km needs near.', { param: 'radius_km' });
+  }
+  const limit = params.limit ?? 20;
+  const near = params.near !== undefined ? parseNear(params.near) : undefined;
+  const radius = params.radius_km ?? 10;
+  const fingerprint = createHash('sha256')
+    .update(
+      JSON.stringify([
+        q ?? null,
+        mode,
+        params.activity ?? null,
+        params.country ?? null,
+        params.city !== undefined ? foldText(params.city) : null,
+        near ?? null,
+        near ? radius : null,
+        params.claimed ?? null,
+        params.min_rating ?? null,
+        params.open_now ?? null,
+      ]),
+    )
+    .digest('base64url')
+    .slice(0, 16);
+
+  const cursor = params.cursor !== undefined ? decode(params.cursor, fingerprint) : undefined;
+  const snapshot = cursor ? { seq: cursor.s, mean: cursor.m } : await snapshotOf(db);
+  const at = cursor ? cursor.t : now.getTime();
+
+  const sql: string[] = [];
+  const args: unknown[] = [];
+  const arg = (value: unknown, cast = '') => {
+    args.push(value);
+    return `$${args.length}${cast}`;
+  };
+
+  const useKeyword = q !== undefined && mode !== 'semantic';
+  const useSemantic = q !== undefined && mode !== 'keyword';
+  let queryVector: Float32Array | undefined;
+  let sem: { seqs: number[]; sims: number[] } = { seqs: [], sims: [] };
+  if (useSemantic && q) {
+    queryVector = embedOne(q, EMBEDDING_DIMENSIONS);
+    await refreshVectors(db);
+    sem = similarities(db, queryVector, snapshot.seq);
+  }
+
+  const where: string[] = [`l.seq <= ${arg(snapshot.seq, '::bigint')}`];
+  let tsquery = 'null::tsquery';
+  if (useKeyword && q) {
+    const text = arg(foldText(q));
+    tsquery = QUERY_CONFIGS.map((c) => `websearch_to_tsquery('${c}', ${text})`).join(' || ');
+  }
+  if (params.activity !== undefined) where.push(`l.activity_path @> array[${arg(params.activity)}]::text[]`);
+  if (params.country !== undefined) where.push(`l.country = ${arg(params.country)}`);
+  if (params.city !== undefined) where.push(`l.city_folded = ${arg(foldText(params.city))}`);
+  if (params.claimed !== undefined) where.push(`l.claimed = ${arg(params.claimed)}`);
+  if (params.min_rating !== undefined) where.push(`l.rating >= ${arg(params.min_rating, '::float8')}`);
+  let distance = 'null::float8';
+  if (near) {
+    const lat = arg(near.lat, '::float8');
+    const lon = arg(near.lon, '::float8');
+    const dLat = radius / 111.0;
+    const dLon = radius / (111.0 * Math.max(0.01, Math.cos((near.lat * Math.PI) / 180)));
+    where.push(
+      `l.lat between ${arg(near.lat - dLat, '::float8')} and ${arg(near.lat + dLat, '::float8')}`,
+      `l.lon between ${arg(near.lon - dLon, '::float8')} and ${arg(near.lon + dLon, '::float8')}`,
+    );
+    distance = `(2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(l.lat - ${lat}) / 2), 2) + cos(radians(${lat})) * cos(radians(l.lat)) * power(sin(radians(l.lon - ${lon}) / 2), 2)))))`;
+    where.push(`${distance} <= ${arg(radius, '::float8')}`);
+  }
+  if (params.open_now !== undefined) {
+    const t = arg(new Date(at).toISOString(), '::timestamptz');
+    const local = `(${t} at time zone l.time_zone)`;
+    const minuteOfWeek = `(extract(dow from ${local})::int * 1440 + extract(hour from ${local})::int * 60 + extract(minute from ${local})::int)`;
+    const open = `(coalesce(l.special_open @> ${t}, false) or (not coalesce(l.special_cover @> ${t}, false) and l.week_open @> ${minuteOfWeek}))`;
+    where.push(`l.time_zone is not null`, `${open} = ${arg(params.open_now)}`);
+  }
+
+  const semJoin = useSemantic
+    ? `${mode === 'semantic' ? 'join' : 'left join'} unnest(${arg(sem.seqs, '::bigint[]')}, ${arg(sem.sims, '::float8[]')}) as s(seq, sim) on s.seq = l.seq`
+    : '';
+  if (mode === 'keyword' && useKeyword) where.push('l.tsv @@ (select query from q)');
+  if (mode === 'hybrid' && q) where.push('(l.tsv @@ (select query from q) or s.sim is not null)');
+
+  const mean = arg(snapshot.mean, '::float8');
+  const bayes = `((${BAYES_C} * ${mean} + l.review_count * coalesce(l.rating, ${mean})) / (${BAYES_C} + l.review_count))`;
+  const trust = `(0.5 * (b.bayes - 1) / 4 + 0.2 * least(1, ln(1 + b.review_count) / ln(1001)) + 0.15 * (case when b.claimed then 1 else 0 end) + 0.15 * coalesce(1 / (1 + b.response_time / 60.0), 0))`;
+  let relevance = 'null::float8';
+  if (q && mode === 'keyword') relevance = 'r.kw';
+  if (q && mode === 'semantic') relevance = 'greatest(0, least(1, r.sim))';
+  if (q && mode === 'hybrid') {
+    relevance = `((coalesce(1.0 / (${RRF_K} + r.kw_rank), 0) + coalesce(1.0 / (${RRF_K} + r.sem_rank), 0)) / (2.0 / (${RRF_K} + 1)))`;
+  }
+  const base = q
+    ? `(0.7 * ${relevance} + 0.3 * ${trust.replaceAll('b.', 'r.')})`
+    : trust.replaceAll('b.', 'r.');
+  const withNear = near
+    ? `(0.9 * ${base} + 0.1 * greatest(0, 1 - r.dist / ${arg(radius, '::float8')}))`
+    : base;
+
+  sql.push(
+    `with q as (select ${tsquery} as query),`,
+    `b as (`,
+    `  select l.seq, l.id, l.profile, l.review_count, l.claimed, l.response_time,`,
+    `    ${useKeyword ? `case when l.tsv @@ (select query from q) then ts_rank_cd(l.tsv, (select query from q), 32) end` : 'null::float8'} as kw,`,
+    `    ${useSemantic ? 's.sim' : 'null::float8'} as sim,`,
+    `    ${bayes} as bayes,`,
+    `    ${distance} as dist`,
+    `  from listings l ${semJoin}`,
+    `  where ${where.join(' and ')}`,
+    `),`,
+    `r as (`,
+    `  select b.*,`,
+    `    case when b.kw is not null then row_number() over (partition by b.kw is null order by b.kw desc, b.id) end as kw_rank,`,
+    `    case when b.sim is not null then row_number() over (partition by b.sim is null order by b.sim desc, b.id) end as sem_rank`,
+    `  from b`,
+    `),`,
+    `scored as (select r.seq, r.id, r.profile, r.kw, r.sim, r.bayes, r.dist, round((${withNear})::numeric, 6)::float8 as score from r)`,
+    `select * from scored`,
+    cursor
+      ? `where score < ${arg(cursor.sc, '::float8')} or (score = ${arg(cursor.sc, '::float8')} and id > ${arg(cursor.id)})`
+      : '',
+    `order by score desc, id asc`,
+    `limit ${arg(limit + 1, '::int')}`,
+  );
+  const rows = await db.query<Row>(sql.join('\n'), args);
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const sims = queryVector
+    ? similarityOf(
+        db,
+        queryVector,
+        page.map((r) => Number(r.seq)),
+      )
+    : undefined;
+  const data: SearchHit[] = page.map((r) => ({
+    object: 'search_hit',
+    score: Math.min(1, Math.max(0, r.score)),
+    signals: {
+      text_relevance: useKeyword ? round(r.kw ?? 0, 4) : null,
+      semantic_similarity: sims
+        ? round(Math.max(0, Math.min(1, sims.get(Number(r.seq)) ?? r.sim ?? 0)), 4)
+        : null,
+      bayesian_rating: round(Math.min(5, Math.max(1, r.bayes)), 2),
+      review_count: r.profile.review_count,
+      claimed: r.profile.claimed,
+      response_time_median_minutes: r.profile.response_time_median_minutes,
+      distance_km: r.dist === null ? null : round(r.dist, 2),
+    },
+    listing: toListing(r.profile, now, options),
+  }));
+  const last = page.at(-1);
+  return {
+    object: 'list',
+    data,
+    has_more: hasMore,
+    next_cursor:
+      hasMore && last
+        ? encode({
+            v: 1,
+            h: fingerprint,
+            s: snapshot.seq,
+            m: snapshot.mean,
+            t: at,
+            sc: last.score,
+            id: last.id,
+          })
+        : null,
+    mode,
+  };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

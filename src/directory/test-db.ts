@@ -1,0 +1,12 @@
+// A directory database for tests: PGlite in memory, or the PostgreSQL of TEST_DATABASE_URL
+// (its listings are emptied first), filled with `count` demo listings.
+import { openDb, type Db } from '../platform/db.ts';
+import { loadDemoDirectory } from './demo.ts';
+
+export async function testDirectory(count: number, seed = 'test'): Promise<Db> {
+  const url = process.env.TEST_DATABASE_URL;
+  const db = await openDb({ databaseUrl: url, dataDir: 'memory://' });
+  if (url) await db.query('truncate listings restart identity');
+  await loadDemoDirectory(db, { count, seed });
+  return db;
+}

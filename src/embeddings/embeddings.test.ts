@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { cosine, embed } from './index.ts';
+
+const trades = {
+  plumber:
+    'Sanitär Huber. Plumbing, heat and air-conditioning installation. Heizung und Sanitär, Badsanierung.',
+  electrician: 'Elektro Meier. Electrical installation. Elektroinstallation und Beleuchtung.',
+  dentist: 'Zahnarztpraxis Dr. Weber. Dental practice activities.',
+  bakery: 'Bäckerei Schmidt. Manufacture of bread; manufacture of fresh pastry goods and cakes.',
+  lawyer: 'Kanzlei Roth. Legal activities.',
+};
+
+const needs: [string, keyof typeof trades][] = [
+  ['my kitchen pipe is leaking', 'plumber'],
+  ['the lights keep flickering', 'electrician'],
+  ['toothache', 'dentist'],
+  ['Wasserrohrbruch in der Küche', 'plumber'],
+  ['das Licht flackert ständig', 'electrician'],
+  ['Zahnschmerzen', 'dentist'],
+  ["fuite d'eau sous l'évier", 'plumber'],
+  ['les lumières clignotent', 'electrician'],
+  ['mal de dents', 'dentist'],
+  ['el grifo gotea', 'plumber'],
+  ['las luces parpadean', 'electrician'],
+  ['dolor de muelas', 'dentist'],
+  ['il rubinetto perde acqua', 'plumber'],
+  ['le luci sfarfallano', 'electrician'],
+  ['mal di denti', 'dentist'],
+  ['de kraan lekt', 'plumber'],
+  ['de lampen flikkeren', 'electrician'],
+  ['kiespijn', 'dentist'],
+  ['cieknie rura w kuchni', 'plumber'],
+  ['światło migocze', 'electrician'],
+  ['ból zęba', 'dentist'],
+];
+
+describe('embed', () => {
+  const names = Object.keys(trades) as (keyof typeof trades)[];
+  const docs = embed(Object.values(trades));
+
+  it.each(needs)('%s -> %s', (need, expected) => {
+    const [q] = embed([need]);
+    const ranked = names.map((n, i) => [n, cosine(q!, docs[i]!)] as const).sort((a, b) => b[1] - a[1]);
+    expect(ranked[0]?.[0]).toBe(expected);
+    expect(ranked[0]![1] - ranked[1]![1]).toBeGreaterThan(0.1);
+  });
+
+  it('is deterministic, L2-normalised and honours dimensions', () => {
+    const [a] = embed(['Rohrbruch'], 256);
+    const [b] = embed(['Rohrbruch'], 256);
+    expect(a).toHaveLength(256);
+    expect(Array.from(a!)).toEqual(Array.from(b!));
+    expect(cosine(a!, a!)).toBeCloseTo(1, 5);
+    expect(() => embed(['x'], 3)).toThrow(RangeError);
+  });
+
+  it('folds accents and case: MÜNCHEN and munchen are the same text', () => {
+    const [a, b] = embed(['MÜNCHEN Straße', 'munchen strasse']);
+    expect(cosine(a!, b!)).toBeCloseTo(1, 5);
+  });
+
+  it('unknown words still match themselves through character trigrams', () => {
+    const [a, b, c] = embed(['Quetzalcoatl Holding', 'quetzalcoatl', 'Zahnarzt']);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
+  });
+});

@@ -1,0 +1,208 @@
+// The built-in, offline embedding engine: a lexical-semantic model, not a neural one. A text's
+// vector is the sum of two parts, L2-normalised:
+//  - concepts: words and phrases from a multilingual thesaurus (thesaurus.ts: need phrasings
+//    and trade words in EN, DE, FR, ES, IT, NL, PL, tied to NACE activities) each add a fixed
+//    pseudo-random direction per concept, plus a shared direction for the concept's group, so
+//    "my kitchen pipe is leaking", "Rohrbruch" and "plombier" point the same way;
+//  - surface: hashed character trigrams of the folded words, so unknown words, names and
+//    spelling variants still match themselves.
+// Deterministic (no randomness beyond fixed seeds), offline, and fast (tens of microseconds a
+// text). An upstream embedding model can replace it behind the same `embed` signature; the
+// directory stores vectors computed here, so switching means re-embedding the listings.
+import { CONCEPTS, LANGS } from './thesaurus.ts';
+import { tokenize } from './fold.ts';
+
+export { foldText, tokenize } from './fold.ts';
+
+export const DEFAULT_DIMENSIONS = 384;
+
+interface TermHit {
+  concept: number;
+  weight: number;
+}
+
+// single folded words -> concepts; phrases (several words) keyed by their first word
+const WORDS = new Map<string, TermHit[]>();
+const PHRASES = new Map<string, { words: string[]; hit: TermHit }[]>();
+
+function addHit(map: Map<string, TermHit[]>, key: string, hit: TermHit): void {
+  const list = map.get(key) ?? [];
+  if (!list.some((h) => h.concept === hit.concept)) list.push(hit);
+  map.set(key, list);
+}
+
+CONCEPTS.forEach((concept, index) => {
+  for (const lang of LANGS) {
+    for (const term of concept.terms[lang].split('|')) {
+      const words = tokenize(term);
+      if (words.length === 0) continue;
+      // The trade names (first terms) are the strongest evidence; symptoms and objects less.
+      const hit = { concept: index, weight: 1 };
+      if (words.length === 1) addHit(WORDS, words[0] ?? '', hit);
+      else {
+        const first = words[0] ?? '';
+        const list = PHRASES.get(first) ?? [];
+        list.push({ words, hit: { concept: index, weight: 1.5 } });
+        PHRASES.set(first, list);
+        // each long word of a phrase is weak evidence alone ("pompa di calore" -> "calore")
+        for (const w of words) if (w.length >= 5) addHit(WORDS, w, { concept: index, weight: 0.25 });
+      }
+    }
+  }
+});
+
+/** Finds the thesaurus entries of one folded word: exact, inflected (a known stem plus up to 4 letters), or inside a compound. */
+function lookupWord(word: string): TermHit[] {
+  const exact = WORDS.get(word);
+  if (exact) return exact;
+  if (word.length >= 5) {
+    // inflections: "leaking" -> "leak", "plumbers" -> "plumber", "flackert" -> "flacker"
+    for (let cut = 1; cut <= 4 && word.length - cut >= 4; cut++) {
+      const stem = WORDS.get(word.slice(0, word.length - cut));
+      if (stem) return stem.map((h) => ({ concept: h.concept, weight: h.weight * 0.9 }));
+    }
+  } else if (word.endsWith('s')) {
+    const singular = WORDS.get(word.slice(0, -1));
+    if (singular) return singular;
+  }
+  if (word.length >= 8) {
+    // compounds: "wasserrohrbruch" contains "rohrbruch", "zahnschmerzen" contains "zahn"
+    const hits: TermHit[] = [];
+    for (let start = 0; start < word.length - 3; start++) {
+      for (let end = word.length; end - start >= 4; end--) {
+        if (start === 0 && end === word.length) continue;
+        const part = WORDS.get(word.slice(start, end));
+        if (part) {
+          for (const h of part) hits.push({ concept: h.concept, weight: h.weight * 0.7 });
+          break;
+        }
+      }
+    }
+    return hits;
+  }
+  return [];
+}
+
+/** The concept weights of a text (index into CONCEPTS -> weight). */
+export function conceptsOf(text: string): Map<number, number> {
+  const words = tokenize(text);
+  const weights = new Map<number, number>();
+  const add = (hit: TermHit) => weights.set(hit.concept, (weights.get(hit.concept) ?? 0) + hit.weight);
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] ?? '';
+    for (const phrase of PHRASES.get(word) ?? []) {
+      if (phrase.words.every((w, j) => words[i + j] === w)) add(phrase.hit);
+    }
+    for (const hit of lookupWord(word)) add(hit);
+  }
+  return weights;
+}
+
+// Deterministic pseudo-random unit directions: mulberry32 seeded by a string hash, Box-Muller.
+function hashString(s: string, seed = 2166136261): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+
+function direction(key: string, dimensions: number): Float32Array {
+  let state = hashString(key);
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const v = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) {
+    const u = Math.max(next(), 1e-12);
+    v[i] = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
+  }
+  return normalize(v);
+}
+
+function normalize(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] ?? 0) / norm;
+  return v;
+}
+
+const conceptVectors = new Map<number, Float32Array[]>();
+
+function conceptVector(index: number, dimensions: number): Float32Array {
+  let byConcept = conceptVectors.get(dimensions);
+  if (!byConcept) {
+    byConcept = CONCEPTS.map((c) => {
+      const own = direction(`concept:${c.id}`, dimensions);
+      const group = direction(`group:${c.group}`, dimensions);
+      const v = new Float32Array(dimensions);
+      for (let i = 0; i < dimensions; i++) v[i] = 0.9 * (own[i] ?? 0) + 0.35 * (group[i] ?? 0);
+      return normalize(v);
+    });
+    conceptVectors.set(dimensions, byConcept);
+  }
+  return byConcept[index] as Float32Array;
+}
+
+function surfaceVector(text: string, dimensions: number): Float32Array {
+  const v = new Float32Array(dimensions);
+  for (const word of tokenize(text)) {
+    const padded = `#${word}#`;
+    for (let i = 0; i + 3 <= padded.length; i++) {
+      const h = hashString(padded.slice(i, i + 3));
+      v[h % dimensions] = (v[h % dimensions] ?? 0) + ((h >>> 31) & 1 ? 1 : -1);
+    }
+  }
+  return normalize(v);
+}
+
+const CONCEPT_SHARE = 0.88;
+
+/** One text's vector: see the top of this file. */
+export function embedOne(text: string, dimensions = DEFAULT_DIMENSIONS): Float32Array {
+  const concepts = conceptsOf(text);
+  const surface = surfaceVector(text, dimensions);
+  if (concepts.size === 0) return surface;
+  const conceptPart = new Float32Array(dimensions);
+  // dampen repetition: sqrt of the summed weight per concept
+  for (const [index, weight] of concepts) {
+    const cv = conceptVector(index, dimensions);
+    const w = Math.sqrt(weight);
+    for (let i = 0; i < dimensions; i++) conceptPart[i] = (conceptPart[i] ?? 0) + w * (cv[i] ?? 0);
+  }
+  normalize(conceptPart);
+  const v = new Float32Array(dimensions);
+  const surfaceShare = Math.sqrt(1 - CONCEPT_SHARE * CONCEPT_SHARE);
+  for (let i = 0; i < dimensions; i++) {
+    v[i] = CONCEPT_SHARE * (conceptPart[i] ?? 0) + surfaceShare * (surface[i] ?? 0);
+  }
+  return normalize(v);
+}
+
+/**
+ * Embeds texts as L2-normalised vectors (deterministic, offline).
+ *
+ * @example
+ * const [q, doc] = embed(['my kitchen pipe is leaking', 'Klempner und Sanitär']);
+ * cosine(q, doc); // high: both are about plumbing
+ */
+export function embed(texts: string[], dimensions = DEFAULT_DIMENSIONS): Float32Array[] {
+  if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 4096) {
+    throw new RangeError('dimensions must be an integer from 8 to 4096');
+  }
+  return texts.map((t) => embedOne(t, dimensions));
+}
+
+/** The dot product of two vectors; their cosine similarity when both are normalised. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
+}
