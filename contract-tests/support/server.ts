@@ -68,7 +68,7 @@ export async function startTestServers(
     dropDatabase = name;
   }
   const config = {
-    ...loadConfig({ ...options.env }),
+    ...loadConfig({ DEMO_LISTINGS: '300', ...options.env }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,

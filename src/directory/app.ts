@@ -6,13 +6,44 @@ import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
+import { loadDemoDirectory } from './demo.ts';
+import { createDirectoryRouter } from './routes.ts';
+import { refreshVectors } from './vectors.ts';
 
 export interface DirectoryService {
   app: Express;
   close(): Promise<void>;
 }
 
+function progressBar(logger: Logger) {
+  let lastTenth = -1;
+  return (done: number, total: number) => {
+    if (process.stderr.isTTY) {
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      process.stderr.write(
+        `\rdemo directory [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`,
+      );
+      if (done === total) process.stderr.write('\n');
+    } else if (Math.floor((done / total) * 10) > lastTenth) {
+      lastTenth = Math.floor((done / total) * 10);
+      logger.info({ done, total }, 'loading the demo directory');
+    }
+  };
+}
+
 export async function createDirectoryService(platform: Platform, logger: Logger): Promise<DirectoryService> {
+  const count = Number(platform.config.env.DEMO_LISTINGS ?? 20_000);
+  let ready = false;
+  // An empty directory is filled with the demo listings; /readyz says ready only after.
+  const loading = (async () => {
+    const started = Date.now();
+    const { inserted } = await loadDemoDirectory(platform.db, { count, onProgress: progressBar(logger) });
+    await refreshVectors(platform.db);
+    if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
+    ready = true;
+  })().catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
+
   const limits = rateLimit(platform.limiter, (_req, principal) => ({
     key: `directory:${principal.keyId}`,
     buckets: directoryBuckets(principal.plan),
@@ -25,8 +56,11 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     logger,
     securityHandler: platform.auth.handler,
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
-    routers: [createUsageRouter(platform.db, 'directory')],
-    isReady: () => true,
+    routers: [
+      createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.env.PUBLIC_DIRECTORY_URL }),
+      createUsageRouter(platform.db, 'directory'),
+    ],
+    isReady: () => ready,
   });
-  return { app, close: async () => {} };
+  return { app, close: async () => void (await loading) };
 }

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceApp } from '../platform/app.ts';
+import { createServiceApp, readSpec } from '../platform/app.ts';
 import type { Db } from '../platform/db.ts';
 import { createLogger } from '../platform/logger.ts';
 import type { Principal } from '../platform/principal.ts';
@@ -23,17 +22,17 @@ const AUTH = { authorization: 'Bearer sk_test_directory' };
 
 beforeAll(async () => {
   db = await testDirectory(400, 'routes');
-  const auth = express.Router();
-  auth.use((_req, res, next) => {
-    res.locals.principal = principal;
-    next();
-  });
   const app = createServiceApp({
     name: 'directory',
-    specPath: 'generated/directory/openapi.json',
+    spec: readSpec('directory'),
+    // A fixed principal stands in for the key lookup; scopes are not what these tests are about.
+    securityHandler: async (req) => {
+      if (req.res) req.res.locals.principal = principal;
+      return true;
+    },
     docsPath: 'docs/reference/directory.html',
     logger: createLogger('silent', 'directory'),
-    routers: [auth, createDirectoryRouter({ db, now: () => new Date('2026-11-20T10:00:00Z') })],
+    routers: [createDirectoryRouter({ db, now: () => new Date('2026-11-20T10:00:00Z') })],
     isReady: () => true,
   });
   server = app.listen(0, '127.0.0.1');

@@ -12,7 +12,7 @@ const CHAT = { model: 'queen', messages: [{ role: 'user', content: 'Hello' }] };
 
 beforeAll(async () => {
   const config = {
-    ...loadConfig({}),
+    ...loadConfig({ DEMO_LISTINGS: '0' }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,
@@ -205,8 +205,8 @@ describe('errors of the directory API skeleton', () => {
     expect(error.param).toBe('limit');
   });
 
-  it('501 not_implemented for a valid search', async () => {
-    const res = await fetch(`${directory}/v1/search?q=plumber`, { headers: AUTH });
+  it('501 not_implemented for a valid call to an operation not built yet', async () => {
+    const res = await fetch(`${directory}/v1/target-lists`, { headers: AUTH });
     await expectEnvelope(res, 501, 'api_error', 'not_implemented');
   });
 });
