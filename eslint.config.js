@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['generated/', 'docs/reference/', 'dist/', 'data/', 'node_modules/', '.venv/', 'test-results/'],
+    ignores: [
+      'generated/',
+      'docs/reference/',
+      'dist/',
+      'data/',
+      'node_modules/',
+      '.venv/',
+      'test-results/',
+      '.schemathesis/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

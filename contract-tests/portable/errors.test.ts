@@ -1,0 +1,153 @@
+// The error contract of both APIs (DESIGN.md, Wire conventions), on servers started here or on a
+// deployment: every status in the envelope with x-request-id, 405 with Allow, and a real 429
+// with Retry-After, retry-after-ms and the RateLimit fields, reached by a burst on a fresh key.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, expectError } from '../support/envelope.ts';
+import type { Api } from '../support/spec.ts';
+import { covers, openSession, type Session, targets } from '../support/target.ts';
+
+const TARGETS = await targets();
+
+interface Case {
+  api: Api;
+  /** A secured GET the key of `scope` may call, and the scope it needs. */
+  get: { path: string; scope: string };
+  /** A scope that does not cover `get`. */
+  otherScope: string;
+  /** A POST taking JSON. */
+  post: string;
+  /** A path that does not take PUT, and what it allows. */
+  put: { path: string; allow: string[] };
+  /** How many requests a burst may take to reach 429 on one fresh key. */
+  burst: number;
+}
+
+const CASES: Case[] = [
+  {
+    api: 'model',
+    get: { path: '/v1/keys', scope: 'admin' },
+    otherScope: 'chat',
+    post: '/v1/projects',
+    put: { path: '/v1/keys', allow: ['GET', 'POST'] },
+    burst: 900, // 600 a minute per key and model on the standard plan
+  },
+  {
+    api: 'directory',
+    get: { path: '/v1/search?q=bakery', scope: 'search' },
+    otherScope: 'places',
+    post: '/v1/target-lists',
+    put: { path: '/v1/search', allow: ['GET'] },
+    burst: 3000, // 600 in any second per key
+  },
+];
+
+/** Fires requests `concurrency` at a time until one answers 429 or `max` were sent. */
+async function burstUntil429(
+  url: string,
+  secret: string,
+  max: number,
+  concurrency = 100,
+): Promise<Response | undefined> {
+  let sent = 0;
+  let found: Response | undefined;
+  const worker = async () => {
+    while (!found && sent < max) {
+      sent++;
+      const res = await fetch(url, { headers: bearer(secret) });
+      if (res.status === 429 && !found) found = res;
+      else await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return found;
+}
+
+describe.each(TARGETS)('errors (%s)', (label) => {
+  let session: Session;
+  beforeAll(async () => {
+    session = await openSession(label);
+  });
+  afterAll(async () => session?.close());
+
+  describe.each(CASES.filter((c) => covers(c.api)))('$api API', (c) => {
+    const url = (path: string) => `${session.urls[c.api]}${path}`;
+
+    it('401 missing_api_key without a key, invalid_api_key with an unknown one', async () => {
+      await expectError(c.api, await fetch(url(c.get.path)), 401, 'authentication_error', 'missing_api_key');
+      const unknown = await fetch(url(c.get.path), { headers: bearer(`sk_${'0'.repeat(48)}`) });
+      await expectError(c.api, unknown, 401, 'authentication_error', 'invalid_api_key');
+    });
+
+    it('403 insufficient_scope naming the scope needed', async () => {
+      const key = await session.mint([c.otherScope]);
+      const error = await expectError(
+        c.api,
+        await fetch(url(c.get.path), { headers: bearer(key.secret) }),
+        403,
+        'permission_error',
+        'insufficient_scope',
+      );
+      expect(error.message).toContain(`'${c.get.scope}'`);
+    });
+
+    it('404 on a path no operation serves', async () => {
+      const res = await fetch(url('/v1/no-such-thing'), { headers: bearer(session.adminKey) });
+      await expectError(c.api, res, 404, 'invalid_request_error', 'not_found');
+    });
+
+    it('405 with Allow on a method the path does not take', async () => {
+      const res = await fetch(url(c.put.path), { method: 'PUT', headers: bearer(session.adminKey) });
+      const allow = res.headers.get('allow') ?? '';
+      await expectError(c.api, res, 405, 'invalid_request_error', 'method_not_allowed');
+      for (const method of c.put.allow) expect(allow).toContain(method);
+    });
+
+    it('413 on a JSON body over 10 MB', async () => {
+      const res = await fetch(url(c.post), {
+        method: 'POST',
+        headers: { ...bearer(session.adminKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'x'.repeat(11 * 1024 * 1024) }),
+      });
+      await expectError(c.api, res, 413, 'invalid_request_error', 'payload_too_large');
+    });
+
+    it('415 on a body of a media type the operation does not take', async () => {
+      const res = await fetch(url(c.post), {
+        method: 'POST',
+        headers: { ...bearer(session.adminKey), 'content-type': 'text/plain' },
+        body: 'name=x',
+      });
+      await expectError(c.api, res, 415, 'invalid_request_error', 'unsupported_media_type');
+    });
+
+    it('400 on a body that is not JSON', async () => {
+      const res = await fetch(url(c.post), {
+        method: 'POST',
+        headers: { ...bearer(session.adminKey), 'content-type': 'application/json' },
+        body: '{"name": ',
+      });
+      await expectError(c.api, res, 400, 'invalid_request_error', 'invalid_json');
+    });
+
+    it('sends RateLimit-Policy and RateLimit, and a real 429 with Retry-After and retry-after-ms', async () => {
+      const key = await session.mint([c.get.scope]);
+      const first = await fetch(url(c.get.path), { headers: bearer(key.secret) });
+      await first.arrayBuffer();
+      expect(first.headers.get('ratelimit-policy')).toMatch(/^"[a-z]+";q=\d+;w=\d+/);
+      expect(first.headers.get('ratelimit')).toMatch(/^"[a-z]+";r=\d+;t=\d+/);
+      expect(first.headers.get('x-request-id')).toBeTruthy();
+
+      const refused = await burstUntil429(url(c.get.path), key.secret, c.burst);
+      expect(refused, `no 429 within ${c.burst} requests`).toBeDefined();
+      const res = refused as Response;
+      const retryAfter = Number(res.headers.get('retry-after'));
+      const retryAfterMs = Number(res.headers.get('retry-after-ms'));
+      expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
+      expect(Number.isInteger(retryAfterMs) && retryAfterMs >= 0).toBe(true);
+      expect(retryAfterMs).toBeLessThanOrEqual(retryAfter * 1000);
+      expect(res.headers.get('ratelimit-policy')).toBeTruthy();
+      expect(res.headers.get('ratelimit')).toMatch(/r=0/);
+      await expectError(c.api, res, 429, 'rate_limit_error', 'rate_limit_exceeded');
+    });
+  });
+});

@@ -1,0 +1,231 @@
+// The schemathesis run: `node contract-tests/schemathesis/run.ts [model|directory]`.
+// Installs the pinned schemathesis into .venv/ (once), starts both services fresh through the
+// README's start command (PGlite in memory, a random BOOTSTRAP_ADMIN_KEY, free ports), then per
+// service: checks that every operation marked pending in <service>.toml still answers 501, and
+// runs `st run` on the bundled spec with every phase and check on. JUnit reports and the server
+// log go to test-results/schemathesis/. Exits 1 on any failure.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { freePort, stop, waitForHttp } from '../support/processes.ts';
+import { type Api, exampleOf, operations, paramExample, type Operation } from '../support/spec.ts';
+
+const HERE = 'contract-tests/schemathesis';
+const VENV = '.venv';
+const REPORTS = 'test-results/schemathesis';
+const APIS: Api[] = ['model', 'directory'];
+
+function pinnedVersion(): string {
+  const line = readFileSync(`${HERE}/requirements.txt`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('schemathesis=='));
+  if (!line) throw new Error(`${HERE}/requirements.txt must pin schemathesis==<version>`);
+  return line.slice('schemathesis=='.length).trim();
+}
+
+function ensureSchemathesis(): string {
+  const st = `${VENV}/bin/st`;
+  const version = pinnedVersion();
+  let installed = '';
+  try {
+    installed = execFileSync(st, ['--version'], { encoding: 'utf8' });
+  } catch {
+    // not installed yet
+  }
+  if (!installed.includes(version)) {
+    console.log(`schemathesis: installing ${version} into ${VENV}/ from PyPI`);
+    if (!existsSync(`${VENV}/bin/python`))
+      execFileSync('python3', ['-m', 'venv', VENV], { stdio: 'inherit' });
+    execFileSync(
+      `${VENV}/bin/pip`,
+      ['install', '--quiet', '--disable-pip-version-check', '-r', `${HERE}/requirements.txt`],
+      { stdio: 'inherit' },
+    );
+  }
+  return st;
+}
+
+/** The operationIds a config marks pending: its `[[operations]]` entries with `enabled = false`. */
+function pendingOf(api: Api): string[] {
+  const script = [
+    'import json, sys, tomllib',
+    'config = tomllib.load(open(sys.argv[1], "rb"))',
+    'ids = [i for op in config.get("operations", []) if op.get("enabled") is False',
+    '       for i in ([op["include-operation-id"]] if isinstance(op.get("include-operation-id"), str)',
+    '                 else op.get("include-operation-id", []))]',
+    'print(json.dumps(ids))',
+  ].join('\n');
+  const out = execFileSync(`${VENV}/bin/python`, ['-c', script, `${HERE}/${api}.toml`], { encoding: 'utf8' });
+  return JSON.parse(out) as string[];
+}
+
+/** Calls an operation with its spec examples, as a client that read the docs would. */
+async function callWithExamples(base: string, key: string, op: Operation): Promise<Response> {
+  let path = op.path;
+  const query = new URLSearchParams();
+  for (const param of op.parameters) {
+    const value = paramExample(op.api, param);
+    if (param.in === 'path') path = path.replace(`{${param.name}}`, encodeURIComponent(String(value)));
+    if (param.in === 'query' && param.required && value !== undefined) query.set(param.name, String(value));
+  }
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  let body: BodyInit | undefined;
+  const content = op.requestBody?.content ?? {};
+  if (content['application/json']) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(exampleOf(content['application/json']));
+  } else if (content['multipart/form-data']) {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(
+      (exampleOf(content['multipart/form-data']) ?? {}) as Record<string, unknown>,
+    )) {
+      if (name !== 'file') form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+    form.set('file', new Blob([new Uint8Array(2048)], { type: 'audio/wav' }), 'probe.wav');
+    body = form;
+  }
+  const search = query.size ? `?${query}` : '';
+  return fetch(`${base}${path}${search}`, { method: op.method, headers, ...(body ? { body } : {}) });
+}
+
+/** Problems with the pending list: unknown ids, and pending operations that answer anything but 501. */
+async function checkPending(api: Api, base: string, key: string, pending: string[]): Promise<string[]> {
+  const ops = operations(api);
+  const known = new Set(ops.map((op) => op.operationId));
+  const problems = pending
+    .filter((id) => !known.has(id))
+    .map((id) => `${api}: pending operation ${id} is not in the spec`);
+  for (const op of ops.filter((o) => pending.includes(o.operationId))) {
+    const res = await callWithExamples(base, key, op);
+    const text = await res.text();
+    if (res.status !== 501) {
+      problems.push(
+        `${api}: ${op.operationId} (${op.method} ${op.path}) is marked pending but answered ${res.status}, ` +
+          `not 501: take it off the pending list in ${HERE}/${api}.toml. Body: ${text.slice(0, 300)}`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The id of the key a secret belongs to, found by its masked preview. */
+async function keyIdOf(modelBase: string, secret: string): Promise<string> {
+  const res = await fetch(`${modelBase}/v1/keys?limit=100`, {
+    headers: { authorization: `Bearer ${secret}` },
+  });
+  const page = (await res.json()) as { data?: Array<{ id: string; preview: string }> };
+  const key = page.data?.find((k) => k.preview === `sk_...${secret.slice(-4)}`);
+  if (!key) throw new Error(`cannot find the admin key in GET /v1/keys (${res.status})`);
+  return key.id;
+}
+
+/** A key for the fuzzer to revoke and rotate in place of its own (see hooks.py). */
+async function createDecoy(modelBase: string, secret: string): Promise<string> {
+  const res = await fetch(`${modelBase}/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'schemathesis decoy', scopes: ['admin'] }),
+  });
+  if (res.status !== 201) throw new Error(`cannot create the decoy key: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+function run(command: string, args: string[], env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main(): Promise<number> {
+  const arg = process.argv[2];
+  if (arg !== undefined && !APIS.includes(arg as Api)) {
+    console.error(`usage: node ${HERE}/run.ts [model|directory]`);
+    return 2;
+  }
+  const apis = arg ? [arg as Api] : APIS;
+  const st = ensureSchemathesis();
+  mkdirSync(REPORTS, { recursive: true });
+
+  const adminKey = `sk_st_admin_${randomBytes(16).toString('hex')}`;
+  const ports = { model: await freePort(), directory: await freePort() };
+  const log = createWriteStream(`${REPORTS}/server.log`);
+  const server: ChildProcess = spawn(process.execPath, ['src/main.ts'], {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      MODEL_API_PORT: String(ports.model),
+      DIRECTORY_API_PORT: String(ports.directory),
+      DATA_DIR: 'memory://',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      BOOTSTRAP_ADMIN_KEY: adminKey,
+      LOG_LEVEL: 'warn',
+      // One admin key sends every request: the model API's 600 a minute would turn the run
+      // into 429s. The contract suites test the limits; here the fuzzer must reach the handlers.
+      MODEL_RATE_LIMIT_RPM: '100000000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.pipe(log);
+  server.stderr?.pipe(log);
+
+  const failures: string[] = [];
+  try {
+    const bases = {
+      model: `http://127.0.0.1:${ports.model}`,
+      directory: `http://127.0.0.1:${ports.directory}`,
+    };
+    await Promise.all(APIS.map((api) => waitForHttp(`${bases[api]}/readyz`, server)));
+    // The pending lists first, before any fuzzing has touched the data.
+    const pending = Object.fromEntries(APIS.map((api) => [api, pendingOf(api)])) as Record<Api, string[]>;
+    for (const api of apis) failures.push(...(await checkPending(api, bases[api], adminKey, pending[api])));
+    const protectedKeyId = await keyIdOf(bases.model, adminKey);
+    const decoyKeyId = await createDecoy(bases.model, adminKey);
+
+    for (const api of apis) {
+      const built = operations(api).filter((op) => !pending[api].includes(op.operationId));
+      console.log(
+        `\n== ${api} API: ${built.length} operation(s) under test, ${pending[api].length} pending (501, checked) ==`,
+      );
+      if (built.length === 0) {
+        console.log(`${api}: every operation is pending; schemathesis has nothing to test yet.`);
+        continue;
+      }
+      const args = [
+        '--config-file',
+        `${HERE}/${api}.toml`,
+        'run',
+        `generated/${api}/openapi.json`,
+        '--url',
+        bases[api],
+        '-H',
+        `Authorization: Bearer ${adminKey}`,
+        '--report',
+        'junit',
+        '--report-junit-path',
+        `${REPORTS}/${api}.xml`,
+        ...(process.env.SCHEMATHESIS_SEED ? ['--seed', process.env.SCHEMATHESIS_SEED] : []),
+        ...(process.env.SCHEMATHESIS_MAX_EXAMPLES
+          ? ['--max-examples', process.env.SCHEMATHESIS_MAX_EXAMPLES]
+          : []),
+      ];
+      const started = Date.now();
+      const code = await run(st, args, { ST_PROTECTED_KEY_ID: protectedKeyId, ST_DECOY_KEY_ID: decoyKeyId });
+      console.log(`${api}: schemathesis exited ${code} after ${Math.round((Date.now() - started) / 1000)} s`);
+      if (code !== 0) failures.push(`${api}: schemathesis exited ${code} (report: ${REPORTS}/${api}.xml)`);
+    }
+  } finally {
+    await stop(server);
+    log.end();
+  }
+  if (failures.length > 0) {
+    console.error(`\nschemathesis: FAILED\n- ${failures.join('\n- ')}`);
+    return 1;
+  }
+  console.log('\nschemathesis: passed');
+  return 0;
+}
+
+process.exitCode = await main();
