@@ -165,6 +165,8 @@ async function main(): Promise<number> {
       // One admin key sends every request: the model API's 600 a minute would turn the run
       // into 429s. The contract suites test the limits; here the fuzzer must reach the handlers.
       MODEL_RATE_LIMIT_RPM: '100000000',
+      // A small demo directory: enough to search, quick to load.
+      DEMO_LISTINGS: '500',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -77,7 +77,10 @@ export async function openSession(label: string): Promise<Session> {
     urls = { model: target.modelUrl, directory: target.api === 'directory' ? target.url : '' };
     adminKey = target.adminKey;
   } else {
-    servers = await startTestServers(label === 'postgres' ? 'postgres' : 'pglite');
+    // A lower directory limit (6/s, bursts of 60) so a burst from one test process reaches its 429.
+    servers = await startTestServers(label === 'postgres' ? 'postgres' : 'pglite', {
+      env: { DIRECTORY_RATE_LIMIT_RPS: '6' },
+    });
     urls = { model: servers.urls.model as string, directory: servers.urls.directory as string };
     adminKey = servers.adminKey;
   }

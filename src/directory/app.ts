@@ -46,7 +46,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
 
   const limits = rateLimit(platform.limiter, (_req, principal) => ({
     key: `directory:${principal.keyId}`,
-    buckets: directoryBuckets(principal.plan),
+    buckets: directoryBuckets(principal.plan, platform.config.env),
     what: 'this key',
   }));
   const app = createServiceApp({

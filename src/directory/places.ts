@@ -148,6 +148,9 @@ export async function reverseGeocode(
   lon: number,
   options: { limit?: number | undefined } & ReadOptions & { now: Date },
 ): Promise<ReverseGeocodeResult> {
+  // To 1e-7 degrees (about 1 cm): a subnormal float such as 5e-324 underflows PostgreSQL's trigonometry.
+  lat = Math.round(lat * 1e7) / 1e7;
+  lon = Math.round(lon * 1e7) / 1e7;
   const limit = options.limit ?? 5;
   let nearest: GazetteerPlace | undefined;
   let best = Infinity;

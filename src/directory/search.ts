@@ -71,7 +71,7 @@ function decode(cursor: string, fingerprint: string): Cursor {
 const encode = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
 
 function parseNear(near: string): { lat: number; lon: number } {
-  const [lat, lon] = near.split(',').map(Number);
+  const [lat, lon] = near.split(',').map((part) => Math.round(Number(part) * 1e7) / 1e7);
   if (lat === undefined || lon === undefined || !Number.isFinite(lat) || !Number.isFinite(lon)) {
     throw new BadRequestError('invalid_near', 'near must be "lat,lon" in decimal degrees.', {
       param: 'near',

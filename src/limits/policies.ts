@@ -36,10 +36,15 @@ export function modelTokenBucket(plan: string): Bucket {
  * refilled at 60/s holding 16,200 (600/s for 30 s drains 18,000 while 1,800 flow back in),
  * under a ceiling of 600 in any second. The unlimited search plan adds 50,000 a day.
  */
-export function directoryBuckets(plan: string): Bucket[] {
+export function directoryBuckets(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket[] {
+  // DIRECTORY_RATE_LIMIT_RPS scales every figure from the seed's 60/s (tests lower it to reach a
+  // 429 in a few requests); unset in production.
+  const rps = Number(env.DIRECTORY_RATE_LIMIT_RPS || 60);
+  if (!Number.isFinite(rps) || rps <= 0)
+    throw new Error('DIRECTORY_RATE_LIMIT_RPS must be a positive number');
   const buckets: Bucket[] = [
-    { name: 'burst', rate: 600, capacity: 600, window: 1, quota: 600 },
-    { name: 'sustained', rate: 60, capacity: 16_200, window: 270, quota: 16_200 },
+    { name: 'burst', rate: rps * 10, capacity: rps * 10, window: 1, quota: rps * 10 },
+    { name: 'sustained', rate: rps, capacity: rps * 270, window: 270, quota: rps * 270 },
   ];
   if (plan === 'search_unlimited') {
     buckets.push({ name: 'day', rate: 50_000 / 86_400, capacity: 50_000, window: 86_400, quota: 50_000 });
