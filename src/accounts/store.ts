@@ -1,5 +1,6 @@
 // Accounts, projects and API keys. Every read and write is scoped by account: a key never sees
 // another account's keys or projects, and asking for one answers 404, as for one that never existed.
+import { ScopeSchema } from '../../generated/model/client/schemas.gen.ts';
 import type { Key, KeyWithSecret, Project } from '../../generated/model/client/types.gen.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
@@ -7,17 +8,8 @@ import { newId } from '../platform/ids.ts';
 import { type CursorPosition, decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import { hashSecret, mintSecret, previewOf } from './secrets.ts';
 
-export const ALL_SCOPES = [
-  'chat',
-  'images',
-  'voice',
-  'agents',
-  'admin',
-  'search',
-  'places',
-  'sales',
-  'concierge',
-] as const;
+/** Every scope of the spec's shared Scope enum. */
+export const ALL_SCOPES: readonly string[] = ScopeSchema.enum;
 
 interface KeyRow {
   id: string;

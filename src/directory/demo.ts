@@ -6,6 +6,7 @@ import type { CountryCode, OpeningPeriod, SpecialDay } from '../../generated/dir
 import { CONCEPTS, LANGS, type Concept, type Lang } from '../embeddings/thesaurus.ts';
 import { foldText } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';
+import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 import { CLASSES } from './data/nace.ts';
 import { euCities, type GazetteerPlace } from './data/gazetteer.ts';
 import { LOCALES } from './data/locale.ts';
@@ -14,21 +15,8 @@ import { insertListings, type ListingRecord, type StoredPhoto } from './store.ts
 
 type Rng = () => number;
 
-function hash32(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
-  return h >>> 0;
-}
-
 export function rngFor(seed: string | number, index: number, salt = ''): Rng {
-  let state = hash32(`${seed}:${index}:${salt}`);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(fnv1a32(`${seed}:${index}:${salt}`));
 }
 
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;

@@ -2,19 +2,9 @@
 // from their id (a street scene in the listing's colours: sky, facades, windows, a door) and
 // encoded with jpeg-js (pure JavaScript), so the same id always gives the same image.
 import jpeg from 'jpeg-js';
+import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 
-function rng(seed: string): () => number {
-  let h = 2166136261;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619) >>> 0;
-  let state = h >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = (seed: string) => mulberry32(fnv1a32(seed));
 
 const cache = new Map<string, Buffer>();
 

@@ -11,6 +11,7 @@
 // directory stores vectors computed here, so switching means re-embedding the listings.
 import { CONCEPTS, LANGS } from './thesaurus.ts';
 import { tokenize } from './fold.ts';
+import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 
 export { foldText, tokenize } from './fold.ts';
 
@@ -99,24 +100,9 @@ export function conceptsOf(text: string): Map<number, number> {
 }
 
 // Deterministic pseudo-random unit directions: mulberry32 seeded by a string hash, Box-Muller.
-function hashString(s: string, seed = 2166136261): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 16777619) >>> 0;
-  }
-  return h >>> 0;
-}
 
 function direction(key: string, dimensions: number): Float32Array {
-  let state = hashString(key);
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(fnv1a32(key));
   const v = new Float32Array(dimensions);
   for (let i = 0; i < dimensions; i++) {
     const u = Math.max(next(), 1e-12);
@@ -155,7 +141,7 @@ function surfaceVector(text: string, dimensions: number): Float32Array {
   for (const word of tokenize(text)) {
     const padded = `#${word}#`;
     for (let i = 0; i + 3 <= padded.length; i++) {
-      const h = hashString(padded.slice(i, i + 3));
+      const h = fnv1a32(padded.slice(i, i + 3));
       v[h % dimensions] = (v[h % dimensions] ?? 0) + ((h >>> 31) & 1 ? 1 : -1);
     }
   }
