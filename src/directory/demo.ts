@@ -404,15 +404,20 @@ export async function loadDemoDirectory(db: Db, options: LoadOptions = {}): Prom
   const count = options.count ?? 20_000;
   const seed = options.seed ?? 'eurus-demo';
   const batchSize = options.batchSize ?? 1000;
-  const [existing] = await db.query<{ n: number }>(
-    'select count(*)::int as n from (select 1 from listings limit 1) t',
-  );
-  if ((existing?.n ?? 0) > 0) return { inserted: 0 };
-  for (let start = 0; start < count; start += batchSize) {
-    const batch: ListingRecord[] = [];
-    for (let i = start; i < Math.min(count, start + batchSize); i++) batch.push(demoListing(seed, i));
-    await db.transaction((tx) => insertListings(tx, batch));
-    options.onProgress?.(Math.min(count, start + batchSize), count);
-  }
-  return { inserted: count };
+  // One transaction under a lock: of several instances starting on one empty database, one
+  // loads and the others wait, then find the directory filled (and a failed load leaves none).
+  return db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(727276)');
+    const [existing] = await tx.query<{ n: number }>(
+      'select count(*)::int as n from (select 1 from listings limit 1) t',
+    );
+    if ((existing?.n ?? 0) > 0) return { inserted: 0 };
+    for (let start = 0; start < count; start += batchSize) {
+      const batch: ListingRecord[] = [];
+      for (let i = start; i < Math.min(count, start + batchSize); i++) batch.push(demoListing(seed, i));
+      await insertListings(tx, batch);
+      options.onProgress?.(Math.min(count, start + batchSize), count);
+    }
+    return { inserted: count };
+  });
 }
