@@ -1,5 +1,5 @@
 // Every setting comes from the environment; the README has the table.
-import { rpmOverride } from './limits/policies.ts';
+import { dailyQuotaOverride, rpmOverride, tpmOverride } from './limits/policies.ts';
 
 export interface Config {
   host: string;
@@ -29,7 +29,10 @@ function optional(value: string | undefined): string | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  rpmOverride(env); // read per request by the limiter; a bad value fails here, at start-up
+  // Read per request by the limiter; a bad value fails here, at start-up.
+  rpmOverride(env);
+  tpmOverride(env);
+  dailyQuotaOverride(env);
   return {
     host: env.HOST || '0.0.0.0',
     modelPort: port('MODEL_API_PORT', 8080, env),

@@ -26,6 +26,15 @@ export function refusal(result: TakeResult, what: string): RateLimitError {
     'Retry-After': String(seconds),
     'retry-after-ms': String(result.retryAfterMs),
   };
+  const never = result.neverFits[0];
+  if (never) {
+    headers['x-should-retry'] = 'false';
+    return new RateLimitError(
+      'rate_limit_exceeded',
+      `This request needs more than the ${never.quota} ${never.name} per ${never.window} s allowed for ${what}; waiting cannot make it fit, a smaller request can.`,
+      { headers },
+    );
+  }
   if (quota) {
     headers['x-should-retry'] = 'false';
     return new RateLimitError(

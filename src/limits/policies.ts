@@ -12,11 +12,15 @@ export const MODEL_PLANS: Record<string, { rpm: number; tpm: number }> = {
  * raised so a fuzzer (schemathesis) is not throttled. Unset in production.
  */
 export function rpmOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const raw = env.MODEL_RATE_LIMIT_RPM;
+  return wholeNumber(env, 'MODEL_RATE_LIMIT_RPM');
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`MODEL_RATE_LIMIT_RPM must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+    throw new Error(`${name} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
   }
   return value;
 }
@@ -26,8 +30,13 @@ export function modelRequestBucket(plan: string, env: NodeJS.ProcessEnv = proces
   return { name: 'requests', rate: rpm / 60, capacity: rpm, window: 60, quota: rpm };
 }
 
-export function modelTokenBucket(plan: string): Bucket {
-  const { tpm } = MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number });
+/** `MODEL_RATE_LIMIT_TPM`: as `MODEL_RATE_LIMIT_RPM`, for tokens per minute. Unset in production. */
+export function tpmOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return wholeNumber(env, 'MODEL_RATE_LIMIT_TPM');
+}
+
+export function modelTokenBucket(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket {
+  const tpm = tpmOverride(env) ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number })).tpm;
   return { name: 'tokens', rate: tpm / 60, capacity: tpm, window: 60, quota: tpm };
 }
 
@@ -47,9 +56,16 @@ export function directoryBuckets(plan: string, env: NodeJS.ProcessEnv = process.
     { name: 'sustained', rate: rps, capacity: rps * 270, window: 270, quota: rps * 270 },
   ];
   if (plan === 'search_unlimited') {
-    buckets.push({ name: 'day', rate: 50_000 / 86_400, capacity: 50_000, window: 86_400, quota: 50_000 });
+    // A UTC day, counted, not refilled: the 50,001st request of a day waits for midnight UTC.
+    const perDay = dailyQuotaOverride(env) ?? 50_000;
+    buckets.push({ name: 'day', kind: 'window', rate: 0, capacity: perDay, window: 86_400, quota: perDay });
   }
   return buckets;
+}
+
+/** `DIRECTORY_DAILY_QUOTA` replaces the unlimited plan's 50,000 a day (tests); unset in production. */
+export function dailyQuotaOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return wholeNumber(env, 'DIRECTORY_DAILY_QUOTA');
 }
 
 /** Buckets that waiting a little cannot refill: a 429 from them says `x-should-retry: false`. */

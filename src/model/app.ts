@@ -40,6 +40,7 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
       createChatRouter({
         db: platform.db,
         limiter: platform.limiter,
+        env: platform.config.env,
         engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
         logger,
       }),

@@ -24,6 +24,8 @@ export const KEEP_ALIVE_MS = Number(process.env.SSE_KEEP_ALIVE_MS ?? 15_000);
 export interface ChatDeps {
   db: Db;
   limiter: Limiter;
+  /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
+  env: NodeJS.ProcessEnv;
   engineFor: (model: string) => Engine;
   logger: Logger;
 }
@@ -56,7 +58,7 @@ export function createChatRouter(deps: ChatDeps): Router {
     // Tokens per minute: the prompt and the most the answer may take, reserved before dispatch.
     const tokens = await deps.limiter.take(
       `model:${principal.keyId}:${model}:tokens`,
-      [modelTokenBucket(principal.plan)],
+      [modelTokenBucket(principal.plan, deps.env)],
       promptTokens + (maxCompletion ?? 0),
     );
     const requestStates = (res.locals.rateLimitStates as Parameters<typeof setRateLimitHeaders>[1]) ?? [];
