@@ -52,20 +52,39 @@ export interface TestServers extends Running {
   stop(): Promise<void>;
 }
 
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty PostgreSQL database, for instances that share one (start them with `databaseUrl`). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `eurus_test_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}
+
 export async function startTestServers(
   storage: Storage,
-  options: { which?: ServiceName[]; env?: Record<string, string>; databaseUrl?: string } = {},
+  options: {
+    which?: ServiceName[];
+    env?: Record<string, string>;
+    databaseUrl?: string;
+    /** The BOOTSTRAP_ADMIN_KEY; random unless given (instances sharing a database share it). */
+    adminKey?: string;
+  } = {},
 ): Promise<TestServers> {
-  const adminKey = `sk_test_admin_${randomBytes(16).toString('hex')}`;
+  const adminKey = options.adminKey ?? `sk_test_admin_${randomBytes(16).toString('hex')}`;
   let databaseUrl = options.databaseUrl;
-  let dropDatabase: string | undefined;
+  let database: TestDatabase | undefined;
   if (storage === 'postgres' && !databaseUrl) {
-    const name = `eurus_test_${randomBytes(6).toString('hex')}`;
-    await admin((c) => c.query(`create database ${name}`));
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = name;
+    database = await createTestDatabase();
+    databaseUrl = database.url;
   }
   const config = {
     ...loadConfig({ DEMO_LISTINGS: '300', ...options.env }),
@@ -85,7 +104,7 @@ export async function startTestServers(
     databaseUrl,
     async stop() {
       await running.close();
-      if (dropDatabase) await admin((c) => c.query(`drop database if exists ${dropDatabase} with (force)`));
+      await database?.drop();
     },
   };
 }
