@@ -1,0 +1,203 @@
+"""The official OpenAI Python SDK, unchanged but for base_url, against the real model API.
+
+Run by contract-tests/openai-python.test.ts, which starts the server, mints the keys and sets:
+EURUS_MODEL_URL, EURUS_ADMIN_KEY (every scope), EURUS_SEARCH_ONLY_KEY (no model API scope)
+and EURUS_LIMIT_KEY (chat, used by the 429 test alone).
+"""
+
+import json
+import math
+import os
+
+import openai
+import pytest
+from openai import OpenAI
+
+BASE_URL = os.environ["EURUS_MODEL_URL"] + "/v1"
+CATALOGUE = ["king", "queen", "prince", "voice", "imagine", "agents", "mcp"]
+FORECAST_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_forecast",
+        "description": "Weather forecast for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": "integer", "minimum": 1, "maximum": 7},
+            },
+            "required": ["city", "days"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def client_for(key: str, **kwargs) -> OpenAI:
+    return OpenAI(base_url=BASE_URL, api_key=key, max_retries=0, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def client() -> OpenAI:
+    return client_for(os.environ["EURUS_ADMIN_KEY"])
+
+
+def test_lists_and_retrieves_models(client: OpenAI) -> None:
+    page = client.models.list()
+    assert [m.id for m in page] == CATALOGUE
+    queen = client.models.retrieve("queen")
+    assert (queen.id, queen.object, queen.owned_by) == ("queen", "model", "eurus")
+    assert isinstance(queen.created, int)
+    # Our catalogue's own fields come through the SDK's model as extras.
+    assert queen.model_extra["context_window"] == 64_000
+
+
+def test_chats_buffered(client: OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="queen",
+        messages=[
+            {"role": "system", "content": "You answer briefly."},
+            {"role": "user", "content": "Which trains cross the Brenner pass?"},
+        ],
+        seed=5,
+    )
+    completion = raw.parse()
+    assert raw.http_request.headers["accept"] == "application/json"
+    assert completion.object == "chat.completion"
+    assert completion.model == "queen"
+    assert completion._request_id == raw.headers["x-request-id"]
+    choice = completion.choices[0]
+    assert choice.message.role == "assistant"
+    assert choice.message.content and choice.message.content.strip()
+    assert choice.finish_reason in ("stop", "length")
+    usage = completion.usage
+    assert usage is not None and usage.prompt_tokens > 0 and usage.completion_tokens > 0
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+
+
+def test_chats_streamed_with_include_usage_as_buffered(client: OpenAI) -> None:
+    request = {
+        "model": "prince",
+        "messages": [{"role": "user", "content": "Summarise the rules of pétanque."}],
+        "seed": 11,
+    }
+    stream = client.chat.completions.create(
+        **request, stream=True, stream_options={"include_usage": True}
+    )
+    chunks = list(stream)
+    assert all(c.object == "chat.completion.chunk" for c in chunks)
+    assert len({c.id for c in chunks}) == 1
+    *content, last = chunks
+    # include_usage: a last chunk without choices carries the usage; no other chunk does.
+    assert last.choices == [] and last.usage is not None
+    assert all(c.usage is None for c in content)
+    text = "".join(c.choices[0].delta.content or "" for c in content if c.choices)
+    finish = [c.choices[0].finish_reason for c in content if c.choices and c.choices[0].finish_reason]
+    assert finish in (["stop"], ["length"])
+    # The same seed buffered: the same text, billed the same.
+    buffered = client.chat.completions.create(**request)
+    assert text == buffered.choices[0].message.content
+    assert last.usage.model_dump() == buffered.usage.model_dump()
+
+
+def test_returns_tool_calls_and_takes_the_result_back(client: OpenAI) -> None:
+    messages = [{"role": "user", "content": "What is the weather in Lyon tomorrow?"}]
+    completion = client.chat.completions.create(
+        model="queen", messages=messages, tools=[FORECAST_TOOL], tool_choice="required"
+    )
+    choice = completion.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    call = choice.message.tool_calls[0]
+    assert call.type == "function" and call.function.name == "get_forecast"
+    assert call.id
+    args = json.loads(call.function.arguments)
+    assert isinstance(args["city"], str)
+    assert isinstance(args["days"], int) and 1 <= args["days"] <= 7
+    # The tool's answer goes back as a `tool` message; the model answers in text.
+    follow_up = client.chat.completions.create(
+        model="queen",
+        messages=[
+            *messages,
+            choice.message.model_dump(exclude_none=True),
+            {"role": "tool", "tool_call_id": call.id, "content": '{"forecast": "sunny, 24 °C"}'},
+        ],
+        tools=[FORECAST_TOOL],
+    )
+    assert follow_up.choices[0].message.content
+
+
+def norm(vector: list[float]) -> float:
+    return math.sqrt(sum(x * x for x in vector))
+
+
+def test_embeds_texts_as_floats(client: OpenAI) -> None:
+    texts = ["Bakeries in Lyon", "Bicycle repair near Ghent"]
+    result = client.embeddings.create(model="prince", input=texts, encoding_format="float")
+    assert result.object == "list" and result.model == "prince"
+    assert [d.index for d in result.data] == [0, 1]
+    assert all(d.object == "embedding" and len(d.embedding) == 384 for d in result.data)
+    assert all(abs(norm(d.embedding) - 1) < 1e-3 for d in result.data)
+    assert result.data[0].embedding != result.data[1].embedding
+    assert result.usage.prompt_tokens > 0
+    assert result.usage.total_tokens == result.usage.prompt_tokens
+
+
+def test_embeds_by_default_in_base64_which_the_sdk_decodes(client: OpenAI) -> None:
+    # Without encoding_format the SDK asks for base64 and decodes the float32 bytes itself.
+    text = "Opening hours of the Musée des Confluences"
+    decoded = client.embeddings.create(model="prince", input=text).data[0].embedding
+    floats = client.embeddings.create(model="prince", input=text, encoding_format="float").data[0].embedding
+    assert len(decoded) == 384
+    assert max(abs(a - b) for a, b in zip(decoded, floats)) < 1e-6
+    short = client.embeddings.create(model="prince", input=text, dimensions=64).data[0].embedding
+    assert len(short) == 64 and abs(norm(short) - 1) < 1e-3
+
+
+def test_raises_authentication_error_on_401() -> None:
+    with pytest.raises(openai.AuthenticationError) as caught:
+        client_for("sk_" + "0" * 48).models.list()
+    error = caught.value
+    assert error.status_code == 401
+    assert (error.type, error.code) == ("authentication_error", "invalid_api_key")
+    assert error.request_id and error.request_id == error.body["request_id"]
+
+
+def test_raises_permission_denied_error_on_403() -> None:
+    with pytest.raises(openai.PermissionDeniedError) as caught:
+        client_for(os.environ["EURUS_SEARCH_ONLY_KEY"]).chat.completions.create(
+            model="queen", messages=[{"role": "user", "content": "hi"}]
+        )
+    error = caught.value
+    assert error.status_code == 403
+    assert (error.type, error.code) == ("permission_error", "insufficient_scope")
+    assert "'chat'" in error.message
+
+
+def test_raises_not_found_error_on_404(client: OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.models.retrieve("emperor")
+    assert caught.value.status_code == 404
+    assert caught.value.type == "invalid_request_error"
+
+
+def test_raises_rate_limit_error_on_429() -> None:
+    limited = client_for(os.environ["EURUS_LIMIT_KEY"])
+    # 1,000,000 tokens a minute: reserving 190,000 completion tokens a call runs out on the sixth.
+    error = None
+    for _ in range(8):
+        try:
+            limited.chat.completions.create(
+                model="king",
+                messages=[{"role": "user", "content": "hi"}],
+                max_completion_tokens=190_000,
+            )
+        except openai.RateLimitError as e:
+            error = e
+            break
+    assert error is not None, "no 429 within 8 calls"
+    assert error.status_code == 429
+    assert (error.type, error.code) == ("rate_limit_error", "rate_limit_exceeded")
+    headers = error.response.headers
+    assert int(headers["retry-after"]) >= 1
+    assert int(headers["retry-after-ms"]) > 0
+    assert headers["ratelimit-policy"] and headers["ratelimit"]
