@@ -4,8 +4,25 @@
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectConformsParts } from './support/conformance.ts';
 import { freePort } from './support/processes.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
+import { operations } from './support/spec.ts';
+
+const chatOp = operations('model').find((op) => op.operationId === 'createChatCompletion')!;
+
+/** The SDK's error matches what the spec documents for the status: envelope and headers. */
+function expectDocumented(error: unknown, status: number): void {
+  expect(error).toBeInstanceOf(OpenAI.APIError);
+  const { headers, error: body } = error as InstanceType<typeof OpenAI.APIError>;
+  expectConformsParts(
+    chatOp,
+    status,
+    headers!,
+    JSON.stringify({ error: body }),
+    headers!.get('content-type'),
+  );
+}
 
 let upstream: TestServers;
 const started: TestServers[] = [];
@@ -68,10 +85,12 @@ describe('our model API as the upstream of another instance', () => {
     const error = await client.chat.completions.create({ model: 'queen', messages }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expectDocumented(error, 502);
     const streamed = await client.chat.completions
       .create({ model: 'queen', messages, stream: true })
       .catch((e: unknown) => e);
     expect((streamed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expectDocumented(streamed, 502);
   });
 
   it('answers 504 when the upstream is too slow', async () => {
@@ -90,6 +109,7 @@ describe('our model API as the upstream of another instance', () => {
         .create({ model: 'queen', messages })
         .catch((e: unknown) => e);
       expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+      expectDocumented(error, 504);
     } finally {
       silent.close();
     }
@@ -110,6 +130,7 @@ describe('our model API as the upstream of another instance', () => {
         .catch((e: unknown) => e);
     }
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expectDocumented(error, 503);
     const headers = (error as InstanceType<typeof OpenAI.APIError>).headers;
     expect(Number(headers?.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(headers?.get('retry-after-ms'))).toBeGreaterThan(0);

@@ -138,6 +138,38 @@ export function responseValidator(
   return validatorAt(op.api, `${base}/content/${media}/schema`);
 }
 
+export interface HeaderSpec {
+  name: string;
+  required: boolean;
+  /** Validates the header's value (numbers parsed first when the schema wants a number). */
+  validate: ValidateFunction;
+  numeric: boolean;
+}
+
+/** The headers the spec documents for a response of an operation. */
+export function responseHeaders(op: Operation, status: string): HeaderSpec[] {
+  const spec = loadSpec(op.api);
+  const escaped = op.path.replace(/~/g, '~0').replace(/\//g, '~1');
+  const response = (((spec.paths as Json)[op.path] as Json)[op.method.toLowerCase()] as Json)
+    .responses as Json;
+  const ref = (response[status] as { $ref?: string } | undefined)?.$ref;
+  const base = ref ? ref.slice(1) : `/paths/${escaped}/${op.method.toLowerCase()}/responses/${status}`;
+  const resolved = resolveRef(spec, response[status]) as { headers?: Record<string, Json> } | undefined;
+  return Object.entries(resolved?.headers ?? {}).map(([name, header]) => {
+    const headerRef = (header as { $ref?: string }).$ref;
+    const pointer = headerRef ? `${headerRef.slice(1)}/schema` : `${base}/headers/${name}/schema`;
+    const resolvedHeader = resolveRef(spec, header) as { required?: boolean; schema?: Json };
+    const schema = resolveRef(spec, resolvedHeader.schema);
+    const type = schema?.type;
+    return {
+      name,
+      required: resolvedHeader.required === true,
+      validate: validatorAt(op.api, pointer),
+      numeric: type === 'integer' || type === 'number',
+    };
+  });
+}
+
 export function explain(validate: ValidateFunction): string {
   return JSON.stringify(validate.errors?.slice(0, 5) ?? [], null, 2);
 }
