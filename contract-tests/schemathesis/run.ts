@@ -1,19 +1,39 @@
-// The schemathesis run: `node contract-tests/schemathesis/run.ts [model|directory]`.
-// Installs the pinned schemathesis into .venv/ (once), starts both services fresh through the
-// README's start command (PGlite in memory, a random BOOTSTRAP_ADMIN_KEY, free ports), then per
-// service: checks that every operation marked pending in <service>.toml still answers 501, and
-// runs `st run` on the bundled spec with every phase and check on. JUnit reports and the server
-// log go to test-results/schemathesis/. Exits 1 on any failure.
+// The schemathesis run: `node contract-tests/schemathesis/run.ts [model|directory] [--storage pglite|postgres]`.
+// Installs the pinned schemathesis into .venv/ (once), then makes one pass per storage path (both
+// unless --storage names one). Each pass starts both services fresh through the README's start
+// command (a random BOOTSTRAP_ADMIN_KEY, free ports): on PGlite in memory with in-memory limits,
+// or on a fresh PostgreSQL database with REDIS_URL set (limits in Redis's Lua buckets, revocation
+// over pub/sub). Per service it checks that every operation marked pending in <service>.toml
+// still answers 501, and runs `st run` on the bundled spec with every phase and check on. JUnit
+// reports and the server log go to test-results/schemathesis/. Exits 1 on any failure.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { freePort, stop, waitForHttp } from '../support/processes.ts';
-import { type Api, exampleOf, operations, paramExample, type Operation } from '../support/spec.ts';
+import {
+  createTestDatabase,
+  storages,
+  TEST_REDIS_URL,
+  type Storage,
+  type TestDatabase,
+} from '../support/server.ts';
+import { redisAvailable } from '../support/instances.ts';
+import { fetchExample } from '../support/requests.ts';
+import { type Api, operations } from '../support/spec.ts';
 
 const HERE = 'contract-tests/schemathesis';
 const VENV = '.venv';
 const REPORTS = 'test-results/schemathesis';
 const APIS: Api[] = ['model', 'directory'];
+
+/**
+ * Examples per operation on the PostgreSQL + Redis pass, unless SCHEMATHESIS_MAX_EXAMPLES says
+ * otherwise. The PGlite pass runs the configs' full 200 and covers the contract; this pass is
+ * there for what differs on the production path (PostgreSQL's own parsing of text, numbers and
+ * ranges, the Redis limiter and revocation bus under the fuzzer, the pg pool), which every phase
+ * reaches with fewer examples. 50 keeps the pass within about a third of the first one.
+ */
+const POSTGRES_MAX_EXAMPLES = '50';
 
 function pinnedVersion(): string {
   const line = readFileSync(`${HERE}/requirements.txt`, 'utf8')
@@ -59,35 +79,6 @@ function pendingOf(api: Api): string[] {
   return JSON.parse(out) as string[];
 }
 
-/** Calls an operation with its spec examples, as a client that read the docs would. */
-async function callWithExamples(base: string, key: string, op: Operation): Promise<Response> {
-  let path = op.path;
-  const query = new URLSearchParams();
-  for (const param of op.parameters) {
-    const value = paramExample(op.api, param);
-    if (param.in === 'path') path = path.replace(`{${param.name}}`, encodeURIComponent(String(value)));
-    if (param.in === 'query' && param.required && value !== undefined) query.set(param.name, String(value));
-  }
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  let body: BodyInit | undefined;
-  const content = op.requestBody?.content ?? {};
-  if (content['application/json']) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(exampleOf(content['application/json']));
-  } else if (content['multipart/form-data']) {
-    const form = new FormData();
-    for (const [name, value] of Object.entries(
-      (exampleOf(content['multipart/form-data']) ?? {}) as Record<string, unknown>,
-    )) {
-      if (name !== 'file') form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-    }
-    form.set('file', new Blob([new Uint8Array(2048)], { type: 'audio/wav' }), 'probe.wav');
-    body = form;
-  }
-  const search = query.size ? `?${query}` : '';
-  return fetch(`${base}${path}${search}`, { method: op.method, headers, ...(body ? { body } : {}) });
-}
-
 /** Problems with the pending list: unknown ids, and pending operations that answer anything but 501. */
 async function checkPending(api: Api, base: string, key: string, pending: string[]): Promise<string[]> {
   const ops = operations(api);
@@ -96,7 +87,7 @@ async function checkPending(api: Api, base: string, key: string, pending: string
     .filter((id) => !known.has(id))
     .map((id) => `${api}: pending operation ${id} is not in the spec`);
   for (const op of ops.filter((o) => pending.includes(o.operationId))) {
-    const res = await callWithExamples(base, key, op);
+    const res = await fetchExample(base, op, { key });
     const text = await res.text();
     if (res.status !== 501) {
       problems.push(
@@ -138,28 +129,49 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   });
 }
 
-async function main(): Promise<number> {
-  const arg = process.argv[2];
-  if (arg !== undefined && !APIS.includes(arg as Api)) {
-    console.error(`usage: node ${HERE}/run.ts [model|directory]`);
-    return 2;
-  }
-  const apis = arg ? [arg as Api] : APIS;
-  const st = ensureSchemathesis();
-  mkdirSync(REPORTS, { recursive: true });
+interface Pass {
+  storage: Storage;
+  /** Environment of the services for this storage path. */
+  env: Record<string, string>;
+  maxExamples: string | undefined;
+  /** Suffix of the report and log names: none for PGlite, as before. */
+  suffix: string;
+  cleanup(): Promise<void>;
+}
 
+async function preparePass(storage: Storage): Promise<Pass> {
+  if (storage === 'pglite') {
+    return {
+      storage,
+      env: { DATA_DIR: 'memory://', DATABASE_URL: '', REDIS_URL: '' },
+      maxExamples: process.env.SCHEMATHESIS_MAX_EXAMPLES,
+      suffix: '',
+      cleanup: async () => {},
+    };
+  }
+  const database: TestDatabase = await createTestDatabase();
+  return {
+    storage,
+    env: { DATA_DIR: 'memory://', DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL },
+    maxExamples: process.env.SCHEMATHESIS_MAX_EXAMPLES ?? POSTGRES_MAX_EXAMPLES,
+    suffix: '-postgres',
+    cleanup: () => database.drop(),
+  };
+}
+
+async function runPass(st: string, apis: Api[], pass: Pass): Promise<string[]> {
   const adminKey = `sk_st_admin_${randomBytes(16).toString('hex')}`;
   const ports = { model: await freePort(), directory: await freePort() };
-  const log = createWriteStream(`${REPORTS}/server.log`);
+  const log = createWriteStream(`${REPORTS}/server${pass.suffix}.log`);
+  const label =
+    pass.storage === 'pglite' ? 'PGlite, limits in memory' : 'PostgreSQL, limits and revocations in Redis';
+  console.log(`\n==== schemathesis on ${label} ====`);
   const server: ChildProcess = spawn(process.execPath, ['src/main.ts'], {
     env: {
       ...process.env,
       HOST: '127.0.0.1',
       MODEL_API_PORT: String(ports.model),
       DIRECTORY_API_PORT: String(ports.directory),
-      DATA_DIR: 'memory://',
-      DATABASE_URL: '',
-      REDIS_URL: '',
       BOOTSTRAP_ADMIN_KEY: adminKey,
       LOG_LEVEL: 'warn',
       // One admin key sends every request: the model API's 600 a minute would turn the run
@@ -167,6 +179,7 @@ async function main(): Promise<number> {
       MODEL_RATE_LIMIT_RPM: '100000000',
       // A small demo directory: enough to search, quick to load.
       DEMO_LISTINGS: '500',
+      ...pass.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -174,6 +187,7 @@ async function main(): Promise<number> {
   server.stderr?.pipe(log);
 
   const failures: string[] = [];
+  const tag = (api: Api) => `${api}${pass.suffix ? ` on ${pass.storage}` : ''}`;
   try {
     const bases = {
       model: `http://127.0.0.1:${ports.model}`,
@@ -189,12 +203,13 @@ async function main(): Promise<number> {
     for (const api of apis) {
       const built = operations(api).filter((op) => !pending[api].includes(op.operationId));
       console.log(
-        `\n== ${api} API: ${built.length} operation(s) under test, ${pending[api].length} pending (501, checked) ==`,
+        `\n== ${tag(api)} API: ${built.length} operation(s) under test, ${pending[api].length} pending (501, checked) ==`,
       );
       if (built.length === 0) {
         console.log(`${api}: every operation is pending; schemathesis has nothing to test yet.`);
         continue;
       }
+      const report = `${REPORTS}/${api}${pass.suffix}.xml`;
       const args = [
         '--config-file',
         `${HERE}/${api}.toml`,
@@ -207,26 +222,64 @@ async function main(): Promise<number> {
         '--report',
         'junit',
         '--report-junit-path',
-        `${REPORTS}/${api}.xml`,
+        report,
         ...(process.env.SCHEMATHESIS_SEED ? ['--seed', process.env.SCHEMATHESIS_SEED] : []),
-        ...(process.env.SCHEMATHESIS_MAX_EXAMPLES
-          ? ['--max-examples', process.env.SCHEMATHESIS_MAX_EXAMPLES]
-          : []),
+        ...(pass.maxExamples ? ['--max-examples', pass.maxExamples] : []),
       ];
       const started = Date.now();
       const code = await run(st, args, { ST_PROTECTED_KEY_ID: protectedKeyId, ST_DECOY_KEY_ID: decoyKeyId });
-      console.log(`${api}: schemathesis exited ${code} after ${Math.round((Date.now() - started) / 1000)} s`);
-      if (code !== 0) failures.push(`${api}: schemathesis exited ${code} (report: ${REPORTS}/${api}.xml)`);
+      console.log(
+        `${tag(api)}: schemathesis exited ${code} after ${Math.round((Date.now() - started) / 1000)} s`,
+      );
+      if (code !== 0) failures.push(`${tag(api)}: schemathesis exited ${code} (report: ${report})`);
     }
   } finally {
     await stop(server);
     log.end();
   }
+  return failures;
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const storageAt = args.indexOf('--storage');
+  const storageArg = storageAt >= 0 ? args.splice(storageAt, 2)[1] : undefined;
+  const arg = args[0];
+  if (
+    (arg !== undefined && !APIS.includes(arg as Api)) ||
+    (storageAt >= 0 && storageArg !== 'pglite' && storageArg !== 'postgres')
+  ) {
+    console.error(`usage: node ${HERE}/run.ts [model|directory] [--storage pglite|postgres]`);
+    return 2;
+  }
+  const apis = arg ? [arg as Api] : APIS;
+  let passes: Storage[] = storageArg ? [storageArg as Storage] : ['pglite', 'postgres'];
+  // Both paths wherever PostgreSQL and Redis answer; in CI they must (storages() and
+  // redisAvailable() throw there instead of skipping).
+  if (passes.includes('postgres') && !((await storages()).includes('postgres') && (await redisAvailable()))) {
+    if (storageArg)
+      throw new Error('--storage postgres needs PostgreSQL and Redis (run scripts/test-deps.sh)');
+    passes = passes.filter((p) => p !== 'postgres');
+  }
+  const st = ensureSchemathesis();
+  mkdirSync(REPORTS, { recursive: true });
+
+  const failures: string[] = [];
+  for (const storage of passes) {
+    const pass = await preparePass(storage);
+    const started = Date.now();
+    try {
+      failures.push(...(await runPass(st, apis, pass)));
+    } finally {
+      await pass.cleanup();
+    }
+    console.log(`schemathesis on ${storage}: ${Math.round((Date.now() - started) / 1000)} s`);
+  }
   if (failures.length > 0) {
     console.error(`\nschemathesis: FAILED\n- ${failures.join('\n- ')}`);
     return 1;
   }
-  console.log('\nschemathesis: passed');
+  console.log(`\nschemathesis: passed (${passes.join(', ')})`);
   return 0;
 }
 
