@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: false,
-    reporters: ['default'],
+    // In CI a JUnit report too, beside schemathesis's (test-results/).
+    reporters: process.env['CI'] ? ['default', 'junit'] : ['default'],
+    outputFile: { junit: 'test-results/vitest.xml' },
   },
 });

@@ -10,18 +10,13 @@ import { startTestServers, type TestServers } from './support/server.ts';
 import { operations } from './support/spec.ts';
 
 const chatOp = operations('model').find((op) => op.operationId === 'createChatCompletion')!;
+const embeddingOp = operations('model').find((op) => op.operationId === 'createEmbedding')!;
 
 /** The SDK's error matches what the spec documents for the status: envelope and headers. */
-function expectDocumented(error: unknown, status: number): void {
+function expectDocumented(error: unknown, status: number, op = chatOp): void {
   expect(error).toBeInstanceOf(OpenAI.APIError);
   const { headers, error: body } = error as InstanceType<typeof OpenAI.APIError>;
-  expectConformsParts(
-    chatOp,
-    status,
-    headers!,
-    JSON.stringify({ error: body }),
-    headers!.get('content-type'),
-  );
+  expectConformsParts(op, status, headers!, JSON.stringify({ error: body }), headers!.get('content-type'));
 }
 
 let upstream: TestServers;
@@ -79,6 +74,24 @@ describe('our model API as the upstream of another instance', () => {
     expect(text).toBe(straight.choices[0]?.message.content);
   });
 
+  it('relays embeddings: the upstream’s vectors and token counts', async () => {
+    const client = await chained({
+      type: 'upstream',
+      baseUrl: `${upstream.urls.model}/v1`,
+      apiKey: upstream.adminKey,
+    });
+    const direct = new OpenAI({
+      baseURL: `${upstream.urls.model}/v1`,
+      apiKey: upstream.adminKey,
+      maxRetries: 0,
+    });
+    const input = ['Fähre von Olbia nach Bonifacio', 'ferry to Corsica'];
+    const viaChain = await client.embeddings.create({ model: 'queen', input, dimensions: 32 });
+    const straight = await direct.embeddings.create({ model: 'queen', input, dimensions: 32 });
+    expect(viaChain.data.map((d) => d.embedding)).toEqual(straight.data.map((d) => d.embedding));
+    expect(viaChain.usage.prompt_tokens).toBe(straight.usage.prompt_tokens);
+  });
+
   it('answers 502 when the upstream is down', async () => {
     const port = await freePort(); // nothing listens there
     const client = await chained({ type: 'upstream', baseUrl: `http://127.0.0.1:${port}/v1`, retries: 0 });
@@ -91,6 +104,11 @@ describe('our model API as the upstream of another instance', () => {
       .catch((e: unknown) => e);
     expect((streamed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expectDocumented(streamed, 502);
+    const embedded = await client.embeddings
+      .create({ model: 'queen', input: 'ferry' })
+      .catch((e: unknown) => e);
+    expect((embedded as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expectDocumented(embedded, 502, embeddingOp);
   });
 
   it('answers 504 when the upstream is too slow', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cosine, embed } from './index.ts';
+import { cosine, embed, spread, truncateVector } from './index.ts';
 
 const trades = {
   plumber:
@@ -62,5 +62,43 @@ describe('embed', () => {
   it('unknown words still match themselves through character trigrams', () => {
     const [a, b, c] = embed(['Quetzalcoatl Holding', 'quetzalcoatl', 'Zahnarzt']);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
+  });
+});
+
+describe('fewer dimensions', () => {
+  // two buckets of a hashed vector, unequal (equal ones cancel in half the Hadamard outputs)
+  const sparse = (d: number, at: [number, number]): Float32Array => {
+    const v = new Float32Array(d);
+    v[at[0]] = 0.8;
+    v[at[1]] = 0.6;
+    return v;
+  };
+
+  it('the rotation keeps length and every cosine, and spreads a sparse vector over all dimensions', () => {
+    for (const d of [384, 256, 100]) {
+      const a = sparse(d, [d - 1, d - 7]);
+      const b = sparse(d, [d - 1, 3]);
+      const [ra, rb] = [spread(a), spread(b)];
+      expect(cosine(ra, ra)).toBeCloseTo(1, 6);
+      expect(cosine(ra, rb)).toBeCloseTo(cosine(a, b), 6);
+      const zeros = Array.from(ra).filter((x) => Math.abs(x) < 1e-9).length;
+      expect(zeros).toBeLessThan(d / 4);
+    }
+  });
+
+  it('a prefix of 4 of a text with no thesaurus word still carries it (not all zeros)', () => {
+    const [v] = embed(['Padaria sem glúten no Porto']);
+    const head = truncateVector(v!, 4);
+    expect(Array.from(head).some((x) => Math.abs(x) > 0.05)).toBe(true);
+    expect(cosine(head, head)).toBeCloseTo(1, 5);
+  });
+
+  it('short prefixes keep the meaning roughly: a need stays nearer its trade at 64 dimensions', () => {
+    const [need, plumber, dentist] = embed([
+      'my kitchen pipe is leaking',
+      trades.plumber,
+      trades.dentist,
+    ]).map((v) => truncateVector(v, 64));
+    expect(cosine(need!, plumber!)).toBeGreaterThan(cosine(need!, dentist!));
   });
 });

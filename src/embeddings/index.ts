@@ -150,8 +150,91 @@ function surfaceVector(text: string, dimensions: number): Float32Array {
 
 const CONCEPT_SHARE = 0.88;
 
-/** One text's vector: see the top of this file. */
+// The surface part is sparse (one hashed bucket per trigram), so the first few dimensions of a
+// raw vector may all be zero, and "fewer dimensions keep the first ones" (the embeddings API,
+// like OpenAI's) would lose the text. A fixed orthogonal rotation spreads every vector's energy
+// over all dimensions without changing any cosine: random signs, a permutation, a normalised
+// Walsh-Hadamard transform on each power-of-two block, then an orthonormal DCT across blocks.
+// O(d log d): a few microseconds for 384 dimensions.
+
+interface Rotation {
+  signs: Float32Array;
+  order: Uint16Array;
+  block: number;
+  blocks: number;
+  /** blocks x blocks, row-major: the orthonormal DCT-II. */
+  mix: Float64Array;
+}
+
+const rotations = new Map<number, Rotation>();
+
+function rotationFor(dimensions: number): Rotation {
+  let rotation = rotations.get(dimensions);
+  if (rotation) return rotation;
+  const next = mulberry32(fnv1a32(`rotation:${dimensions}`));
+  const signs = new Float32Array(dimensions).map(() => (next() < 0.5 ? -1 : 1));
+  const order = new Uint16Array(dimensions).map((_, i) => i);
+  for (let i = dimensions - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    const t = order[i] ?? 0;
+    order[i] = order[j] ?? 0;
+    order[j] = t;
+  }
+  let block = 1;
+  while (dimensions % (block * 2) === 0) block *= 2;
+  const blocks = dimensions / block;
+  const mix = new Float64Array(blocks * blocks);
+  for (let k = 0; k < blocks; k++) {
+    const scale = Math.sqrt((k === 0 ? 1 : 2) / blocks);
+    for (let n = 0; n < blocks; n++)
+      mix[k * blocks + n] = scale * Math.cos((Math.PI / blocks) * (n + 0.5) * k);
+  }
+  rotation = { signs, order, block, blocks, mix };
+  rotations.set(dimensions, rotation);
+  return rotation;
+}
+
+/** The vector under the fixed rotation of its dimension: same length, same cosines, energy spread. */
+export function spread(v: Float32Array): Float32Array {
+  const d = v.length;
+  if (d < 2 || d > 65_535) return v;
+  const { signs, order, block, blocks, mix } = rotationFor(d);
+  const x = new Float64Array(d);
+  for (let i = 0; i < d; i++) x[i] = (v[order[i] ?? 0] ?? 0) * (signs[i] ?? 1);
+  const norm = 1 / Math.sqrt(block);
+  for (let start = 0; start < d; start += block) {
+    for (let h = 1; h < block; h *= 2) {
+      for (let i = start; i < start + block; i += h * 2) {
+        for (let j = i; j < i + h; j++) {
+          const a = x[j] ?? 0;
+          const b = x[j + h] ?? 0;
+          x[j] = a + b;
+          x[j + h] = a - b;
+        }
+      }
+    }
+    for (let i = start; i < start + block; i++) x[i] = (x[i] ?? 0) * norm;
+  }
+  const out = new Float32Array(d);
+  if (blocks === 1) {
+    for (let i = 0; i < d; i++) out[i] = x[i] ?? 0;
+    return out;
+  }
+  for (let j = 0; j < block; j++) {
+    for (let k = 0; k < blocks; k++) {
+      let sum = 0;
+      for (let n = 0; n < blocks; n++) sum += (mix[k * blocks + n] ?? 0) * (x[n * block + j] ?? 0);
+      out[k * block + j] = sum;
+    }
+  }
+  return out;
+}
+
 export function embedOne(text: string, dimensions = DEFAULT_DIMENSIONS): Float32Array {
+  return spread(combine(text, dimensions));
+}
+
+function combine(text: string, dimensions: number): Float32Array {
   const concepts = conceptsOf(text);
   const surface = surfaceVector(text, dimensions);
   if (concepts.size === 0) return surface;
@@ -186,6 +269,22 @@ export function embed(texts: string[], dimensions = DEFAULT_DIMENSIONS): Float32
 }
 
 /** The dot product of two vectors; their cosine similarity when both are normalised. */
+/** The first `dimensions` numbers of a unit vector, normalised again to unit length. */
+export function truncateVector(vector: Float32Array, dimensions: number): Float32Array {
+  if (dimensions >= vector.length) return vector;
+  const out = vector.slice(0, dimensions);
+  let norm = 0;
+  for (const x of out) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm === 0) {
+    // the first dimensions carry nothing: the unit vector along the first axis, not NaNs
+    out[0] = 1;
+    return out;
+  }
+  for (let i = 0; i < out.length; i++) out[i] = (out[i] ?? 0) / norm;
+  return out;
+}
+
 export function cosine(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   const n = Math.min(a.length, b.length);

@@ -5,6 +5,7 @@ import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
 import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
+import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings.ts';
 import { createModelsRouter } from './models.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
@@ -21,7 +22,12 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
   logger.info({ engines: engines.describe() }, 'model engines');
   const limits = rateLimit(platform.limiter, (req, principal) => {
     const body = req.body as { model?: unknown } | undefined;
-    const model = typeof body?.model === 'string' ? body.model : 'all';
+    const model =
+      typeof body?.model === 'string'
+        ? body.model
+        : req.path === '/v1/embeddings'
+          ? DEFAULT_EMBEDDING_MODEL
+          : 'all';
     return {
       key: `model:${principal.keyId}:${model}`,
       buckets: [modelRequestBucket(principal.plan, platform.config.env)],
@@ -42,6 +48,13 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
         limiter: platform.limiter,
         env: platform.config.env,
         engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
+        logger,
+      }),
+      createEmbeddingsRouter({
+        db: platform.db,
+        limiter: platform.limiter,
+        env: platform.config.env,
+        engineFor: (model) => engines(model),
         logger,
       }),
       createAccountsRouter(platform.accounts, platform.auth),

@@ -756,7 +756,7 @@ export type ErrorResponse = {
  */
 export type CreateEmbeddingRequest = {
     /**
-     * The text to embed: a string, an array of up to 2,048 strings, an array of token ids, or an array of up to 2,048 arrays of token ids (ids of the model's tokenizer; the built-in engine uses `o200k_base`). Each input must fit the model's context window (king 200,000 tokens, queen 64,000, prince 16,000), else the request is a 400 `context_length_exceeded`; empty strings are a 400.
+     * The text to embed: a string, an array of up to 2,048 strings, an array of token ids, or an array of up to 2,048 arrays of token ids (ids of the ordinary tokens of `o200k_base`, the tokenizer of the text models: 0 to 199,997). Each input must fit the model's context window (king 200,000 tokens, queen 64,000, prince 16,000), else the request is a 400 `context_length_exceeded`; empty strings are a 400.
      */
     input: string | Array<string> | Array<number> | Array<Array<number>>;
     /**

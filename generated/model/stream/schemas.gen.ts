@@ -1299,7 +1299,7 @@ export const CreateEmbeddingRequestSchema = {
     ],
     properties: {
         input: {
-            description: 'The text to embed: a string, an array of up to 2,048 strings, an array of token ids, or an array of up to 2,048 arrays of token ids (ids of the model\'s tokenizer; the built-in engine uses `o200k_base`). Each input must fit the model\'s context window (king 200,000 tokens, queen 64,000, prince 16,000), else the request is a 400 `context_length_exceeded`; empty strings are a 400.',
+            description: 'The text to embed: a string, an array of up to 2,048 strings, an array of token ids, or an array of up to 2,048 arrays of token ids (ids of the ordinary tokens of `o200k_base`, the tokenizer of the text models: 0 to 199,997). Each input must fit the model\'s context window (king 200,000 tokens, queen 64,000, prince 16,000), else the request is a 400 `context_length_exceeded`; empty strings are a 400.',
             oneOf: [
                 {
                     title: 'Text',
@@ -1325,7 +1325,8 @@ export const CreateEmbeddingRequestSchema = {
                     minItems: 1,
                     items: {
                         type: 'integer',
-                        minimum: 0
+                        minimum: 0,
+                        maximum: 199997
                     }
                 },
                 {
@@ -1339,7 +1340,8 @@ export const CreateEmbeddingRequestSchema = {
                         minItems: 1,
                         items: {
                             type: 'integer',
-                            minimum: 0
+                            minimum: 0,
+                            maximum: 199997
                         }
                     }
                 }

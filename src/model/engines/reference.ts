@@ -22,7 +22,8 @@ import {
 } from '../tokens.ts';
 import { generateInstance, type InstanceContext, type Json } from './json-instance.ts';
 import { type Random, seededRandom } from './random.ts';
-import type { ChatOptions, Engine, EngineEvent, FinishReason } from './types.ts';
+import { embedOne, truncateVector } from '../../embeddings/index.ts';
+import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './types.ts';
 import {
   capitalize,
   entities,
@@ -440,6 +441,17 @@ export class ReferenceEngine implements Engine {
 
   fingerprint(model: TextModelId): string {
     return `fp_${model}_ref_1`;
+  }
+
+  /**
+   * Embeddings from the built-in engine that the directory's semantic search uses too (the
+   * same vectors for the three text models). Fewer `dimensions` keep the first ones of the
+   * 384 and normalise again, as the spec says.
+   */
+  embed(request: EmbedRequest): Promise<EmbedResult> {
+    return Promise.resolve({
+      vectors: request.texts.map((text) => truncateVector(embedOne(text), request.dimensions)),
+    });
   }
 
   /** The answer the engine gives, as whole choices (what `chat` streams piece by piece). */

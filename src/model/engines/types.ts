@@ -1,6 +1,6 @@
 // What every engine implements: one stream of events per request, from which the assembler builds
 // both the buffered ChatCompletion and the streamed chunks, so the two always bill the same.
-import type { CreateChatCompletionRequest } from '../../../generated/model/client/types.gen.ts';
+import type { CreateChatCompletionRequest, TextModelId } from '../../../generated/model/client/types.gen.ts';
 import type { ApiError } from '../../platform/errors.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -57,6 +57,24 @@ export interface ChatOptions {
   promptTokens?: number;
 }
 
+/** What an embeddings request asks of an engine, after the route's checks. */
+export interface EmbedRequest {
+  model: TextModelId;
+  /** The inputs as the client sent them: texts, or token ids of `o200k_base` (what an upstream gets). */
+  input: string[] | number[][];
+  /** The inputs as texts (token ids decoded by the route): what the built-in engine embeds. */
+  texts: string[];
+  /** 1 to 384. */
+  dimensions: number;
+}
+
+export interface EmbedResult {
+  /** One unit-length vector of `dimensions` numbers per input, in order. */
+  vectors: Float32Array[];
+  /** Input tokens, when the engine counted them (an upstream's `usage.prompt_tokens`). */
+  promptTokens?: number;
+}
+
 export interface Engine {
   /** For logs and metrics: `reference` or `upstream:<host>`. */
   readonly name: string;
@@ -68,4 +86,6 @@ export interface Engine {
    * (502, 503 or 504), one after it is an `error` event.
    */
   chat(request: CreateChatCompletionRequest, options?: ChatOptions): AsyncIterable<EngineEvent>;
+  /** Embeds every input; failures are ApiErrors (502, 503 or 504 for an upstream). */
+  embed(request: EmbedRequest, options?: { signal?: AbortSignal }): Promise<EmbedResult>;
 }

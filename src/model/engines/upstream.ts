@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreateChatCompletionRequest, TextModelId } from '../../../generated/model/client/types.gen.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { SseParser } from './sse.ts';
-import type { ChatOptions, Engine, EngineEvent, FinishReason } from './types.ts';
+import { DEFAULT_DIMENSIONS } from '../../embeddings/index.ts';
+import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './types.ts';
 
 export interface UpstreamConfig {
   /** The OpenAI-compatible base URL, with its version prefix: `http://127.0.0.1:8000/v1`. */
@@ -178,6 +179,56 @@ export function upstreamBody(request: CreateChatCompletionRequest, model: string
   return { ...body, model, stream: true, stream_options: { include_usage: true } };
 }
 
+/** Exponential backoff with jitter, never shorter than the upstream's Retry-After. */
+function backoffMs(
+  settings: { retryBaseMs: number },
+  attempt: number,
+  lastError: UpstreamError | undefined,
+): number {
+  const backoff = settings.retryBaseMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
+  return Math.max(backoff, lastError?.retryAfterMs ?? 0);
+}
+
+/** The vectors of an upstream's embeddings answer, checked: one per input, finite numbers. */
+export function parseEmbeddings(text: string, request: EmbedRequest, host: string): EmbedResult {
+  let parsed: { data?: { index?: number; embedding?: unknown }[]; usage?: { prompt_tokens?: unknown } };
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw failed(`The upstream ${host} answered with invalid JSON.`, false);
+  }
+  const data = Array.isArray(parsed.data) ? parsed.data : [];
+  if (data.length !== request.input.length) {
+    throw failed(
+      `The upstream ${host} answered ${data.length} embeddings for ${request.input.length} inputs.`,
+      false,
+    );
+  }
+  const vectors: Float32Array[] = new Array<Float32Array>(data.length);
+  data.forEach((item, position) => {
+    const index = typeof item.index === 'number' ? item.index : position;
+    const embedding = item.embedding;
+    if (
+      !Array.isArray(embedding) ||
+      embedding.length === 0 ||
+      index < 0 ||
+      index >= data.length ||
+      !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))
+    ) {
+      throw failed(`The upstream ${host} answered an embedding that is not an array of numbers.`, false);
+    }
+    vectors[index] = Float32Array.from(embedding as number[]);
+  });
+  for (let i = 0; i < vectors.length; i++) {
+    if (vectors[i] === undefined)
+      throw failed(`The upstream ${host} answered no embedding for input ${i}.`, false);
+  }
+  const result: EmbedResult = { vectors };
+  const tokens = parsed.usage?.prompt_tokens;
+  if (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0) result.promptTokens = tokens;
+  return result;
+}
+
 function withDefaults(
   config: UpstreamConfig,
 ): Required<Omit<UpstreamConfig, 'apiKey' | 'model' | 'modelMap' | 'fallback' | 'headers'>> & UpstreamConfig {
@@ -222,8 +273,7 @@ export class UpstreamEngine implements Engine {
       const settings = withDefaults(config);
       for (let attempt = 0; attempt <= settings.retries; attempt++) {
         if (attempt > 0) {
-          const backoff = settings.retryBaseMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
-          const wait = Math.max(backoff, lastError?.retryAfterMs ?? 0);
+          const wait = backoffMs(settings, attempt, lastError);
           if (wait > settings.maxRetryWaitMs) break;
           await sleep(wait, undefined, signal === undefined ? {} : { signal });
         }
@@ -252,24 +302,66 @@ export class UpstreamEngine implements Engine {
     throw lastError ?? failed('No upstream answered.');
   }
 
+  async embed(request: EmbedRequest, options: { signal?: AbortSignal } = {}): Promise<EmbedResult> {
+    const signal = options.signal;
+    let lastError: UpstreamError | undefined;
+    for (
+      let config: UpstreamConfig | undefined = this.config;
+      config !== undefined;
+      config = config.fallback
+    ) {
+      const settings = withDefaults(config);
+      for (let attempt = 0; attempt <= settings.retries; attempt++) {
+        if (attempt > 0) {
+          const wait = backoffMs(settings, attempt, lastError);
+          if (wait > settings.maxRetryWaitMs) break;
+          await sleep(wait, undefined, signal === undefined ? {} : { signal });
+        }
+        try {
+          return await this.#embedAttempt(settings, request, signal);
+        } catch (error) {
+          if (signal?.aborted === true) throw signal.reason ?? error;
+          lastError =
+            error instanceof UpstreamError
+              ? error
+              : failed(`The upstream failed: ${(error as Error).message}`);
+          if (!lastError.retryable) break;
+        }
+      }
+    }
+    throw lastError ?? failed('No upstream answered.');
+  }
+
   #upstreamModel(config: UpstreamConfig, model: TextModelId): string {
     return config.modelMap?.[model] ?? config.model ?? model;
   }
 
-  /** One request to one upstream; yields its events as they arrive; throws UpstreamError on failure. */
-  async *#attempt(
+  /**
+   * Sends one POST to one upstream, with the connect, first-byte and total timeouts armed and the
+   * client's abort wired in. `response` resolves with the answer's head; `mapError` turns whatever
+   * the caller caught into the error to throw; `close` disarms and frees everything.
+   */
+  #open(
     config: ReturnType<typeof withDefaults>,
-    request: CreateChatCompletionRequest,
+    path: string,
+    body: Record<string, unknown>,
+    accept: string,
     signal: AbortSignal | undefined,
-  ): AsyncGenerator<EngineEvent> {
+  ): {
+    url: URL;
+    response: Promise<http.IncomingMessage>;
+    firstByte(): void;
+    mapError(error: unknown): unknown;
+    close(): void;
+  } {
     const base = config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`;
-    const url = new URL('chat/completions', base);
+    const url = new URL(path, base);
     const secure = url.protocol === 'https:';
-    const payload = JSON.stringify(upstreamBody(request, this.#upstreamModel(config, request.model)));
+    const payload = JSON.stringify(body);
     const headers: Record<string, string> = {
       ...config.headers,
       'content-type': 'application/json',
-      accept: 'text/event-stream',
+      accept,
       'content-length': String(Buffer.byteLength(payload)),
     };
     if (config.apiKey !== undefined) headers.authorization = `Bearer ${config.apiKey}`;
@@ -321,17 +413,52 @@ export class UpstreamEngine implements Engine {
       if (!socket.connecting) clearTimeout(connectTimer);
       else socket.once('connect', () => clearTimeout(connectTimer));
     });
-
-    try {
-      if (signal?.aborted === true) onAbort();
-      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        req.once('response', resolve);
-        req.once('error', reject);
-        req.end(payload);
+    if (signal?.aborted === true) onAbort();
+    const responsePromise = new Promise<http.IncomingMessage>((resolve, reject) => {
+      req.once('response', (res) => {
+        response = res;
+        req.on('error', () => {}); // later errors surface through the response stream
+        res.setEncoding('utf8');
+        resolve(res);
       });
-      response = res;
-      req.on('error', () => {}); // later errors surface through the response stream
-      res.setEncoding('utf8');
+      req.once('error', reject);
+      req.end(payload);
+    });
+    responsePromise.catch(() => {});
+    return {
+      url,
+      response: responsePromise,
+      firstByte: () => clearTimeout(firstByteTimer),
+      mapError: (error: unknown) => {
+        if (signal?.aborted === true) return (signal.reason as unknown) ?? error;
+        if (failure !== undefined) return failure;
+        if (error instanceof UpstreamError) return error;
+        return this.#networkError(url.host, error as NodeJS.ErrnoException);
+      },
+      close: () => {
+        for (const timer of timers) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (!req.destroyed) req.destroy();
+      },
+    };
+  }
+
+  /** One request to one upstream; yields its events as they arrive; throws UpstreamError on failure. */
+  async *#attempt(
+    config: ReturnType<typeof withDefaults>,
+    request: CreateChatCompletionRequest,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<EngineEvent> {
+    const call = this.#open(
+      config,
+      'chat/completions',
+      upstreamBody(request, this.#upstreamModel(config, request.model)),
+      'text/event-stream',
+      signal,
+    );
+    const url = call.url;
+    try {
+      const res = await call.response;
       const status = res.statusCode ?? 0;
       const type = String(res.headers['content-type'] ?? '');
       if (status !== 200) {
@@ -345,7 +472,7 @@ export class UpstreamEngine implements Engine {
         // an upstream that ignored `stream: true`: relay its buffered answer as events
         let body = '';
         for await (const text of res as AsyncIterable<string>) body += text;
-        clearTimeout(firstByteTimer);
+        call.firstByte();
         let parsed: UpstreamChunk;
         try {
           parsed = JSON.parse(body) as UpstreamChunk;
@@ -367,7 +494,7 @@ export class UpstreamEngine implements Engine {
       let finished = false;
       for await (const text of res as AsyncIterable<string>) {
         for (const event of parser.push(text)) {
-          clearTimeout(firstByteTimer);
+          call.firstByte();
           if (event.data === '[DONE]') {
             done = true;
             break;
@@ -391,14 +518,40 @@ export class UpstreamEngine implements Engine {
       if (!done && !finished)
         throw failed(`The upstream ${url.host} closed the stream before the answer was complete.`);
     } catch (error) {
-      if (signal?.aborted === true) throw signal.reason ?? error;
-      if (failure !== undefined) throw failure;
-      if (error instanceof UpstreamError) throw error;
-      throw this.#networkError(url.host, error as NodeJS.ErrnoException);
+      throw call.mapError(error);
     } finally {
-      for (const timer of timers) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (!req.destroyed) req.destroy();
+      call.close();
+    }
+  }
+
+  /** One embeddings request to one upstream, buffered; throws UpstreamError on failure. */
+  async #embedAttempt(
+    config: ReturnType<typeof withDefaults>,
+    request: EmbedRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<EmbedResult> {
+    const body: Record<string, unknown> = {
+      model: this.#upstreamModel(config, request.model),
+      input: request.input,
+      encoding_format: 'float',
+    };
+    if (request.dimensions !== DEFAULT_DIMENSIONS) body.dimensions = request.dimensions;
+    const call = this.#open(config, 'embeddings', body, 'application/json', signal);
+    const url = call.url;
+    try {
+      const res = await call.response;
+      call.firstByte();
+      const status = res.statusCode ?? 0;
+      let text = '';
+      for await (const part of res as AsyncIterable<string>) {
+        if (status === 200 || text.length < MAX_ERROR_BODY) text += part;
+      }
+      if (status !== 200) throw this.#statusError(url.host, status, res.headers, text);
+      return parseEmbeddings(text, request, url.host);
+    } catch (error) {
+      throw call.mapError(error);
+    } finally {
+      call.close();
     }
   }
 

@@ -1,0 +1,168 @@
+// POST /v1/embeddings: one vector per input from the model's engine (the built-in embedding
+// engine that the directory's semantic search uses, or an upstream), billed by input tokens at
+// the model's input price; every call writes one usage record.
+import { type Request, type Response, Router } from 'express';
+import type {
+  CreateEmbeddingRequest,
+  CreateEmbeddingResponse,
+  TextModelId,
+} from '../../generated/model/client/types.gen.ts';
+import { DEFAULT_DIMENSIONS, truncateVector } from '../embeddings/index.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
+import { modelTokenBucket } from '../limits/policies.ts';
+import type { Db } from '../platform/db.ts';
+import { ApiError, BadRequestError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { principalOf } from '../platform/principal.ts';
+import { formatEur, recordUsage } from '../platform/usage.ts';
+import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
+import type { Engine } from './engines/types.ts';
+import { decodeTokens, encodeText } from './tokens.ts';
+
+export interface EmbeddingsDeps {
+  db: Db;
+  limiter: Limiter;
+  /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
+  env: NodeJS.ProcessEnv;
+  engineFor: (model: TextModelId) => Engine;
+  logger: Logger;
+}
+
+export const DEFAULT_EMBEDDING_MODEL: TextModelId = 'prince';
+
+interface Inputs {
+  /** As sent: texts, or arrays of token ids. */
+  raw: string[] | number[][];
+  /** As texts (token ids decoded). */
+  texts: string[];
+  /** Tokens of each input. */
+  tokens: number[];
+}
+
+/** The inputs as lists, token ids checked against o200k_base, and each input's token count. */
+export function readInputs(input: CreateEmbeddingRequest['input']): Inputs {
+  if (typeof input === 'string') return { raw: [input], texts: [input], tokens: [encodeText(input).length] };
+  if (input.length === 0)
+    throw new BadRequestError('invalid_input', 'input must not be empty.', { param: 'input' });
+  if (typeof input[0] === 'string') {
+    const texts = input as string[];
+    return { raw: texts, texts, tokens: texts.map((text) => encodeText(text).length) };
+  }
+  const arrays = typeof input[0] === 'number' ? [input as number[]] : (input as number[][]);
+  const texts = arrays.map((ids, position) => {
+    try {
+      return decodeTokens(ids);
+    } catch {
+      // the spec's range (0 to 199,997) admits only ordinary tokens; this is a second guard
+      throw new BadRequestError(
+        'validation_failed',
+        `Input ${position} holds an id that is not a token of o200k_base (the tokenizer of the text models).`,
+        { param: 'input' },
+      );
+    }
+  });
+  return { raw: arrays, texts, tokens: arrays.map((ids) => ids.length) };
+}
+
+/** float: the numbers, rounded to float32 as stored; base64: the little-endian float32 bytes. */
+export function encodeVector(vector: Float32Array, format: 'float' | 'base64'): number[] | string {
+  if (format === 'base64') {
+    const bytes = Buffer.alloc(vector.length * 4);
+    vector.forEach((x, i) => bytes.writeFloatLE(x, i * 4));
+    return bytes.toString('base64');
+  }
+  return Array.from(vector);
+}
+
+export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
+  const router = Router();
+  router.post('/v1/embeddings', async (req: Request, res: Response) => {
+    const started = Date.now();
+    const body = req.body as CreateEmbeddingRequest;
+    const model = body.model ?? DEFAULT_EMBEDDING_MODEL;
+    if (!isTextModelId(model)) {
+      throw new BadRequestError(
+        'model_not_supported',
+        `Model '${String(model)}' does not serve embeddings.`,
+        {
+          param: 'model',
+        },
+      );
+    }
+    const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
+    const format = body.encoding_format ?? 'float';
+    const inputs = readInputs(body.input);
+    const entry = TEXT_MODELS[model];
+    inputs.tokens.forEach((count, position) => {
+      if (count > entry.contextWindow) {
+        throw new BadRequestError(
+          'context_length_exceeded',
+          `The context window of ${model} is ${entry.contextWindow} tokens, but input ${position} holds ${count} tokens. ` +
+            `Shorten or split it.`,
+          { param: 'input' },
+        );
+      }
+    });
+    const promptTokens = inputs.tokens.reduce((sum, count) => sum + count, 0);
+    const principal = principalOf(res);
+
+    // Tokens per minute, shared with chat completions of the same model.
+    const taken = await deps.limiter.take(
+      `model:${principal.keyId}:${model}:tokens`,
+      [modelTokenBucket(principal.plan, deps.env)],
+      promptTokens,
+    );
+    const requestStates = (res.locals.rateLimitStates as Parameters<typeof setRateLimitHeaders>[1]) ?? [];
+    setRateLimitHeaders(res, [...requestStates, ...taken.states]);
+    if (!taken.ok) throw refusal(taken, `tokens of model '${model}'`);
+
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(new DOMException('The client disconnected.', 'AbortError'));
+    });
+    const bill = async (status: number, tokens: number) => {
+      await recordUsage(deps.db, principal, {
+        service: 'model',
+        model,
+        endpoint: '/v1/embeddings',
+        inputTokens: tokens,
+        costNano: status === 200 ? tokens * entry.inputNanoPerToken : 0,
+        status,
+        latencyMs: Date.now() - started,
+      }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+    };
+
+    let result;
+    try {
+      result = await deps
+        .engineFor(model)
+        .embed({ model, input: inputs.raw, texts: inputs.texts, dimensions }, { signal: controller.signal });
+    } catch (err) {
+      const left = controller.signal.aborted;
+      await bill(left ? 499 : err instanceof ApiError ? err.status : 500, promptTokens);
+      if (left) return;
+      throw err;
+    }
+    const billed = result.promptTokens ?? promptTokens;
+    await bill(200, billed);
+    const answer: CreateEmbeddingResponse = {
+      object: 'list',
+      data: result.vectors.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        // an upstream model may be wider than what was asked: keep the first, renormalised
+        embedding: encodeVector(truncateVector(vector, dimensions), format),
+      })),
+      model,
+      usage: {
+        prompt_tokens: billed,
+        total_tokens: billed,
+        cost: formatEur(billed * entry.inputNanoPerToken),
+        currency: 'EUR',
+      },
+    };
+    res.json(answer);
+  });
+  return router;
+}
