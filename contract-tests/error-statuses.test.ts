@@ -46,8 +46,13 @@ function anotherBody(body: unknown): unknown {
     if (!node || typeof node !== 'object') return false;
     const record = node as Record<string, unknown>;
     for (const field of ['content', 'name', 'input', 'q', 'prompt', 'text']) {
-      if (typeof record[field] === 'string') {
-        record[field] = `${record[field]} (again)`;
+      const value = record[field];
+      if (typeof value === 'string') {
+        record[field] = `${value} (again)`;
+        return true;
+      }
+      if (Array.isArray(value) && typeof value[0] === 'string') {
+        value[0] = `${value[0]} (again)`;
         return true;
       }
     }

@@ -84,6 +84,36 @@ describe('the official openai npm SDK', () => {
     expect(Number.isInteger(args.days) && args.days >= 1 && args.days <= 7).toBe(true);
   });
 
+  it('embeds texts as floats, one unit vector per input, in order', async () => {
+    const result = await openai.embeddings.create({
+      model: 'prince',
+      input: ['Bakeries in Lyon', 'Bicycle repair near Ghent'],
+      encoding_format: 'float',
+    });
+    expect(result).toMatchObject({ object: 'list', model: 'prince' });
+    expect(result.data.map((d) => [d.object, d.index, d.embedding.length])).toEqual([
+      ['embedding', 0, 384],
+      ['embedding', 1, 384],
+    ]);
+    for (const d of result.data) expect(Math.hypot(...d.embedding)).toBeCloseTo(1, 3);
+    expect(result.data[0]?.embedding).not.toEqual(result.data[1]?.embedding);
+    expect(result.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(result.usage.total_tokens).toBe(result.usage.prompt_tokens);
+  });
+
+  it('embeds in base64 by default, which the SDK decodes to the same floats', async () => {
+    const input = 'Opening hours of the Musée des Confluences';
+    const decoded = (await openai.embeddings.create({ model: 'prince', input })).data[0]!.embedding;
+    const floats = (await openai.embeddings.create({ model: 'prince', input, encoding_format: 'float' }))
+      .data[0]!.embedding;
+    expect(decoded).toHaveLength(384);
+    decoded.forEach((x, i) => expect(x).toBeCloseTo(floats[i]!, 6));
+    const short = (await openai.embeddings.create({ model: 'prince', input, dimensions: 64 })).data[0]!
+      .embedding;
+    expect(short).toHaveLength(64);
+    expect(Math.hypot(...short)).toBeCloseTo(1, 3);
+  });
+
   it('raises its error classes for 401, 403, 404 and 429', async () => {
     const bad = new OpenAI({ baseURL: `${servers.urls.model}/v1`, apiKey: 'sk_wrong', maxRetries: 0 });
     await expect(bad.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
