@@ -20,6 +20,10 @@ export interface Running {
 function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    // Idle keep-alive connections stay open longer than clients keep theirs (undici 4 s, load
+    // balancers 60 s), so a client never reuses a socket the server is closing (ECONNRESET).
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     server.once('error', reject);
   });
 }

@@ -69,6 +69,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** Waits for /readyz (the directory answers 503 there until its demo listings are loaded). */
+async function untilReady(url: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (res?.ok) return;
+    if (Date.now() > deadline) throw new Error(`${url}/readyz did not answer 200 within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export async function startTestServers(
   storage: Storage,
   options: {
@@ -97,6 +108,7 @@ export async function startTestServers(
     bootstrapAdminKey: adminKey,
   };
   const running = await startServices(config, options.which, 1000);
+  if (running.urls.directory) await untilReady(running.urls.directory);
   return {
     ...running,
     adminKey,

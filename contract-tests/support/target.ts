@@ -67,7 +67,16 @@ async function call(url: string, key: string, method: string, body?: unknown): P
   return JSON.parse(text) as unknown;
 }
 
-export async function openSession(label: string): Promise<Session> {
+export interface SessionOptions {
+  /**
+   * Local servers only: DIRECTORY_RATE_LIMIT_RPS, the directory's sustained rate per key (the
+   * per-second ceiling is 10 times it). Default 6. A low figure lets a burst reach its 429 even
+   * on a slow, busy machine; a deployment keeps its own limits.
+   */
+  directoryRps?: number;
+}
+
+export async function openSession(label: string, options: SessionOptions = {}): Promise<Session> {
   const runId = randomBytes(4).toString('hex');
   let servers: TestServers | undefined;
   let urls: Record<Api, string>;
@@ -79,7 +88,7 @@ export async function openSession(label: string): Promise<Session> {
   } else {
     // A lower directory limit (6/s, bursts of 60) so a burst from one test process reaches its 429.
     servers = await startTestServers(label === 'postgres' ? 'postgres' : 'pglite', {
-      env: { DIRECTORY_RATE_LIMIT_RPS: '6' },
+      env: { DIRECTORY_RATE_LIMIT_RPS: String(options.directoryRps ?? 6) },
     });
     urls = { model: servers.urls.model as string, directory: servers.urls.directory as string };
     adminKey = servers.adminKey;
