@@ -303,7 +303,7 @@ describe.skipIf(!RUNS)('two instances on one PostgreSQL database and one Redis',
     const toMidnight = 86_400_000 - (Date.now() % 86_400_000);
     if (toMidnight < 20_000) await new Promise((r) => setTimeout(r, toMidnight + 500));
     const { accountId } = await store.createAccount('unlimited search', 'search_unlimited');
-    const key = await mint(['search'], accountId);
+    const key = await mint(['search', 'places'], accountId);
     for (let i = 0; i < DAILY; i++) {
       const res = await fetch(`${i % 2 === 0 ? a.directory : b.directory}/v1/search?q=bakery&limit=1`, {
         headers: bearer(key.secret),
@@ -324,6 +324,11 @@ describe.skipIf(!RUNS)('two instances on one PostgreSQL database and one Redis',
       expect(parseFields(refused.headers.get('ratelimit')).day?.r).toBe(0);
       await expectError('directory', refused, 429, 'rate_limit_error', 'daily_quota_exceeded');
     }
+    // The quota is the search plan's fair use: places calls (billed per call) still answer.
+    const places = await fetch(`${a.directory}/v1/places/geocode?q=Lyon`, { headers: bearer(key.secret) });
+    await places.arrayBuffer();
+    expect(places.status).toBe(200);
+    expect(parseFields(places.headers.get('ratelimit')).day).toBeUndefined();
   });
 });
 

@@ -44,9 +44,9 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     ready = true;
   })().catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
 
-  const limits = rateLimit(platform.limiter, (_req, principal) => ({
+  const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
-    buckets: directoryBuckets(principal.plan, platform.config.env),
+    buckets: directoryBuckets(principal.plan, platform.config.env, { search: req.path === '/v1/search' }),
     what: 'this key',
   }));
   const app = createServiceApp({

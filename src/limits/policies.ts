@@ -45,7 +45,11 @@ export function modelTokenBucket(plan: string, env: NodeJS.ProcessEnv = process.
  * refilled at 60/s holding 16,200 (600/s for 30 s drains 18,000 while 1,800 flow back in),
  * under a ceiling of 600 in any second. The unlimited search plan adds 50,000 a day.
  */
-export function directoryBuckets(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket[] {
+export function directoryBuckets(
+  plan: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { search?: boolean } = {},
+): Bucket[] {
   // DIRECTORY_RATE_LIMIT_RPS scales every figure from the seed's 60/s (tests lower it to reach a
   // 429 in a few requests); unset in production.
   const rps = Number(env.DIRECTORY_RATE_LIMIT_RPS || 60);
@@ -55,8 +59,10 @@ export function directoryBuckets(plan: string, env: NodeJS.ProcessEnv = process.
     { name: 'burst', rate: rps * 10, capacity: rps * 10, window: 1, quota: rps * 10 },
     { name: 'sustained', rate: rps, capacity: rps * 270, window: 270, quota: rps * 270 },
   ];
-  if (plan === 'search_unlimited') {
-    // A UTC day, counted, not refilled: the 50,001st request of a day waits for midnight UTC.
+  if (plan === 'search_unlimited' && options.search !== false) {
+    // The search plan's fair use (seed: "about 50,000 requests per day on the unlimited plan"):
+    // search requests only; places, sales and concierge are billed per call and not capped here.
+    // A UTC day, counted, not refilled: the 50,001st search of a day waits for midnight UTC.
     const perDay = dailyQuotaOverride(env) ?? 50_000;
     buckets.push({ name: 'day', kind: 'window', rate: 0, capacity: perDay, window: 86_400, quota: perDay });
   }
