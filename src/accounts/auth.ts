@@ -15,6 +15,8 @@ interface Cached {
   key: AuthenticatedKey;
   plan: string;
   at: number;
+  /** The bus epoch read before this entry was fetched. */
+  epoch: number;
 }
 
 export interface Authenticator {
@@ -51,14 +53,17 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
 
   async function lookup(secret: string): Promise<Cached | undefined> {
     const hash = hashSecret(secret);
+    // Read before the cache is trusted (and before the database), so an entry is never newer
+    // than its epoch; an unreadable epoch (Redis down) means the database decides.
+    const epoch = await bus.epoch().catch(() => Number.NaN);
     const hit = cache.get(hash);
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit;
+    if (hit && hit.epoch === epoch && Date.now() - hit.at < CACHE_TTL_MS) return hit;
     const key = await store.findBySecret(secret);
     if (!key) {
       cache.delete(hash);
       return undefined;
     }
-    const entry = { key, plan: await store.accountPlan(key.row.account_id), at: Date.now() };
+    const entry = { key, plan: await store.accountPlan(key.row.account_id), at: Date.now(), epoch };
     if (cache.size > 10_000) cache.clear();
     cache.set(hash, entry);
     return entry;
