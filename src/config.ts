@@ -1,5 +1,5 @@
 // Every setting comes from the environment; the README has the table.
-import { rpmOverride } from './limits/policies.ts';
+import { rpmOverride, tpmOverride } from './limits/policies.ts';
 
 export interface Config {
   host: string;
@@ -30,6 +30,7 @@ function optional(value: string | undefined): string | undefined {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   rpmOverride(env); // read per request by the limiter; a bad value fails here, at start-up
+  tpmOverride(env);
   return {
     host: env.HOST || '0.0.0.0',
     modelPort: port('MODEL_API_PORT', 8080, env),

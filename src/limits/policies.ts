@@ -26,8 +26,19 @@ export function modelRequestBucket(plan: string, env: NodeJS.ProcessEnv = proces
   return { name: 'requests', rate: rpm / 60, capacity: rpm, window: 60, quota: rpm };
 }
 
-export function modelTokenBucket(plan: string): Bucket {
-  const { tpm } = MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number });
+/** `MODEL_RATE_LIMIT_TPM` replaces every plan's tokens per minute, as MODEL_RATE_LIMIT_RPM does requests (benchmarks). */
+export function tpmOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.MODEL_RATE_LIMIT_TPM;
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`MODEL_RATE_LIMIT_TPM must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export function modelTokenBucket(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket {
+  const tpm = tpmOverride(env) ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number })).tpm;
   return { name: 'tokens', rate: tpm / 60, capacity: tpm, window: 60, quota: tpm };
 }
 
