@@ -11,6 +11,7 @@ export default tseslint.config(
       'data/',
       'node_modules/',
       '.venv/',
+      '.venv-bench/',
       'test-results/',
       '.schemathesis/',
     ],
