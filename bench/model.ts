@@ -201,6 +201,14 @@ function rssMiB(pid: number | undefined): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux). */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
 /** Samples a process's RSS every 250 ms while `run` runs; the peak and the median. */
 async function underLoad<T>(
   pid: number | undefined,
@@ -221,15 +229,20 @@ async function underLoad<T>(
 
 interface Throughput {
   rps: number;
+  /** autocannon's latencies are whole milliseconds: 0 is under 1 ms; the mean keeps decimals. */
+  mean: number;
   p50: number;
   p99: number;
   requests: number;
   non2xx: number;
   errors: number;
+  /** CPU time the server process used per request: steadier than req/s on a shared machine. */
+  cpuMsPerRequest: number;
   load: [number, number, number];
 }
 
 async function closedLoop(target: Target, seconds: number): Promise<Throughput> {
+  const cpuBefore = cpuMs(target.child.pid);
   const result = await autocannon({
     url: `${target.url}/v1/chat/completions`,
     method: 'POST',
@@ -240,11 +253,13 @@ async function closedLoop(target: Target, seconds: number): Promise<Throughput> 
   });
   return {
     rps: Math.round(result.requests.total / seconds),
+    mean: round(result.latency.mean),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpuMsPerRequest: round((cpuMs(target.child.pid) - cpuBefore) / result.requests.total, 3),
     load: load(),
   };
 }
@@ -559,9 +574,11 @@ async function main() {
     return {
       server: t.name,
       'req/s': b?.rps,
-      'p50 ms': b?.p50,
-      'p99 ms': b?.p99,
+      'mean ms': b?.mean,
+      'p50 ms': b?.p50 === 0 ? '<1' : b?.p50,
+      'p99 ms': b?.p99 === 0 ? '<1' : b?.p99,
       'non-2xx': b?.non2xx,
+      'CPU ms/req': b?.cpuMsPerRequest,
       [`p99 ms @${RATE}/s`]: f?.p99 ?? '-',
       'chunks/s': s?.chunksPerSecond,
       'chunks/stream': s?.chunksPerStream,
