@@ -596,7 +596,9 @@ async function main() {
   console.log(`goals: ${JSON.stringify(results.goals)}`);
   console.log(`load before ${before.join(' ')}, after ${after.join(' ')}`);
   if (profile) {
-    console.log('\nprofile of ours, self time by package:');
+    console.log(`\nprofile of ours: ${profile.busyMs} ms busy of ${profile.totalMs} ms sampled; by layer:`);
+    for (const r of profile.layers) console.log(`${String(r.percent).padStart(5)}%  ${r.name}`);
+    console.log('by package (share of all samples, idle included):');
     for (const r of profile.origins) console.log(`${String(r.percent).padStart(5)}%  ${r.name}`);
     console.log('top functions:');
     for (const r of profile.functions)

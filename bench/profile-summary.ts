@@ -41,16 +41,66 @@ export function origin(url: string): string {
   return url;
 }
 
+const FRAMEWORK = new Set([
+  'express',
+  'router',
+  'body-parser',
+  'raw-body',
+  'content-type',
+  'type-is',
+  'media-typer',
+  'mime-types',
+  'mime-db',
+  'path-to-regexp',
+  'express-openapi-validator',
+  'ajv',
+  'ajv-formats',
+  'fast-uri',
+  'fast-deep-equal',
+  'json-schema-traverse',
+  'debug',
+  'iconv-lite',
+  'qs',
+  'parseurl',
+  'on-finished',
+  'finalhandler',
+  'depd',
+  'vary',
+  'statuses',
+  'http-errors',
+  'encodeurl',
+  'escape-html',
+  'cookie',
+  'lodash.clonedeep',
+  '@apidevtools/json-schema-ref-parser',
+]);
+
+/** The layer a function's self time belongs to, for "where does the time go". */
+export function layer(name: string, group: string): string {
+  if (name === '(garbage collector)') return 'garbage collection';
+  if (group.startsWith('wasm://') || group === '@electric-sql/pglite')
+    return 'storage: PGlite (usage inserts)';
+  if (FRAMEWORK.has(group)) return 'Express, body parser, OpenAPI validator (ajv)';
+  if (group === 'gpt-tokenizer' || group === 'src/model') return 'chat route, reference engine, tokenizer';
+  if (group.startsWith('src/') || group === 'prom-client' || group === 'pino')
+    return 'our middleware (ids, metrics, limits, auth)';
+  if (group.startsWith('node:') || group === '(native/vm)' || group === '(program)')
+    return 'Node: HTTP, sockets, runtime';
+  return `other (${group})`;
+}
+
 export function summarize(
   profile: CpuProfile,
   top = 25,
-): { functions: ProfileRow[]; origins: ProfileRow[]; totalMs: number } {
+): { functions: ProfileRow[]; origins: ProfileRow[]; layers: ProfileRow[]; totalMs: number; busyMs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const functions = new Map<string, ProfileRow>();
   const origins = new Map<string, ProfileRow>();
+  const layers = new Map<string, ProfileRow>();
+  let idleUs = 0;
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)?.callFrame;
     if (!frame) continue;
@@ -66,7 +116,16 @@ export function summarize(
     const o = origins.get(group) ?? { name: group, where: '', selfMs: 0, percent: 0 };
     o.selfMs += us / 1000;
     origins.set(group, o);
+    if (name === '(idle)') {
+      idleUs += us;
+      continue;
+    }
+    const l = layer(name, group);
+    const lr = layers.get(l) ?? { name: l, where: '', selfMs: 0, percent: 0 };
+    lr.selfMs += us / 1000;
+    layers.set(l, lr);
   }
+  const busyUs = totalUs - idleUs;
   const finish = (rows: Iterable<ProfileRow>) =>
     [...rows]
       .map((r) => ({
@@ -76,10 +135,20 @@ export function summarize(
       }))
       .sort((a, b) => b.selfMs - a.selfMs)
       .slice(0, top);
+  // Layers are shares of the busy time (idle left out): what a request's CPU time is made of.
+  const byLayer = [...layers.values()]
+    .map((r) => ({
+      ...r,
+      selfMs: Math.round(r.selfMs),
+      percent: Math.round((r.selfMs / (busyUs / 1000)) * 1000) / 10,
+    }))
+    .sort((a, b) => b.selfMs - a.selfMs);
   return {
     functions: finish(functions.values()),
     origins: finish(origins.values()),
+    layers: byLayer,
     totalMs: Math.round(totalUs / 1000),
+    busyMs: Math.round(busyUs / 1000),
   };
 }
 
@@ -89,11 +158,16 @@ if (import.meta.main) {
     console.error('usage: node bench/profile-summary.ts FILE.cpuprofile [top]');
     process.exit(2);
   }
-  const { functions, origins, totalMs } = summarize(
+  const { functions, origins, layers, totalMs, busyMs } = summarize(
     JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
     Number(process.argv[3] ?? 25),
   );
-  console.log(`total sampled: ${totalMs} ms\n\nby package or folder (self time):`);
+  console.log(
+    `total sampled: ${totalMs} ms, busy (not idle): ${busyMs} ms\n\nby layer (share of busy time):`,
+  );
+  for (const r of layers)
+    console.log(`${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(7)} ms  ${r.name}`);
+  console.log('\nby package or folder (self time):');
   for (const r of origins)
     console.log(`${String(r.percent).padStart(5)}%  ${String(r.selfMs).padStart(7)} ms  ${r.name}`);
   console.log('\ntop functions (self time):');
