@@ -532,7 +532,10 @@ async function main() {
   const ratio = (a?: number, b?: number) => (a && b ? Math.round((a / b) * 100) / 100 : NaN);
   const results = {
     date: started.toISOString(),
-    command: `npm run bench:model -- ${process.argv.slice(2).join(' ')}`.trim(),
+    command: [
+      'npm run bench:model',
+      ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : []),
+    ].join(' '),
     node: process.version,
     cpu: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
     load: { before, after },
