@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     streams: { type: 'string', default: '10' },
     'stream-tokens': { type: 'string', default: '64' },
     'no-litellm': { type: 'boolean', default: false },
+    /** Our service on PostgreSQL instead of PGlite (an empty database it may migrate). */
+    'database-url': { type: 'string' },
     profile: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results' },
   },
@@ -113,6 +115,7 @@ async function startOurs(): Promise<Target> {
       MODEL_RATE_LIMIT_RPM: '1000000000',
       MODEL_RATE_LIMIT_TPM: '1000000000000',
       MODEL_ENGINES: '',
+      DATABASE_URL: args['database-url'] ?? '',
     },
     'ours.log',
   );
@@ -539,6 +542,7 @@ async function main() {
     node: process.version,
     cpu: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
     load: { before, after },
+    storage: args['database-url'] ? 'postgres' : 'pglite',
     settings: {
       duration: DURATION,
       warmup: WARMUP,
