@@ -153,7 +153,7 @@ async function startLitellm(content: string): Promise<Target | undefined> {
   if (args['no-litellm']) return undefined;
   if (!existsSync(LITELLM)) {
     console.warn(
-      `${LITELLM} is missing: python3 -m venv .venv-bench && .venv-bench/bin/pip install 'litellm[proxy]'`,
+      `${LITELLM} is missing: python3 -m venv .venv-bench && .venv-bench/bin/pip install 'litellm[proxy]==1.106.2'`,
     );
     return undefined;
   }
