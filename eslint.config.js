@@ -12,6 +12,7 @@ export default tseslint.config(
       'node_modules/',
       '.venv/',
       '.venv-python/',
+      '.venv-bench/',
       'test-results/',
       '.schemathesis/',
     ],

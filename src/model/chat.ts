@@ -12,7 +12,7 @@ import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { principalOf } from '../platform/principal.ts';
 import { requestIdOf } from '../platform/request-id.ts';
-import { recordUsage } from '../platform/usage.ts';
+import { recordUsageBatched } from '../platform/usage.ts';
 import { isTextModelId } from './catalogue.ts';
 import { ChatAssembly, isAbort } from './engines/assemble.ts';
 import { assertChatRequest } from './engines/chat.ts';
@@ -85,7 +85,7 @@ export function createChatRouter(deps: ChatDeps): Router {
     const events = engine.chat(body, { signal: controller.signal, promptTokens });
     const bill = async (status: number) => {
       const billing = assembly.billing();
-      await recordUsage(deps.db, principal, {
+      await recordUsageBatched(deps.db, principal, {
         service: 'model',
         model,
         endpoint: '/v1/chat/completions',

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { pooledRandomBytes } from './ids.ts';
 
 // A caller's own id is kept when it is short and plain, so logs can be joined across systems.
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function newRequestId(): string {
-  return `req_${randomBytes(8).toString('hex')}`;
+  return `req_${pooledRandomBytes(8).toString('hex')}`;
 }
 
 export function requestId(req: Request, res: Response, next: NextFunction): void {
