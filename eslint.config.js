@@ -13,6 +13,7 @@ export default tseslint.config(
       '.venv/',
       'test-results/',
       '.schemathesis/',
+      '.tmp/',
     ],
   },
   js.configs.recommended,
