@@ -341,6 +341,13 @@ export async function searchListings(
     if (q && mode === 'hybrid') {
       relevance = `((coalesce(1.0 / (${RRF_K} + r.kw_rank), 0) + coalesce(1.0 / (${RRF_K} + r.sem_rank), 0)) / (2.0 / (${RRF_K} + 1)))`;
     }
+    // in keyword mode every row scored matches already
+    const rank = 'ts_rank_cd(l.tsv, (select query from q), 32)';
+    const kw = !useKeyword
+      ? 'null::float8'
+      : mode === 'keyword'
+        ? rank
+        : `case when l.tsv @@ (select query from q) then ${rank} end`;
     const base = q
       ? `(0.7 * ${relevance} + 0.3 * ${trust.replaceAll('b.', 'r.')})`
       : trust.replaceAll('b.', 'r.');
@@ -352,7 +359,7 @@ export async function searchListings(
       `with q as (select ${tsquery} as query),`,
       `b as (`,
       `  select l.seq, l.id, l.review_count, l.claimed, l.response_time,`,
-      `    ${useKeyword ? `case when l.tsv @@ (select query from q) then ts_rank_cd(l.tsv, (select query from q), 32) end` : 'null::float8'} as kw,`,
+      `    ${kw} as kw,`,
       `    ${useSemantic ? 's.sim' : 'null::float8'} as sim,`,
       `    ${bayes} as bayes,`,
       `    ${distance} as dist`,
@@ -361,8 +368,11 @@ export async function searchListings(
       `),`,
       `r as (`,
       `  select b.*,`,
-      `    case when b.kw is not null then row_number() over (partition by b.kw is null order by b.kw desc, b.id) end as kw_rank,`,
-      `    case when b.sim is not null then row_number() over (partition by b.sim is null order by b.sim desc, b.id) end as sem_rank`,
+      // the ranks only hybrid fuses (each a sort of every row scored)
+      mode === 'hybrid'
+        ? `    case when b.kw is not null then row_number() over (partition by b.kw is null order by b.kw desc, b.id) end as kw_rank,
+             case when b.sim is not null then row_number() over (partition by b.sim is null order by b.sim desc, b.id) end as sem_rank`
+        : `    null::bigint as kw_rank, null::bigint as sem_rank`,
       `  from b`,
       `),`,
       `scored as (select r.seq, r.id, r.kw, r.sim, r.bayes, r.dist, round((${withNear})::numeric, 6)::float8 as score from r),`,
