@@ -262,6 +262,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
     pid: child.pid ?? 0,
     ready_s: Math.round((performance.now() - started) / 100) / 10,
     async stop() {
+      await new Promise((r) => setTimeout(r, 2000)); // the requests autocannon left in flight
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
     },
@@ -278,7 +279,9 @@ async function runLoad(service: Service, config: Record<string, unknown>): Promi
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number];
   if (code !== 0) throw new Error(`the load generator exited with ${code}`);
-  return JSON.parse(out) as LoadResult;
+  const result = JSON.parse(out) as LoadResult;
+  const ms = (x: number) => Math.round(x * 10) / 10;
+  return { ...result, p50: ms(result.p50), p95: ms(result.p95), p99: ms(result.p99), max: ms(result.max) };
 }
 
 // --- one storage -----------------------------------------------------------------------------
