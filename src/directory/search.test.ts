@@ -273,3 +273,28 @@ describe('semantic candidates', () => {
     }
   });
 });
+
+describe('semantic ranking in memory', () => {
+  const walk = async (params: SearchParams) => {
+    const hits: { id: string; score: number; claimed: boolean }[] = [];
+    let page = await search({ ...params, limit: 100 });
+    for (;;) {
+      hits.push(...page.data.map((h) => ({ id: h.listing.id, score: h.score, claimed: h.listing.claimed })));
+      if (!page.next_cursor) return hits;
+      page = await search({ ...params, limit: 100, cursor: page.next_cursor });
+    }
+  };
+
+  it('ranks an unfiltered semantic query exactly as the SQL path does', async () => {
+    for (const q of ['toothache', 'my kitchen pipe is leaking', 'repair']) {
+      const memory = await walk({ q, mode: 'semantic' }); // no filter: ranked from the vector index
+      const sql = await walk({ q, mode: 'semantic', claimed: true }); // a filter: ranked in SQL
+      expect(memory.length, q).toBeGreaterThan(sql.length);
+      expect(new Set(memory.map((h) => h.id)).size).toBe(memory.length);
+      expect(
+        memory.filter((h) => h.claimed).map(({ id, score }) => ({ id, score })),
+        q,
+      ).toEqual(sql.map(({ id, score }) => ({ id, score })));
+    }
+  });
+});

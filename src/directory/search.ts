@@ -24,7 +24,7 @@ import {
   type ListingRecord,
   type ReadOptions,
 } from './store.ts';
-import { refreshVectors, similarAmong, similarityOf, type Similar } from './vectors.ts';
+import { refreshVectors, similarAmong, similarityOf, trustInputs, type Similar } from './vectors.ts';
 
 export type SearchParams = NonNullable<SearchListingsData['query']>;
 
@@ -197,6 +197,51 @@ export async function semanticSet(
   return set;
 }
 
+/**
+ * An unfiltered semantic page, ranked in memory from the vector index's copy of the trust
+ * signals: the same formula as the SQL below, without reading one row per candidate (tens of
+ * thousands at a million listings); only the page's profiles are read.
+ */
+async function semanticPage(
+  db: Db,
+  sem: Similar,
+  mean: number,
+  limit: number,
+  cursor: Cursor | undefined,
+): Promise<Row[]> {
+  const hits: Omit<Row, 'profile'>[] = [];
+  for (let i = 0; i < sem.seqs.length; i++) {
+    const seq = sem.seqs[i] ?? 0;
+    const t = trustInputs(db, seq);
+    if (!t) continue;
+    const n = t.review_count;
+    const bayes = (BAYES_C * mean + n * (t.rating ?? mean)) / (BAYES_C + n);
+    const trust =
+      (0.5 * (bayes - 1)) / 4 +
+      0.2 * Math.min(1, Math.log(1 + n) / Math.log(1001)) +
+      0.15 * (t.claimed ? 1 : 0) +
+      0.15 * (t.response_time === null ? 0 : 1 / (1 + t.response_time / 60));
+    const sim = sem.sims[i] ?? 0;
+    const score = Math.round((0.7 * Math.max(0, Math.min(1, sim)) + 0.3 * trust) * 1e6) / 1e6;
+    if (cursor && !(score < cursor.sc || (score === cursor.sc && t.id > cursor.id))) continue;
+    hits.push({ seq, id: t.id, kw: null, sim, bayes, dist: null, score });
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const page = hits.slice(0, limit + 1);
+  const profiles = new Map(
+    (
+      await db.query<{ seq: number; profile: ListingRecord }>(
+        'select seq, profile from listings where seq = any($1::bigint[])',
+        [page.map((h) => h.seq)],
+      )
+    ).map((r) => [Number(r.seq), r.profile]),
+  );
+  return page.flatMap((h) => {
+    const profile = profiles.get(h.seq);
+    return profile ? [{ ...h, profile }] : [];
+  });
+}
+
 interface Row {
   seq: number;
   id: string;
@@ -278,10 +323,13 @@ export async function searchListings(
     limit,
   ].join('|');
   let rows = pageCache.get(db, pageKey);
+  let sem: Similar = { seqs: [], sims: [] };
+  if (!rows && q && queryVector) sem = await semanticSet(db, q, queryVector, snapshot.seq);
+  if (!rows && mode === 'semantic' && q && !hasFilter) {
+    rows = await semanticPage(db, sem, snapshot.mean, limit, cursor);
+    pageCache.set(db, pageKey, rows);
+  }
   if (!rows) {
-    let sem: Similar = { seqs: [], sims: [] };
-    if (q && queryVector) sem = await semanticSet(db, q, queryVector, snapshot.seq);
-
     const snap = arg(snapshot.seq, '::bigint');
     const where: string[] = [`l.seq <= ${snap}`];
     let tsquery = 'null::tsquery';

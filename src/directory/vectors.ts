@@ -23,6 +23,12 @@ interface Index {
   seqs: Float64Array;
   scales: Float32Array;
   data: Int8Array;
+  /** the trust signals, so an unfiltered semantic search ranks without reading rows */
+  ids: string[];
+  ratings: Float32Array;
+  reviews: Int32Array;
+  claimed: Uint8Array;
+  responses: Float32Array;
   refreshing: Promise<void> | undefined;
 }
 
@@ -37,6 +43,11 @@ function indexOf(db: object): Index {
       seqs: new Float64Array(1024),
       scales: new Float32Array(1024),
       data: new Int8Array(1024 * DIMENSIONS),
+      ids: [],
+      ratings: new Float32Array(1024),
+      reviews: new Int32Array(1024),
+      claimed: new Uint8Array(1024),
+      responses: new Float32Array(1024),
       refreshing: undefined,
     };
     indexes.set(db, index);
@@ -53,7 +64,19 @@ function grow(index: Index, needed: number): void {
   scales.set(index.scales.subarray(0, index.size));
   const data = new Int8Array(capacity * DIMENSIONS);
   data.set(index.data.subarray(0, index.size * DIMENSIONS));
-  Object.assign(index, { seqs, scales, data });
+  const copy = <T extends Float32Array | Int32Array | Uint8Array>(from: T, to: T) => {
+    to.set(from.subarray(0, index.size));
+    return to;
+  };
+  Object.assign(index, {
+    seqs,
+    scales,
+    data,
+    ratings: copy(index.ratings, new Float32Array(capacity)),
+    reviews: copy(index.reviews, new Int32Array(capacity)),
+    claimed: copy(index.claimed, new Uint8Array(capacity)),
+    responses: copy(index.responses, new Float32Array(capacity)),
+  });
 }
 
 /** Loads the embeddings of listings added since the last call (one load at a time per process). */
@@ -66,8 +89,17 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
     }
     let complete = false;
     index.refreshing = (async () => {
-      const rows = await db.query<{ seq: number; embedding: Uint8Array }>(
-        'select seq, embedding from listings where seq > $1 order by seq limit $2',
+      const rows = await db.query<{
+        seq: number;
+        id: string;
+        embedding: Uint8Array;
+        rating: number | null;
+        review_count: number;
+        claimed: boolean;
+        response_time: number | null;
+      }>(
+        `select seq, id, embedding, rating, review_count, claimed, response_time
+         from listings where seq > $1 order by seq limit $2`,
         [index.maxSeq, BATCH],
       );
       grow(index, index.size + rows.length);
@@ -80,6 +112,11 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
           new Int8Array(bytes.buffer, bytes.byteOffset + 4, Math.min(DIMENSIONS, bytes.byteLength - 4)),
           at * DIMENSIONS,
         );
+        index.ids[at] = row.id;
+        index.ratings[at] = row.rating ?? Number.NaN;
+        index.reviews[at] = row.review_count;
+        index.claimed[at] = row.claimed ? 1 : 0;
+        index.responses[at] = row.response_time ?? Number.NaN;
         index.size++;
         index.maxSeq = Number(row.seq);
       }
@@ -198,4 +235,28 @@ export function similarityOf(db: object, query: Float32Array, seqs: number[]): M
 /** How many embeddings this process holds for `db` (for metrics and tests). */
 export function vectorCount(db: object): number {
   return indexOf(db).size;
+}
+
+export interface TrustInputs {
+  id: string;
+  rating: number | null;
+  review_count: number;
+  claimed: boolean;
+  response_time: number | null;
+}
+
+/** The id and trust signals of the listing with this sequence number, as loaded. */
+export function trustInputs(db: object, seq: number): TrustInputs | undefined {
+  const index = indexOf(db);
+  const at = positionOf(index, seq);
+  if (at < 0) return undefined;
+  const rating = index.ratings[at] ?? Number.NaN;
+  const response = index.responses[at] ?? Number.NaN;
+  return {
+    id: index.ids[at] ?? '',
+    rating: Number.isNaN(rating) ? null : Math.round(rating * 100) / 100,
+    review_count: index.reviews[at] ?? 0,
+    claimed: index.claimed[at] === 1,
+    response_time: Number.isNaN(response) ? null : response,
+  };
 }
