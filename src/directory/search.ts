@@ -24,7 +24,14 @@ import {
   type ListingRecord,
   type ReadOptions,
 } from './store.ts';
-import { refreshVectors, similarAmong, similarityOf, trustInputs, type Similar } from './vectors.ts';
+import {
+  refreshVectors,
+  seqsWithCodes,
+  similarAmong,
+  similarityOf,
+  trustInputs,
+  type Similar,
+} from './vectors.ts';
 
 export type SearchParams = NonNullable<SearchListingsData['query']>;
 
@@ -175,18 +182,16 @@ export async function semanticSet(
   const codes = [...new Set([...conceptsOf(q).keys()].flatMap((c) => CONCEPTS[c]?.nace ?? []))];
   const words = [...new Set(tokenize(q))].slice(0, 16);
   let rows: { seq: number }[] = [];
+  await refreshVectors(db, snapshot);
   if (codes.length > 0) {
-    rows = await db.query<{ seq: number }>(
-      'select seq from listings where seq <= $1::bigint and activity_path && $2::text[]',
-      [snapshot, codes],
-    );
+    // what `activity_path && codes` selects, from the vector index's copy (no row read)
+    rows = seqsWithCodes(db, codes, snapshot).map((seq) => ({ seq }));
   } else if (words.length > 0) {
     rows = await db.query<{ seq: number }>(
       `select seq from listings where seq <= $1::bigint and tsv @@ to_tsquery('simple', $2)`,
       [snapshot, words.map((w) => `'${w}'`).join(' | ')],
     );
   }
-  await refreshVectors(db, snapshot);
   const set = similarAmong(
     db,
     vector,

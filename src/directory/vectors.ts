@@ -29,6 +29,8 @@ interface Index {
   reviews: Int32Array;
   claimed: Uint8Array;
   responses: Float32Array;
+  /** positions by NACE code (each activity and the codes above it): semantic candidates */
+  byCode: Map<string, number[]>;
   refreshing: Promise<void> | undefined;
 }
 
@@ -48,6 +50,7 @@ function indexOf(db: object): Index {
       reviews: new Int32Array(1024),
       claimed: new Uint8Array(1024),
       responses: new Float32Array(1024),
+      byCode: new Map(),
       refreshing: undefined,
     };
     indexes.set(db, index);
@@ -97,8 +100,9 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         review_count: number;
         claimed: boolean;
         response_time: number | null;
+        activity_path: string[];
       }>(
-        `select seq, id, embedding, rating, review_count, claimed, response_time
+        `select seq, id, embedding, rating, review_count, claimed, response_time, activity_path
          from listings where seq > $1 order by seq limit $2`,
         [index.maxSeq, BATCH],
       );
@@ -117,6 +121,11 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         index.reviews[at] = row.review_count;
         index.claimed[at] = row.claimed ? 1 : 0;
         index.responses[at] = row.response_time ?? Number.NaN;
+        for (const code of row.activity_path) {
+          const list = index.byCode.get(code);
+          if (list) list.push(at);
+          else index.byCode.set(code, [at]);
+        }
         index.size++;
         index.maxSeq = Number(row.seq);
       }
@@ -259,4 +268,20 @@ export function trustInputs(db: object, seq: number): TrustInputs | undefined {
     claimed: index.claimed[at] === 1,
     response_time: Number.isNaN(response) ? null : response,
   };
+}
+
+/** The listings (sequence numbers, up to `snapshot`) with any of these NACE codes, from memory. */
+export function seqsWithCodes(db: object, codes: string[], snapshot: number): number[] {
+  const index = indexOf(db);
+  const seen = new Uint8Array(index.size);
+  const out: number[] = [];
+  for (const code of codes) {
+    for (const at of index.byCode.get(code) ?? []) {
+      const seq = index.seqs[at] ?? 0;
+      if (seen[at] || seq > snapshot) continue;
+      seen[at] = 1;
+      out.push(seq);
+    }
+  }
+  return out;
 }
