@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../platform/db.ts';
+import { openDb, type Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
-import { demoListing } from './demo.ts';
+import { demoListing, loadDemoDirectory } from './demo.ts';
 import { searchListings, semanticSet, type SearchParams } from './search.ts';
 import { refreshVectors, similarities, vectorCount } from './vectors.ts';
 import { embedOne } from '../embeddings/index.ts';
@@ -263,7 +263,9 @@ describe('semantic candidates', () => {
   });
 
   it('concurrent refreshes load every embedding once', async () => {
-    const fresh = await testDirectory(300, 'refresh');
+    // its own database (testDirectory on PostgreSQL would empty the one the other tests use)
+    const fresh = await openDb({ databaseUrl: undefined, dataDir: 'memory://' });
+    await loadDemoDirectory(fresh, { count: 300, seed: 'refresh' });
     try {
       await Promise.all([refreshVectors(fresh), refreshVectors(fresh), refreshVectors(fresh)]);
       const [row] = await fresh.query<{ n: number }>('select count(*)::int as n from listings');
