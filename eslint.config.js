@@ -15,6 +15,7 @@ export default tseslint.config(
       '.venv-bench/',
       'test-results/',
       '.schemathesis/',
+      '.tmp/',
     ],
   },
   js.configs.recommended,

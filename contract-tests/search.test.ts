@@ -60,7 +60,7 @@ describe.each(STORAGES)('search pages on %s', (storage: Storage) => {
       while (data.next_cursor) {
         expect(link).toMatch(/^<[^>]*\/v1\/search\?[^>]*cursor=[^>]+>; rel="next"$/);
         const fresh = [demoListing(`walk-${mode}`, added), demoListing(`walk-${mode}`, added + 1)];
-        await insertListings(servers.platform.db, fresh);
+        await servers.platform.db.transaction((tx) => insertListings(tx, fresh));
         inserted.push(...fresh.map((l) => ({ id: l.id, name: l.name })));
         added += 2;
         ({ data, link } = await page({ ...query, cursor: data.next_cursor }));

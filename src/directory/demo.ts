@@ -252,8 +252,8 @@ function formatPostal(pattern: string, rng: Rng, cityHash: number): string {
 function slug(s: string): string {
   return foldText(s)
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '')
-    .slice(0, 40);
+    .slice(0, 40)
+    .replace(/^-+|-+$/g, '');
 }
 
 export const DEMO_EPOCH_MS = Date.UTC(2025, 0, 1);

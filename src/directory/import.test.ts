@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
 import { demoListing } from './demo.ts';
-import { importListings } from './import.ts';
+import { importListings, validateListing } from './import.ts';
 import { toListing } from './store.ts';
 import { testDirectory } from './test-db.ts';
 import { writeListings } from './generate.ts';
@@ -57,5 +57,16 @@ describe('import', () => {
     expect(again.imported).toBe(0);
     expect(again.errors).toHaveLength(50);
     expect(await count()).toBe(50);
+  });
+});
+
+describe('generated listings', () => {
+  it('a name cut at 40 characters leaves no hyphen before the TLD (such emails failed the import)', () => {
+    // lines 12410, 16342 and 18361 of `generate.ts OUT.jsonl` (seed eurus-bench) had one
+    for (const i of [12_409, 16_341, 18_360]) {
+      const listing = toListing(demoListing('eurus-bench', i), new Date(), { baseUrl: 'https://x.test' });
+      expect(listing.website ?? listing.email ?? '').not.toMatch(/-\./);
+      expect(validateListing(listing)).toEqual([]);
+    }
   });
 });

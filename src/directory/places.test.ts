@@ -2,6 +2,7 @@ import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
 import { demoListing } from './demo.ts';
+import { foldText } from '../embeddings/fold.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano } from './pricing.ts';
 import { testDirectory } from './test-db.ts';
@@ -88,6 +89,21 @@ describe('geocode', () => {
     expect(byName.data.some((c) => c.listing_id === target.id && c.kind === 'listing')).toBe(true);
     const byAddress = await geocode(db, target.address.formatted.split(',')[0]!, { limit: 20 });
     expect(byAddress.data.some((c) => c.listing_id === target.id && c.kind === 'address')).toBe(true);
+  });
+
+  it('matches addresses by word prefixes, in any order, without scanning for substrings', async () => {
+    const target = demoListing('places', 5);
+    const street = foldText(target.address.street);
+    const prefix = street
+      .split(/[^a-z]+/)
+      .find((w) => w.length >= 5)!
+      .slice(0, 4);
+    const q = `${target.address.postal_code} ${prefix}`;
+    const r = await geocode(db, q, { limit: 40 });
+    expect(
+      r.data.some((c) => c.listing_id === target.id && c.kind === 'address'),
+      q,
+    ).toBe(true);
   });
 });
 

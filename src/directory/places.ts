@@ -7,7 +7,7 @@ import type {
   PlaceDetails,
   ReverseGeocodeResult,
 } from '../../generated/directory/client/types.gen.ts';
-import { foldText } from '../embeddings/fold.ts';
+import { foldText, tokenize } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { gazetteer, haversineKm, type GazetteerPlace } from './data/gazetteer.ts';
@@ -107,19 +107,28 @@ export async function geocode(
     }
     candidates.push(...matched.map(([p, m]) => cityCandidate(p, m)));
 
+    // Names by prefix (a C-collation b-tree, in its order: an exact name first), addresses by
+    // word prefixes (GIN over address_tsv): no scan of the table at any size.
+    const words = tokenize(folded).slice(0, 8);
     const args: unknown[] = [
       folded,
       `${folded.replace(/[%_\\]/g, '\\$&')}%`,
-      `%${folded.replace(/[%_\\]/g, '\\$&')}%`,
+      words.length > 0 ? words.map((w) => `'${w}':*`).join(' & ') : null,
     ];
     const country = options.country ? `and country = $4` : '';
     if (options.country) args.push(options.country);
-    const rows = await db.query<{ profile: ListingRecord; by_name: boolean; exact: boolean }>(
-      `select profile, name_folded like $2 as by_name, name_folded = $1 as exact from listings
-       where (name_folded like $2 or address_folded like $3) ${country}
-       order by (name_folded = $1) desc, id limit 40`,
+    const hits = await db.query<{ profile: ListingRecord; by_name: boolean; exact: boolean }>(
+      `with hits as (
+         (select id, true as by_name, name_folded = $1 as exact from listings
+          where name_folded collate "C" like $2 ${country} order by name_folded collate "C", id limit 40)
+         union all
+         (select id, false, false from listings
+          where address_tsv @@ to_tsquery('simple', $3) ${country} order by id limit 40))
+       select l.profile, h.by_name, h.exact from hits h join listings l using (id)`,
       args,
     );
+    const byName = new Set(hits.filter((h) => h.by_name).map((h) => h.profile.id));
+    const rows = hits.filter((h) => h.by_name || !byName.has(h.profile.id));
     for (const { profile, by_name, exact } of rows) {
       candidates.push({
         object: 'geocode_candidate',

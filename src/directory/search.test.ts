@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../platform/db.ts';
+import { openDb, type Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
-import { demoListing } from './demo.ts';
-import { searchListings, type SearchParams } from './search.ts';
+import { demoListing, loadDemoDirectory } from './demo.ts';
+import { searchListings, semanticSet, type SearchParams } from './search.ts';
+import { refreshVectors, similarities, vectorCount } from './vectors.ts';
+import { embedOne } from '../embeddings/index.ts';
+import { EMBEDDING_DIMENSIONS } from './store.ts';
 import { insertListings } from './store.ts';
 import { testDirectory } from './test-db.ts';
 import { haversineKm } from './data/gazetteer.ts';
@@ -197,7 +200,9 @@ describe('paging', () => {
     let added = 0;
     while (page.next_cursor) {
       // new listings that would rank anywhere (including first) arrive during the walk
-      await insertListings(db, [demoListing('during-walk', added), demoListing('during-walk', added + 1)]);
+      await db.transaction((tx) =>
+        insertListings(tx, [demoListing('during-walk', added), demoListing('during-walk', added + 1)]),
+      );
       added += 2;
       page = await search({ ...params, cursor: page.next_cursor });
       seen.push(...page.data.map((h) => h.listing.id));
@@ -221,5 +226,77 @@ describe('paging', () => {
       status: 400,
       code: 'invalid_cursor',
     });
+  });
+});
+
+describe('semantic candidates', () => {
+  it('the candidates of a query hold what comparing with every listing finds (recall >= 0.98)', async () => {
+    await refreshVectors(db);
+    const queries = [
+      'my kitchen pipe is leaking',
+      'the lights keep flickering',
+      'toothache',
+      'ból zęba',
+      'fresh bread in the morning',
+      'I need a haircut',
+      'help with my tax return',
+      'the heating is broken',
+      'repair',
+      demoListing('test', 7).name, // no concept: candidates by its words
+    ];
+    for (const q of queries) {
+      const vector = embedOne(q, EMBEDDING_DIMENSIONS);
+      const pruned = await semanticSet(db, q, vector, Number.MAX_SAFE_INTEGER);
+      const all = similarities(db, vector, Number.MAX_SAFE_INTEGER);
+      expect(all.seqs.length, q).toBeGreaterThan(0);
+      const found = new Set(pruned.seqs);
+      const kept = all.seqs.filter((s) => found.has(s)).length;
+      expect(kept / all.seqs.length, q).toBeGreaterThanOrEqual(0.98);
+      // the best ten are the same, with the same similarities
+      const top = (x: { seqs: number[]; sims: number[] }) =>
+        x.seqs
+          .map((seq, i) => [x.sims[i] ?? 0, seq] as const)
+          .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+          .slice(0, 10);
+      expect(top(pruned), q).toEqual(top(all));
+    }
+  });
+
+  it('concurrent refreshes load every embedding once', async () => {
+    // its own database (testDirectory on PostgreSQL would empty the one the other tests use)
+    const fresh = await openDb({ databaseUrl: undefined, dataDir: 'memory://' });
+    await loadDemoDirectory(fresh, { count: 300, seed: 'refresh' });
+    try {
+      await Promise.all([refreshVectors(fresh), refreshVectors(fresh), refreshVectors(fresh)]);
+      const [row] = await fresh.query<{ n: number }>('select count(*)::int as n from listings');
+      expect(vectorCount(fresh)).toBe(row?.n);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('semantic ranking in memory', () => {
+  const walk = async (params: SearchParams) => {
+    const hits: { id: string; score: number; claimed: boolean }[] = [];
+    let page = await search({ ...params, limit: 100 });
+    for (;;) {
+      hits.push(...page.data.map((h) => ({ id: h.listing.id, score: h.score, claimed: h.listing.claimed })));
+      if (!page.next_cursor) return hits;
+      page = await search({ ...params, limit: 100, cursor: page.next_cursor });
+    }
+  };
+
+  it('ranks an unfiltered semantic query exactly as the SQL path does', async () => {
+    for (const q of ['toothache', 'my kitchen pipe is leaking', 'repair']) {
+      const memory = await walk({ q, mode: 'semantic' }); // no filter: ranked from the vector index
+      const sql = await walk({ q, mode: 'semantic', claimed: true }); // a filter: ranked in SQL
+      expect(memory.length, q).toBeGreaterThan(sql.length);
+      expect(new Set(memory.map((h) => h.id)).size).toBe(memory.length);
+      expect(
+        memory.filter((h) => h.claimed).map(({ id, score }) => ({ id, score })),
+        q,
+      ).toEqual(sql.map(({ id, score }) => ({ id, score })));
+    }
   });
 });

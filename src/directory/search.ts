@@ -3,6 +3,9 @@
 // (reciprocal rank fusion of both), with filters, ranked by relevance and trust signals, and
 // paged by keyset on (score, id) against a snapshot (every listing up to a sequence number,
 // the directory-wide mean rating and the instant of the first page, all carried in the cursor).
+// At a million listings: only narrow columns are scored and the profiles of one page read;
+// each query's semantic set and the last pages served are kept per process (a snapshot's
+// pages never change); `SEARCH_CACHE=off` disables both (the benchmark's cold figures).
 import { createHash } from 'node:crypto';
 import type {
   SearchHit,
@@ -10,7 +13,8 @@ import type {
   SearchMode,
   SearchResults,
 } from '../../generated/directory/client/types.gen.ts';
-import { embedOne, foldText } from '../embeddings/index.ts';
+import { conceptsOf, embedOne, foldText, tokenize } from '../embeddings/index.ts';
+import { CONCEPTS } from '../embeddings/thesaurus.ts';
 import type { Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import {
@@ -20,7 +24,14 @@ import {
   type ListingRecord,
   type ReadOptions,
 } from './store.ts';
-import { refreshVectors, similarities, similarityOf } from './vectors.ts';
+import {
+  refreshVectors,
+  seqsWithCodes,
+  similarAmong,
+  similarityOf,
+  trustInputs,
+  type Similar,
+} from './vectors.ts';
 
 export type SearchParams = NonNullable<SearchListingsData['query']>;
 
@@ -96,6 +107,146 @@ async function snapshotOf(db: Db): Promise<{ seq: number; mean: number }> {
   return { seq, mean };
 }
 
+/** `SEARCH_CACHE=off` turns the caches below off (the benchmark's cold figures). */
+const cacheOn = () => process.env.SEARCH_CACHE !== 'off';
+
+/** Remembers the last `size` results of an async function of a string, per database. */
+function lru<T>(size: number, weight: (value: T) => number = () => 1) {
+  const caches = new WeakMap<object, { map: Map<string, T>; total: number }>();
+  return {
+    get(db: object, key: string): T | undefined {
+      const cache = caches.get(db);
+      const value = cache?.map.get(key);
+      if (cache && value !== undefined) {
+        cache.map.delete(key);
+        cache.map.set(key, value);
+      }
+      return value;
+    },
+    set(db: object, key: string, value: T): void {
+      if (!cacheOn()) return;
+      let cache = caches.get(db);
+      if (!cache) caches.set(db, (cache = { map: new Map(), total: 0 }));
+      cache.map.set(key, value);
+      cache.total += weight(value);
+      while (cache.total > size) {
+        const [oldest, old] = cache.map.entries().next().value as [string, T];
+        cache.map.delete(oldest);
+        cache.total -= weight(old);
+      }
+    },
+  };
+}
+
+const tsqueryCache = lru<string[]>(1000);
+
+/**
+ * The query's stemmed forms in every query configuration, each once: "restaurant" is the same
+ * in five of the seven, and every duplicate would cost a match test and a rank per row.
+ */
+async function tsqueriesOf(db: Db, folded: string): Promise<string[]> {
+  const hit = tsqueryCache.get(db, folded);
+  if (hit) return hit;
+  const rows = await db.query<{ q: string }>(
+    `select distinct websearch_to_tsquery(c::regconfig, $1)::text as q from unnest($2::text[]) c`,
+    [folded, QUERY_CONFIGS],
+  );
+  const variants = rows
+    .map((r) => r.q)
+    .filter((v) => v !== '')
+    .sort();
+  tsqueryCache.set(db, folded, variants);
+  return variants;
+}
+
+const SEMANTIC_CACHE_SIZE = 64;
+/** Pages kept, counted in hits (about 2 KB each): 50,000 is about 100 MB at most. */
+const pageCache = lru<Row[]>(50_000, (rows) => rows.length + 1);
+const semanticCache = lru<Similar>(SEMANTIC_CACHE_SIZE);
+
+/**
+ * The listings semantically close to `q` in a snapshot (see vectors.ts): candidates from the
+ * NACE activities of the query's concepts, or from its words when it names none; exact
+ * similarities over them. Kept per process for the last queries: the same set serves every
+ * page of a query and every repeat of it, and a snapshot never changes.
+ */
+export async function semanticSet(
+  db: Db,
+  q: string,
+  vector: Float32Array,
+  snapshot: number,
+): Promise<Similar> {
+  const key = `${snapshot}\u0000${q}`;
+  const hit = semanticCache.get(db, key);
+  if (hit) return hit;
+  const codes = [...new Set([...conceptsOf(q).keys()].flatMap((c) => CONCEPTS[c]?.nace ?? []))];
+  const words = [...new Set(tokenize(q))].slice(0, 16);
+  let rows: { seq: number }[] = [];
+  await refreshVectors(db, snapshot);
+  if (codes.length > 0) {
+    // what `activity_path && codes` selects, from the vector index's copy (no row read)
+    rows = seqsWithCodes(db, codes, snapshot).map((seq) => ({ seq }));
+  } else if (words.length > 0) {
+    rows = await db.query<{ seq: number }>(
+      `select seq from listings where seq <= $1::bigint and tsv @@ to_tsquery('simple', $2)`,
+      [snapshot, words.map((w) => `'${w}'`).join(' | ')],
+    );
+  }
+  const set = similarAmong(
+    db,
+    vector,
+    rows.map((r) => Number(r.seq)),
+    snapshot,
+  );
+  semanticCache.set(db, key, set);
+  return set;
+}
+
+/**
+ * An unfiltered semantic page, ranked in memory from the vector index's copy of the trust
+ * signals: the same formula as the SQL below, without reading one row per candidate (tens of
+ * thousands at a million listings); only the page's profiles are read.
+ */
+async function semanticPage(
+  db: Db,
+  sem: Similar,
+  mean: number,
+  limit: number,
+  cursor: Cursor | undefined,
+): Promise<Row[]> {
+  const hits: Omit<Row, 'profile'>[] = [];
+  for (let i = 0; i < sem.seqs.length; i++) {
+    const seq = sem.seqs[i] ?? 0;
+    const t = trustInputs(db, seq);
+    if (!t) continue;
+    const n = t.review_count;
+    const bayes = (BAYES_C * mean + n * (t.rating ?? mean)) / (BAYES_C + n);
+    const trust =
+      (0.5 * (bayes - 1)) / 4 +
+      0.2 * Math.min(1, Math.log(1 + n) / Math.log(1001)) +
+      0.15 * (t.claimed ? 1 : 0) +
+      0.15 * (t.response_time === null ? 0 : 1 / (1 + t.response_time / 60));
+    const sim = sem.sims[i] ?? 0;
+    const score = Math.round((0.7 * Math.max(0, Math.min(1, sim)) + 0.3 * trust) * 1e6) / 1e6;
+    if (cursor && !(score < cursor.sc || (score === cursor.sc && t.id > cursor.id))) continue;
+    hits.push({ seq, id: t.id, kw: null, sim, bayes, dist: null, score });
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const page = hits.slice(0, limit + 1);
+  const profiles = new Map(
+    (
+      await db.query<{ seq: number; profile: ListingRecord }>(
+        'select seq, profile from listings where seq = any($1::bigint[])',
+        [page.map((h) => h.seq)],
+      )
+    ).map((r) => [Number(r.seq), r.profile]),
+  );
+  return page.flatMap((h) => {
+    const profile = profiles.get(h.seq);
+    return profile ? [{ ...h, profile }] : [];
+  });
+}
+
 interface Row {
   seq: number;
   id: string;
@@ -165,94 +316,133 @@ export async function searchListings(
 
   const useKeyword = q !== undefined && mode !== 'semantic';
   const useSemantic = q !== undefined && mode !== 'keyword';
-  let queryVector: Float32Array | undefined;
-  let sem: { seqs: number[]; sims: number[] } = { seqs: [], sims: [] };
-  if (useSemantic && q) {
-    queryVector = embedOne(q, EMBEDDING_DIMENSIONS);
-    await refreshVectors(db);
-    sem = similarities(db, queryVector, snapshot.seq);
+  const queryVector = useSemantic && q ? embedOne(q, EMBEDDING_DIMENSIONS) : undefined;
+  // A page of a snapshot never changes (listings are only added, under higher sequence
+  // numbers), so the last pages served are kept: repeats and bursts cost no ranking.
+  const pageKey = [
+    fingerprint,
+    snapshot.seq,
+    snapshot.mean,
+    params.open_now !== undefined ? at : '',
+    params.cursor ?? '',
+    limit,
+  ].join('|');
+  let rows = pageCache.get(db, pageKey);
+  let sem: Similar = { seqs: [], sims: [] };
+  if (!rows && q && queryVector) sem = await semanticSet(db, q, queryVector, snapshot.seq);
+  if (!rows && mode === 'semantic' && q && !hasFilter) {
+    rows = await semanticPage(db, sem, snapshot.mean, limit, cursor);
+    pageCache.set(db, pageKey, rows);
   }
+  if (!rows) {
+    const snap = arg(snapshot.seq, '::bigint');
+    const where: string[] = [`l.seq <= ${snap}`];
+    let tsquery = 'null::tsquery';
+    if (useKeyword && q) {
+      const variants = await tsqueriesOf(db, foldText(q));
+      tsquery = variants.length > 0 ? variants.map((v) => `${arg(v)}::tsquery`).join(' || ') : `''::tsquery`;
+    }
+    if (params.activity !== undefined)
+      where.push(`l.activity_path @> array[${arg(params.activity)}]::text[]`);
+    if (params.country !== undefined) where.push(`l.country = ${arg(params.country)}`);
+    if (params.city !== undefined) where.push(`l.city_folded = ${arg(foldText(params.city))}`);
+    if (params.claimed !== undefined) where.push(`l.claimed = ${arg(params.claimed)}`);
+    if (params.min_rating !== undefined) where.push(`l.rating >= ${arg(params.min_rating, '::float8')}`);
+    let distance = 'null::float8';
+    if (near) {
+      const lat = arg(near.lat, '::float8');
+      const lon = arg(near.lon, '::float8');
+      const dLat = radius / 111.0;
+      const dLon = radius / (111.0 * Math.max(0.01, Math.cos((near.lat * Math.PI) / 180)));
+      where.push(
+        `l.lat between ${arg(near.lat - dLat, '::float8')} and ${arg(near.lat + dLat, '::float8')}`,
+        `l.lon between ${arg(near.lon - dLon, '::float8')} and ${arg(near.lon + dLon, '::float8')}`,
+      );
+      distance = `(2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(l.lat - ${lat}) / 2), 2) + cos(radians(${lat})) * cos(radians(l.lat)) * power(sin(radians(l.lon - ${lon}) / 2), 2)))))`;
+      where.push(`${distance} <= ${arg(radius, '::float8')}`);
+    }
+    if (params.open_now !== undefined) {
+      const t = arg(new Date(at).toISOString(), '::timestamptz');
+      const local = `(${t} at time zone l.time_zone)`;
+      const minuteOfWeek = `(extract(dow from ${local})::int * 1440 + extract(hour from ${local})::int * 60 + extract(minute from ${local})::int)`;
+      const open = `(coalesce(l.special_open @> ${t}, false) or (not coalesce(l.special_cover @> ${t}, false) and l.week_open @> ${minuteOfWeek}))`;
+      where.push(`l.time_zone is not null`, `${open} = ${arg(params.open_now)}`);
+    }
 
-  const where: string[] = [`l.seq <= ${arg(snapshot.seq, '::bigint')}`];
-  let tsquery = 'null::tsquery';
-  if (useKeyword && q) {
-    const text = arg(foldText(q));
-    tsquery = QUERY_CONFIGS.map((c) => `websearch_to_tsquery('${c}', ${text})`).join(' || ');
-  }
-  if (params.activity !== undefined) where.push(`l.activity_path @> array[${arg(params.activity)}]::text[]`);
-  if (params.country !== undefined) where.push(`l.country = ${arg(params.country)}`);
-  if (params.city !== undefined) where.push(`l.city_folded = ${arg(foldText(params.city))}`);
-  if (params.claimed !== undefined) where.push(`l.claimed = ${arg(params.claimed)}`);
-  if (params.min_rating !== undefined) where.push(`l.rating >= ${arg(params.min_rating, '::float8')}`);
-  let distance = 'null::float8';
-  if (near) {
-    const lat = arg(near.lat, '::float8');
-    const lon = arg(near.lon, '::float8');
-    const dLat = radius / 111.0;
-    const dLon = radius / (111.0 * Math.max(0.01, Math.cos((near.lat * Math.PI) / 180)));
-    where.push(
-      `l.lat between ${arg(near.lat - dLat, '::float8')} and ${arg(near.lat + dLat, '::float8')}`,
-      `l.lon between ${arg(near.lon - dLon, '::float8')} and ${arg(near.lon + dLon, '::float8')}`,
+    // The rows scored: the semantic set, the keyword matches (GIN), or both (their union, so
+    // neither side scans the table); filters only: the table under the filters' indexes.
+    let from = 'listings l';
+    if (useSemantic) {
+      const seqs = arg(sem.seqs, '::bigint[]');
+      const sims = arg(sem.sims, '::float8[]');
+      from =
+        mode === 'semantic'
+          ? `unnest(${seqs}, ${sims}) as s(seq, sim) join listings l on l.seq = s.seq`
+          : `(select seq from listings where tsv @@ (select query from q) and seq <= ${snap}
+              union select unnest(${seqs})) c
+             join listings l on l.seq = c.seq
+             left join unnest(${seqs}, ${sims}) as s(seq, sim) on s.seq = l.seq`;
+    }
+    if (mode === 'keyword' && useKeyword) where.push('l.tsv @@ (select query from q)');
+
+    const mean = arg(snapshot.mean, '::float8');
+    const bayes = `((${BAYES_C} * ${mean} + l.review_count * coalesce(l.rating, ${mean})) / (${BAYES_C} + l.review_count))`;
+    const trust = `(0.5 * (b.bayes - 1) / 4 + 0.2 * least(1, ln(1 + b.review_count) / ln(1001)) + 0.15 * (case when b.claimed then 1 else 0 end) + 0.15 * coalesce(1 / (1 + b.response_time / 60.0), 0))`;
+    let relevance = 'null::float8';
+    if (q && mode === 'keyword') relevance = 'r.kw';
+    if (q && mode === 'semantic') relevance = 'greatest(0, least(1, r.sim))';
+    if (q && mode === 'hybrid') {
+      relevance = `((coalesce(1.0 / (${RRF_K} + r.kw_rank), 0) + coalesce(1.0 / (${RRF_K} + r.sem_rank), 0)) / (2.0 / (${RRF_K} + 1)))`;
+    }
+    // in keyword mode every row scored matches already
+    const rank = 'ts_rank_cd(l.tsv, (select query from q), 32)';
+    const kw = !useKeyword
+      ? 'null::float8'
+      : mode === 'keyword'
+        ? rank
+        : `case when l.tsv @@ (select query from q) then ${rank} end`;
+    const base = q
+      ? `(0.7 * ${relevance} + 0.3 * ${trust.replaceAll('b.', 'r.')})`
+      : trust.replaceAll('b.', 'r.');
+    const withNear = near
+      ? `(0.9 * ${base} + 0.1 * greatest(0, 1 - r.dist / ${arg(radius, '::float8')}))`
+      : base;
+
+    sql.push(
+      `with q as (select ${tsquery} as query),`,
+      `b as (`,
+      `  select l.seq, l.id, l.review_count, l.claimed, l.response_time,`,
+      `    ${kw} as kw,`,
+      `    ${useSemantic ? 's.sim' : 'null::float8'} as sim,`,
+      `    ${bayes} as bayes,`,
+      `    ${distance} as dist`,
+      `  from ${from}`,
+      `  where ${where.join(' and ')}`,
+      `),`,
+      `r as (`,
+      `  select b.*,`,
+      // the ranks only hybrid fuses (each a sort of every row scored)
+      mode === 'hybrid'
+        ? `    case when b.kw is not null then row_number() over (partition by b.kw is null order by b.kw desc, b.id) end as kw_rank,
+             case when b.sim is not null then row_number() over (partition by b.sim is null order by b.sim desc, b.id) end as sem_rank`
+        : `    null::bigint as kw_rank, null::bigint as sem_rank`,
+      `  from b`,
+      `),`,
+      `scored as (select r.seq, r.id, r.kw, r.sim, r.bayes, r.dist, round((${withNear})::numeric, 6)::float8 as score from r),`,
+      `page as (`,
+      `  select * from scored`,
+      cursor
+        ? `  where score < ${arg(cursor.sc, '::float8')} or (score = ${arg(cursor.sc, '::float8')} and id > ${arg(cursor.id)})`
+        : '',
+      `  order by score desc, id asc`,
+      `  limit ${arg(limit + 1, '::int')}`,
+      `)`,
+      // the profiles (the wide column) of this page only
+      `select page.*, l.profile from page join listings l on l.seq = page.seq order by page.score desc, page.id asc`,
     );
-    distance = `(2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(l.lat - ${lat}) / 2), 2) + cos(radians(${lat})) * cos(radians(l.lat)) * power(sin(radians(l.lon - ${lon}) / 2), 2)))))`;
-    where.push(`${distance} <= ${arg(radius, '::float8')}`);
+    rows = await db.query<Row>(sql.join('\n'), args);
+    pageCache.set(db, pageKey, rows);
   }
-  if (params.open_now !== undefined) {
-    const t = arg(new Date(at).toISOString(), '::timestamptz');
-    const local = `(${t} at time zone l.time_zone)`;
-    const minuteOfWeek = `(extract(dow from ${local})::int * 1440 + extract(hour from ${local})::int * 60 + extract(minute from ${local})::int)`;
-    const open = `(coalesce(l.special_open @> ${t}, false) or (not coalesce(l.special_cover @> ${t}, false) and l.week_open @> ${minuteOfWeek}))`;
-    where.push(`l.time_zone is not null`, `${open} = ${arg(params.open_now)}`);
-  }
-
-  const semJoin = useSemantic
-    ? `${mode === 'semantic' ? 'join' : 'left join'} unnest(${arg(sem.seqs, '::bigint[]')}, ${arg(sem.sims, '::float8[]')}) as s(seq, sim) on s.seq = l.seq`
-    : '';
-  if (mode === 'keyword' && useKeyword) where.push('l.tsv @@ (select query from q)');
-  if (mode === 'hybrid' && q) where.push('(l.tsv @@ (select query from q) or s.sim is not null)');
-
-  const mean = arg(snapshot.mean, '::float8');
-  const bayes = `((${BAYES_C} * ${mean} + l.review_count * coalesce(l.rating, ${mean})) / (${BAYES_C} + l.review_count))`;
-  const trust = `(0.5 * (b.bayes - 1) / 4 + 0.2 * least(1, ln(1 + b.review_count) / ln(1001)) + 0.15 * (case when b.claimed then 1 else 0 end) + 0.15 * coalesce(1 / (1 + b.response_time / 60.0), 0))`;
-  let relevance = 'null::float8';
-  if (q && mode === 'keyword') relevance = 'r.kw';
-  if (q && mode === 'semantic') relevance = 'greatest(0, least(1, r.sim))';
-  if (q && mode === 'hybrid') {
-    relevance = `((coalesce(1.0 / (${RRF_K} + r.kw_rank), 0) + coalesce(1.0 / (${RRF_K} + r.sem_rank), 0)) / (2.0 / (${RRF_K} + 1)))`;
-  }
-  const base = q
-    ? `(0.7 * ${relevance} + 0.3 * ${trust.replaceAll('b.', 'r.')})`
-    : trust.replaceAll('b.', 'r.');
-  const withNear = near
-    ? `(0.9 * ${base} + 0.1 * greatest(0, 1 - r.dist / ${arg(radius, '::float8')}))`
-    : base;
-
-  sql.push(
-    `with q as (select ${tsquery} as query),`,
-    `b as (`,
-    `  select l.seq, l.id, l.profile, l.review_count, l.claimed, l.response_time,`,
-    `    ${useKeyword ? `case when l.tsv @@ (select query from q) then ts_rank_cd(l.tsv, (select query from q), 32) end` : 'null::float8'} as kw,`,
-    `    ${useSemantic ? 's.sim' : 'null::float8'} as sim,`,
-    `    ${bayes} as bayes,`,
-    `    ${distance} as dist`,
-    `  from listings l ${semJoin}`,
-    `  where ${where.join(' and ')}`,
-    `),`,
-    `r as (`,
-    `  select b.*,`,
-    `    case when b.kw is not null then row_number() over (partition by b.kw is null order by b.kw desc, b.id) end as kw_rank,`,
-    `    case when b.sim is not null then row_number() over (partition by b.sim is null order by b.sim desc, b.id) end as sem_rank`,
-    `  from b`,
-    `),`,
-    `scored as (select r.seq, r.id, r.profile, r.kw, r.sim, r.bayes, r.dist, round((${withNear})::numeric, 6)::float8 as score from r)`,
-    `select * from scored`,
-    cursor
-      ? `where score < ${arg(cursor.sc, '::float8')} or (score = ${arg(cursor.sc, '::float8')} and id > ${arg(cursor.id)})`
-      : '',
-    `order by score desc, id asc`,
-    `limit ${arg(limit + 1, '::int')}`,
-  );
-  const rows = await db.query<Row>(sql.join('\n'), args);
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const sims = queryVector

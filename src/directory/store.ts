@@ -108,12 +108,22 @@ const CASTS: Record<string, string> = {
   embedding: '::bytea',
 };
 
-/** Inserts listings with multi-row statements (a few hundred rows each). */
+/** The advisory lock every transaction that adds listings holds until it commits. */
+export const LISTINGS_WRITE_LOCK = 727_275;
+
+/**
+ * Inserts listings with multi-row statements (a few hundred rows each). Run it inside a
+ * transaction (`Db.transaction`): it takes LISTINGS_WRITE_LOCK first, so writers draw sequence
+ * numbers and commit one at a time, in the same order. A search snapshot ("every listing up to
+ * sequence S") then never gains a row later: all rows numbered up to S were committed (or
+ * rolled back) before the row numbered S was drawn.
+ */
 export async function insertListings(
   db: Queryable,
   records: ListingRecord[],
   batchSize = 250,
 ): Promise<void> {
+  await db.query('select pg_advisory_xact_lock($1)', [LISTINGS_WRITE_LOCK]);
   for (let start = 0; start < records.length; start += batchSize) {
     const batch = records.slice(start, start + batchSize);
     const params: unknown[] = [];

@@ -1,0 +1,98 @@
+// A search cursor pages through a snapshot: every listing up to a sequence number. On
+// PostgreSQL, writers run concurrently: a listing whose transaction drew its number early but
+// committed late used to slip into a snapshot taken in between. Writers now hold one advisory
+// lock from their first insert to their commit (store.ts), so numbers are drawn in commit order.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storages } from '../../contract-tests/support/server.ts';
+import { openDb, type Db } from '../platform/db.ts';
+import { demoListing } from './demo.ts';
+import { searchListings } from './search.ts';
+import { insertListings, type ListingRecord } from './store.ts';
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
+const hasPostgres = (await storages()).includes('postgres');
+const name = `eurus_test_snapshot_${randomBytes(6).toString('hex')}`;
+let db: Db;
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  if (!hasPostgres) return;
+  await admin(`create database ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  db = await openDb({ databaseUrl: url.toString(), dataDir: 'memory://' });
+});
+afterAll(async () => {
+  if (!hasPostgres) return;
+  await db.close();
+  await admin(`drop database if exists ${name} with (force)`);
+});
+
+const named = (i: number): ListingRecord => ({ ...demoListing('snapshot', i), name: `Quuxbright ${i}` });
+const NOW = new Date('2026-11-20T10:00:00Z');
+
+describe.runIf(hasPostgres)('search snapshots on PostgreSQL', () => {
+  it('a listing committed late does not slip into an open cursor', async () => {
+    await db.transaction((tx) => insertListings(tx, [named(0), named(1), named(2), named(3)]));
+
+    // A: inserts one listing and holds its transaction open
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let inserted!: () => void;
+    const insertedA = new Promise<void>((r) => (inserted = r));
+    const a = db.transaction(async (tx) => {
+      await insertListings(tx, [named(10)]);
+      inserted();
+      await held;
+    });
+    await insertedA;
+    // B: starts after A, would draw a higher number and commit first
+    let bDone = false;
+    const b = db.transaction((tx) => insertListings(tx, [named(11)])).then(() => (bDone = true));
+    const params = { q: 'quuxbright', mode: 'keyword' as const, limit: 1 };
+    let page;
+    let visible: string[];
+    let bDoneAtSnapshot: boolean;
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      page = await searchListings(db, params, NOW, { baseUrl: 'https://x.test' });
+      bDoneAtSnapshot = bDone;
+      visible = (
+        await db.query<{ id: string }>(`select id from listings where name_folded like 'quuxbright%'`)
+      ).map((r) => r.id);
+    } finally {
+      release();
+      await Promise.all([a, b]);
+    }
+    // then A commits: its listing must not appear in the pages of the cursor
+    const seen = page.data.map((h) => h.listing.id);
+    while (page.next_cursor) {
+      page = await searchListings(db, { ...params, cursor: page.next_cursor }, NOW, {
+        baseUrl: 'https://x.test',
+      });
+      seen.push(...page.data.map((h) => h.listing.id));
+    }
+    expect([...seen].sort()).toEqual([...visible].sort());
+    expect(bDoneAtSnapshot).toBe(false); // B waited for A: numbers are drawn in commit order
+    expect(visible).toHaveLength(4);
+
+    const seqs = await db.query<{ name: string; seq: number }>(
+      `select profile->>'name' as name, seq from listings where name_folded like 'quuxbright 1_' order by seq`,
+    );
+    expect(seqs.map((r) => r.name)).toEqual(['Quuxbright 10', 'Quuxbright 11']);
+    // a new query sees both
+    const fresh = await searchListings(db, { ...params, limit: 10 }, NOW, { baseUrl: 'https://x.test' });
+    expect(fresh.data).toHaveLength(6);
+  });
+});
