@@ -406,7 +406,7 @@ export async function loadDemoDirectory(db: Db, options: LoadOptions = {}): Prom
   const batchSize = options.batchSize ?? 1000;
   // One transaction under a lock: of several instances starting on one empty database, one
   // loads and the others wait, then find the directory filled (and a failed load leaves none).
-  return db.transaction(async (tx) => {
+  const loaded = await db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock(727276)');
     const [existing] = await tx.query<{ n: number }>(
       'select count(*)::int as n from (select 1 from listings limit 1) t',
@@ -420,4 +420,8 @@ export async function loadDemoDirectory(db: Db, options: LoadOptions = {}): Prom
     }
     return { inserted: count };
   });
+  // Statistics for the planner: PGlite has no autovacuum, so without this it plans the freshly
+  // filled table blind (a photo lookup chose a 20,000-row scan over its GIN index).
+  if (loaded.inserted > 0) await db.query('analyze listings');
+  return loaded;
 }

@@ -98,6 +98,7 @@ export async function importListings(
     await insertListings(tx, batch);
     imported += batch.length;
   });
+  await db.query('analyze listings'); // fresh statistics for the planner (PGlite has no autovacuum)
   return { imported, errors: [] };
 }
 

@@ -205,7 +205,8 @@ export async function reverseGeocode(
 /** The JPEG of a photo of a claimed listing; 404 when the photo is unknown or its listing is unclaimed. */
 export async function getPhoto(db: Db, id: string): Promise<{ jpeg: Buffer; width: number; height: number }> {
   const [row] = await db.query<{ claimed: boolean; photos: ListingRecord['photos'] }>(
-    `select claimed, profile->'photos' as photos from listings where photo_ids @> array[$1]::text[] limit 1`,
+    // no LIMIT: photo ids are unique, and a LIMIT tempts the planner into a scan that stops early
+    `select claimed, profile->'photos' as photos from listings where photo_ids @> array[$1]::text[]`,
     [id],
   );
   const photo = row?.claimed ? row.photos.find((p) => p.id === id) : undefined;
