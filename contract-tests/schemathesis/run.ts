@@ -224,6 +224,8 @@ async function runPass(st: string, apis: Api[], pass: Pass): Promise<string[]> {
         '--report-junit-path',
         report,
         ...(process.env.SCHEMATHESIS_SEED ? ['--seed', process.env.SCHEMATHESIS_SEED] : []),
+        // plain logs where colour is not wanted (CI sets NO_COLOR: its log is read by tools)
+        ...(process.env.NO_COLOR ? ['--no-color'] : []),
         ...(pass.maxExamples ? ['--max-examples', pass.maxExamples] : []),
       ];
       const started = Date.now();
