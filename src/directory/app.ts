@@ -8,6 +8,7 @@ import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { loadDemoDirectory } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
+import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
 import { refreshVectors } from './vectors.ts';
 
 export interface DirectoryService {
@@ -39,6 +40,13 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
   const loading = (async () => {
     const started = Date.now();
     const { inserted } = await loadDemoDirectory(platform.db, { count, onProgress: progressBar(logger) });
+    const { reembedded, from } = await ensureEmbeddings(platform.db);
+    if (reembedded > 0) {
+      logger.info(
+        { reembedded, from, to: EMBEDDING_VERSION },
+        'listings re-embedded for this embedding engine',
+      );
+    }
     await refreshVectors(platform.db);
     if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
     ready = true;
