@@ -179,6 +179,10 @@ export function upstreamBody(request: CreateChatCompletionRequest, model: string
   return { ...body, model, stream: true, stream_options: { include_usage: true } };
 }
 
+function asUpstreamError(error: unknown): UpstreamError {
+  return error instanceof UpstreamError ? error : failed(`The upstream failed: ${(error as Error).message}`);
+}
+
 /** Exponential backoff with jitter, never shorter than the upstream's Retry-After. */
 function backoffMs(
   settings: { retryBaseMs: number },
@@ -262,9 +266,16 @@ export class UpstreamEngine implements Engine {
     this.#agents.https.destroy();
   }
 
-  async *chat(request: CreateChatCompletionRequest, options: ChatOptions = {}): AsyncGenerator<EngineEvent> {
-    const signal = options.signal;
-    let lastError: UpstreamError | undefined;
+  /**
+   * The attempts of one call: each upstream in failover order, each tried up to `retries + 1`
+   * times with backoff (never shorter than its Retry-After, never longer than `maxRetryWaitMs`).
+   * The caller records each failure in `state.lastError` before asking for the next attempt; a
+   * failure that is not retryable moves on to the fallback at once.
+   */
+  async *#attempts(
+    signal: AbortSignal | undefined,
+    state: { lastError?: UpstreamError },
+  ): AsyncGenerator<ReturnType<typeof withDefaults>> {
     for (
       let config: UpstreamConfig | undefined = this.config;
       config !== undefined;
@@ -273,63 +284,52 @@ export class UpstreamEngine implements Engine {
       const settings = withDefaults(config);
       for (let attempt = 0; attempt <= settings.retries; attempt++) {
         if (attempt > 0) {
-          const wait = backoffMs(settings, attempt, lastError);
+          const wait = backoffMs(settings, attempt, state.lastError);
           if (wait > settings.maxRetryWaitMs) break;
           await sleep(wait, undefined, signal === undefined ? {} : { signal });
         }
-        let relayed = false;
-        try {
-          for await (const event of this.#attempt(settings, request, signal)) {
-            relayed = true;
-            yield event;
-          }
-          return;
-        } catch (error) {
-          if (signal?.aborted === true) throw signal.reason ?? error;
-          const upstream =
-            error instanceof UpstreamError
-              ? error
-              : failed(`The upstream failed: ${(error as Error).message}`);
-          if (relayed) {
-            yield { type: 'error', error: upstream };
-            return;
-          }
-          lastError = upstream;
-          if (!upstream.retryable) break;
-        }
+        yield settings;
+        if (state.lastError?.retryable === false) break;
       }
     }
-    throw lastError ?? failed('No upstream answered.');
+  }
+
+  async *chat(request: CreateChatCompletionRequest, options: ChatOptions = {}): AsyncGenerator<EngineEvent> {
+    const signal = options.signal;
+    const state: { lastError?: UpstreamError } = {};
+    for await (const settings of this.#attempts(signal, state)) {
+      let relayed = false;
+      try {
+        for await (const event of this.#attempt(settings, request, signal)) {
+          relayed = true;
+          yield event;
+        }
+        return;
+      } catch (error) {
+        if (signal?.aborted === true) throw signal.reason ?? error;
+        const upstream = asUpstreamError(error);
+        if (relayed) {
+          yield { type: 'error', error: upstream };
+          return;
+        }
+        state.lastError = upstream;
+      }
+    }
+    throw state.lastError ?? failed('No upstream answered.');
   }
 
   async embed(request: EmbedRequest, options: { signal?: AbortSignal } = {}): Promise<EmbedResult> {
     const signal = options.signal;
-    let lastError: UpstreamError | undefined;
-    for (
-      let config: UpstreamConfig | undefined = this.config;
-      config !== undefined;
-      config = config.fallback
-    ) {
-      const settings = withDefaults(config);
-      for (let attempt = 0; attempt <= settings.retries; attempt++) {
-        if (attempt > 0) {
-          const wait = backoffMs(settings, attempt, lastError);
-          if (wait > settings.maxRetryWaitMs) break;
-          await sleep(wait, undefined, signal === undefined ? {} : { signal });
-        }
-        try {
-          return await this.#embedAttempt(settings, request, signal);
-        } catch (error) {
-          if (signal?.aborted === true) throw signal.reason ?? error;
-          lastError =
-            error instanceof UpstreamError
-              ? error
-              : failed(`The upstream failed: ${(error as Error).message}`);
-          if (!lastError.retryable) break;
-        }
+    const state: { lastError?: UpstreamError } = {};
+    for await (const settings of this.#attempts(signal, state)) {
+      try {
+        return await this.#embedAttempt(settings, request, signal);
+      } catch (error) {
+        if (signal?.aborted === true) throw signal.reason ?? error;
+        state.lastError = asUpstreamError(error);
       }
     }
-    throw lastError ?? failed('No upstream answered.');
+    throw state.lastError ?? failed('No upstream answered.');
   }
 
   #upstreamModel(config: UpstreamConfig, model: TextModelId): string {
