@@ -101,6 +101,10 @@ async function startOurs(): Promise<Target> {
   const admin = `sk_bench_${randomBytes(16).toString('hex')}`;
   const argv = [
     ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(work, 'profile')}`] : []),
+    // as `npm start` runs it: a 64 MB young generation (see docs/benchmarks.md, garbage collection)
+    '--max-semi-space-size=64',
+    // further V8 flags for experiments, e.g. BENCH_NODE_FLAGS=--trace-gc
+    ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
     'src/main.ts',
     'model',
   ];
