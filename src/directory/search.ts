@@ -24,7 +24,10 @@ import {
   type ListingRecord,
   type ReadOptions,
 } from './store.ts';
+import { keywordRanks, plainLexemes, TopK } from './keywords.ts';
 import {
+  listingColumns,
+  positionsUpTo,
   refreshVectors,
   seqsWithCodes,
   similarAmong,
@@ -232,7 +235,11 @@ async function semanticPage(
     hits.push({ seq, id: t.id, kw: null, sim, bayes, dist: null, score });
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const page = hits.slice(0, limit + 1);
+  return withProfiles(db, hits.slice(0, limit + 1));
+}
+
+/** The page's hits with their profiles (the wide column), read for these rows only. */
+async function withProfiles(db: Db, page: Omit<Row, 'profile'>[]): Promise<Row[]> {
   const profiles = new Map(
     (
       await db.query<{ seq: number; profile: ListingRecord }>(
@@ -245,6 +252,175 @@ async function semanticPage(
     const profile = profiles.get(h.seq);
     return profile ? [{ ...h, profile }] : [];
   });
+}
+
+/**
+ * `round(x::numeric, 6)::float8` as PostgreSQL computes it: the float8 goes to numeric with 15
+ * significant digits, is rounded half away from zero, and comes back correctly rounded.
+ */
+export function round6(x: number): number {
+  const scaled = x * 1e6;
+  const frac = scaled - Math.floor(scaled);
+  if (Math.abs(frac - 0.5) > 1e-4 && Number.isFinite(scaled)) return Math.round(scaled) / 1e6;
+  const text = x.toPrecision(15);
+  if (text.includes('e')) return Math.round(scaled) / 1e6;
+  const negative = text.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? text.slice(1) : text).split('.');
+  let digits = BigInt(whole + fraction.padEnd(6, '0').slice(0, 6));
+  if ((fraction[6] ?? '0') >= '5') digits += 1n;
+  return ((negative ? -1 : 1) * Number(digits)) / 1e6;
+}
+
+/** The trust part of the score, as the SQL below computes it. */
+function trustOf(bayes: number, reviews: number, claimed: boolean, response: number | null): number {
+  return (
+    (0.5 * (bayes - 1)) / 4 +
+    0.2 * Math.min(1, Math.log(1 + reviews) / Math.log(1001)) +
+    0.15 * (claimed ? 1 : 0) +
+    0.15 * (response === null ? 0 : 1 / (1 + response / 60))
+  );
+}
+
+let keywordIndexOn = true;
+/** Turns the in-memory keyword ranking off (tests compare it with the SQL path). */
+export function useKeywordIndex(on: boolean): void {
+  keywordIndexOn = on;
+}
+
+interface MemoryFilters {
+  activity: string | undefined;
+  country: string | undefined;
+  city: string | undefined;
+  claimed: boolean | undefined;
+  minRating: number | undefined;
+  near: { lat: number; lon: number; radius: number } | undefined;
+}
+
+const toRad = (x: number) => x * (Math.PI / 180);
+
+/**
+ * A keyword or hybrid page ranked in memory (keywords.ts and vectors.ts): the same matches,
+ * filters and formula as the SQL below, from typed arrays; only the page's profiles are read.
+ */
+function keywordHits(
+  db: Db,
+  lexemes: string[],
+  mode: 'keyword' | 'hybrid',
+  sem: Similar,
+  snapshot: { seq: number; mean: number },
+  filters: MemoryFilters,
+  limit: number,
+  cursor: Cursor | undefined,
+): Omit<Row, 'profile'>[] {
+  const cols = listingColumns(db);
+  const upTo = positionsUpTo(db, snapshot.seq);
+  const ranks = keywordRanks(cols.postings, lexemes, upTo);
+  // the filters, exact copies of the SQL's
+  const country = filters.country !== undefined ? (cols.countryIds.get(filters.country) ?? -1) : undefined;
+  const city = filters.city !== undefined ? (cols.cityIds.get(foldText(filters.city)) ?? -1) : undefined;
+  let activity: Uint8Array | undefined;
+  if (filters.activity !== undefined) {
+    activity = new Uint8Array(upTo);
+    for (const at of cols.byCode.get(filters.activity) ?? []) if (at < upTo) activity[at] = 1;
+  }
+  const near = filters.near;
+  let box: number[] = [];
+  if (near) {
+    const dLat = near.radius / 111.0;
+    const dLon = near.radius / (111.0 * Math.max(0.01, Math.cos((near.lat * Math.PI) / 180)));
+    box = [near.lat - dLat, near.lat + dLat, near.lon - dLon, near.lon + dLon];
+  }
+  const distanceAt = (at: number): number | null => {
+    if (!near) return null;
+    const lat = cols.lats[at]!;
+    const lon = cols.lons[at]!;
+    if (lat < box[0]! || lat > box[1]! || lon < box[2]! || lon > box[3]!) return Number.NaN;
+    return (
+      2 *
+      6371.0088 *
+      Math.asin(
+        Math.min(
+          1,
+          Math.sqrt(
+            Math.sin(toRad(lat - near.lat) / 2) ** 2 +
+              Math.cos(toRad(near.lat)) * Math.cos(toRad(lat)) * Math.sin(toRad(lon - near.lon) / 2) ** 2,
+          ),
+        ),
+      )
+    );
+  };
+  const keep = (at: number): boolean => {
+    if (country !== undefined && cols.countries[at] !== country) return false;
+    if (city !== undefined && cols.cities[at] !== city) return false;
+    if (filters.claimed !== undefined && (cols.claimed[at] === 1) !== filters.claimed) return false;
+    if (filters.minRating !== undefined && !(cols.ratings64[at]! >= filters.minRating)) return false;
+    if (activity && activity[at] !== 1) return false;
+    return true;
+  };
+
+  interface Candidate {
+    at: number;
+    kw: number | null;
+    sim: number | null;
+    dist: number | null;
+    kwRank?: number;
+    semRank?: number;
+  }
+  const candidates = new Map<number, Candidate>();
+  for (const [at, kw] of ranks) {
+    if (!keep(at)) continue;
+    const dist = distanceAt(at);
+    if (near && !(dist! <= near.radius)) continue;
+    candidates.set(at, { at, kw, sim: null, dist });
+  }
+  const byScoreThenId = (a: [number, number], b: [number, number]) =>
+    b[1] - a[1] || (cols.ids[a[0]]! < cols.ids[b[0]]! ? -1 : cols.ids[a[0]]! > cols.ids[b[0]]! ? 1 : 0);
+  if (mode === 'hybrid') {
+    const kws = [...candidates.values()].map((c): [number, number] => [c.at, c.kw!]).sort(byScoreThenId);
+    kws.forEach(([at], i) => (candidates.get(at)!.kwRank = i + 1));
+    const sims: [number, number][] = [];
+    for (let i = 0; i < sem.seqs.length; i++) {
+      const seq = sem.seqs[i]!;
+      if (seq > snapshot.seq) continue;
+      const at = positionsUpTo(db, seq) - 1;
+      if (at < 0 || cols.seqs[at] !== seq || !keep(at)) continue;
+      let c = candidates.get(at);
+      if (!c) {
+        const dist = distanceAt(at);
+        if (near && !(dist! <= near.radius)) continue;
+        c = { at, kw: null, sim: null, dist };
+        candidates.set(at, c);
+      }
+      c.sim = sem.sims[i]!;
+      sims.push([at, c.sim]);
+    }
+    sims.sort(byScoreThenId).forEach(([at], i) => (candidates.get(at)!.semRank = i + 1));
+  }
+
+  const mean = snapshot.mean;
+  const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
+  for (const c of candidates.values()) {
+    const at = c.at;
+    const n = cols.reviews[at]!;
+    const rating = cols.ratings64[at]!;
+    const bayes = (BAYES_C * mean + n * (Number.isNaN(rating) ? mean : rating)) / (BAYES_C + n);
+    const response = cols.responses[at]!;
+    const trust = trustOf(bayes, n, cols.claimed[at] === 1, Number.isNaN(response) ? null : response);
+    const relevance =
+      mode === 'keyword'
+        ? c.kw!
+        : ((c.kwRank !== undefined ? 1.0 / (RRF_K + c.kwRank) : 0) +
+            (c.semRank !== undefined ? 1.0 / (RRF_K + c.semRank) : 0)) /
+          (2.0 / (RRF_K + 1));
+    const base = 0.7 * relevance + 0.3 * trust;
+    const withNear =
+      near && c.dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - c.dist / near.radius) : base;
+    const score = round6(withNear);
+    const id = cols.ids[at]!;
+    if (cursor && !(score < cursor.sc || (score === cursor.sc && id > cursor.id))) continue;
+    top.offer({ seq: cols.seqs[at]!, id, kw: c.kw, sim: c.sim, bayes, dist: c.dist, score });
+  }
+  return top.sorted();
 }
 
 interface Row {
@@ -333,6 +509,38 @@ export async function searchListings(
   if (!rows && mode === 'semantic' && q && !hasFilter) {
     rows = await semanticPage(db, sem, snapshot.mean, limit, cursor);
     pageCache.set(db, pageKey, rows);
+  }
+  if (
+    !rows &&
+    keywordIndexOn &&
+    useKeyword &&
+    q &&
+    (mode === 'keyword' || mode === 'hybrid') &&
+    params.open_now === undefined
+  ) {
+    const lexemes = plainLexemes(await tsqueriesOf(db, foldText(q)));
+    if (lexemes) {
+      await refreshVectors(db, snapshot.seq);
+      const hits = keywordHits(
+        db,
+        lexemes,
+        mode,
+        sem,
+        snapshot,
+        {
+          activity: params.activity,
+          country: params.country,
+          city: params.city,
+          claimed: params.claimed,
+          minRating: params.min_rating,
+          near: near ? { ...near, radius } : undefined,
+        },
+        limit,
+        cursor,
+      );
+      rows = await withProfiles(db, hits);
+      pageCache.set(db, pageKey, rows);
+    }
   }
   if (!rows) {
     const snap = arg(snapshot.seq, '::bigint');
