@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
-import { addPostings, keywordRanks, plainLexemes, TopK, type Postings } from './keywords.ts';
+import {
+  addPostings,
+  conjunctionMatches,
+  keywordRanks,
+  lexemeGroups,
+  plainLexemes,
+  TopK,
+  type Postings,
+} from './keywords.ts';
 import { round6, searchListings, useKeywordIndex, type SearchParams } from './search.ts';
 import { testDirectory } from './test-db.ts';
 
@@ -48,6 +56,12 @@ const QUERIES = [
   'idraulici',
   'the', // a stop word in some configurations
   'Berlin',
+  // several words: matches from the postings, cover density from SQL for those rows
+  'hair salon',
+  'car repair',
+  'my kitchen pipe is leaking',
+  'Wasserrohrbruch, der Wasserhahn tropft',
+  'dolor de muelas',
 ];
 const FILTERS: Omit<SearchParams, 'q'>[] = [
   {},
@@ -71,10 +85,10 @@ describe('the in-memory keyword index ranks as the SQL path does', () => {
     }
   });
 
-  it('falls back to SQL for several words and for open_now', async () => {
+  it('falls back to SQL for phrases, negation and open_now', async () => {
     for (const params of [
-      { q: 'hair salon', mode: 'keyword' as const },
-      { q: 'car repair', mode: 'hybrid' as const },
+      { q: '"hair salon"', mode: 'keyword' as const },
+      { q: 'plumber -Berlin', mode: 'hybrid' as const },
       { q: 'plumber', mode: 'keyword' as const, open_now: true },
     ]) {
       expect(await walk({ ...params, limit: 50 }, true)).toEqual(await walk({ ...params, limit: 50 }, false));
@@ -107,6 +121,19 @@ describe('keyword index pieces', () => {
     expect(plainLexemes([`!'a'`])).toBeUndefined();
     expect(plainLexemes([`'a':*`])).toBeUndefined();
     expect(plainLexemes([])).toEqual([]);
+  });
+
+  it('matches conjunctions from the postings', () => {
+    const postings = new Map<string, Postings>();
+    addPostings(postings, 0, `'hair':1 'salon':2`);
+    addPostings(postings, 1, `'hair':1`);
+    addPostings(postings, 2, `'salon':1 'hair':3 'kapsalon':2`);
+    addPostings(postings, 3, `'kapsalon':1`);
+    expect(lexemeGroups([`'hair' & 'salon'`, `'kapsalon'`])).toEqual([['hair', 'salon'], ['kapsalon']]);
+    expect(lexemeGroups([`'a' <-> 'b'`])).toBeUndefined();
+    expect(conjunctionMatches(postings, [['hair', 'salon'], ['kapsalon']], 4)).toEqual([0, 2, 3]);
+    expect(conjunctionMatches(postings, [['hair', 'salon']], 2)).toEqual([0]);
+    expect(conjunctionMatches(postings, [['hair', 'nothing']], 4)).toEqual([]);
   });
 
   it('keeps the best k by score then id', () => {

@@ -153,6 +153,63 @@ export function plainLexemes(variants: string[]): string[] | undefined {
 }
 
 /**
+ * The conjunctions of plain lexemes a query's variants are (`'hair' & 'salon'`, one per
+ * configuration, the whole query their disjunction), or undefined for anything else (phrases,
+ * negation, prefixes, parentheses).
+ */
+export function lexemeGroups(variants: string[]): string[][] | undefined {
+  const groups: string[][] = [];
+  for (const variant of variants) {
+    const group = new Set<string>();
+    for (const part of variant.split(' & ')) {
+      const m = /^'((?:[^'\\]|''|\\.)*)'$/.exec(part);
+      if (!m) return undefined;
+      group.add(m[1]!.replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+    }
+    groups.push([...group]);
+  }
+  return groups;
+}
+
+/**
+ * The listings (positions below `upTo`) holding every lexeme of at least one group: the
+ * matches of a disjunction of conjunctions, from the postings alone.
+ */
+export function conjunctionMatches(
+  postings: Map<string, Postings>,
+  groups: string[][],
+  upTo: number,
+): number[] {
+  const out = new Set<number>();
+  for (const group of groups) {
+    const lists = group.map((lexeme) => postings.get(lexeme));
+    if (lists.length === 0 || lists.some((l) => !l)) continue;
+    // walk the shortest list, look the others up by binary search (positions are sorted)
+    const sorted = (lists as Postings[]).slice().sort((a, b) => a.length - b.length);
+    const [first, ...rest] = sorted as [Postings, ...Postings[]];
+    for (let i = 0; i < first.length; i += 2) {
+      const at = first.data[i]!;
+      if (at >= upTo) break;
+      if (rest.every((list) => hasPosition(list, at))) out.add(at);
+    }
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+function hasPosition(list: Postings, at: number): boolean {
+  let lo = 0;
+  let hi = list.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = list.data[mid * 2]!;
+    if (v === at) return true;
+    if (v < at) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
  * The rank of every listing matching any of `lexemes`, among positions [0, upTo): a map from
  * position to ts_rank_cd(tsv, query, 32).
  */

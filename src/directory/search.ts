@@ -24,7 +24,7 @@ import {
   type ListingRecord,
   type ReadOptions,
 } from './store.ts';
-import { keywordRanks, plainLexemes, TopK } from './keywords.ts';
+import { conjunctionMatches, keywordRanks, lexemeGroups, plainLexemes, TopK } from './keywords.ts';
 import {
   listingColumns,
   positionsUpTo,
@@ -282,6 +282,8 @@ function trustOf(bayes: number, reviews: number, claimed: boolean, response: num
 }
 
 let keywordIndexOn = true;
+/** Above this many matches of several words, the SQL path ranks (each match's row is read). */
+const CONJUNCTION_MAX = 20_000;
 /** Turns the in-memory keyword ranking off (tests compare it with the SQL path). */
 export function useKeywordIndex(on: boolean): void {
   keywordIndexOn = on;
@@ -304,7 +306,7 @@ const toRad = (x: number) => x * (Math.PI / 180);
  */
 function keywordHits(
   db: Db,
-  lexemes: string[],
+  ranks: Map<number, number>,
   mode: 'keyword' | 'hybrid',
   sem: Similar,
   snapshot: { seq: number; mean: number },
@@ -314,7 +316,6 @@ function keywordHits(
 ): Omit<Row, 'profile'>[] {
   const cols = listingColumns(db);
   const upTo = positionsUpTo(db, snapshot.seq);
-  const ranks = keywordRanks(cols.postings, lexemes, upTo);
   // the filters, exact copies of the SQL's
   const country = filters.country !== undefined ? (cols.countryIds.get(filters.country) ?? -1) : undefined;
   const city = filters.city !== undefined ? (cols.cityIds.get(foldText(filters.city)) ?? -1) : undefined;
@@ -518,12 +519,37 @@ export async function searchListings(
     (mode === 'keyword' || mode === 'hybrid') &&
     params.open_now === undefined
   ) {
-    const lexemes = plainLexemes(await tsqueriesOf(db, foldText(q)));
-    if (lexemes) {
-      await refreshVectors(db, snapshot.seq);
+    const variants = await tsqueriesOf(db, foldText(q));
+    const lexemes = plainLexemes(variants);
+    const groups = lexemes ? undefined : lexemeGroups(variants);
+    let ranks: Map<number, number> | undefined;
+    if (lexemes || groups) await refreshVectors(db, snapshot.seq);
+    const upTo = positionsUpTo(db, snapshot.seq);
+    if (lexemes) ranks = keywordRanks(listingColumns(db).postings, lexemes, upTo);
+    else if (groups) {
+      // several words: the matches from the postings, their cover density from SQL for these
+      // rows only (it needs the positions the index does not keep)
+      const matches = conjunctionMatches(listingColumns(db).postings, groups, upTo);
+      if (matches.length <= CONJUNCTION_MAX) {
+        const seqs = listingColumns(db).seqs;
+        const rankArgs: unknown[] = [matches.map((at) => seqs[at])];
+        const query = variants.map((v) => {
+          rankArgs.push(v);
+          return `$${rankArgs.length}::tsquery`;
+        });
+        const ranked = await db.query<{ seq: number; kw: number }>(
+          `select seq, ts_rank_cd(tsv, ${query.length > 0 ? query.join(' || ') : "''::tsquery"}, 32) as kw
+           from listings where seq = any($1::bigint[])`,
+          rankArgs,
+        );
+        const bySeq = new Map(ranked.map((r) => [Number(r.seq), Math.fround(Number(r.kw))]));
+        ranks = new Map(matches.map((at) => [at, bySeq.get(seqs[at]!) ?? 0]));
+      }
+    }
+    if (ranks) {
       const hits = keywordHits(
         db,
-        lexemes,
+        ranks,
         mode,
         sem,
         snapshot,
