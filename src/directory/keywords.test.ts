@@ -7,7 +7,8 @@ import {
   lexemeGroups,
   plainLexemes,
   TopK,
-  type Postings,
+  KeywordIndex,
+  coverDensity,
 } from './keywords.ts';
 import { round6, searchListings, useKeywordIndex, type SearchParams } from './search.ts';
 import { testDirectory } from './test-db.ts';
@@ -98,7 +99,7 @@ describe('the in-memory keyword index ranks as the SQL path does', () => {
 
 describe('keyword index pieces', () => {
   it('parses tsvector text: weights, escapes, positions', () => {
-    const postings = new Map<string, Postings>();
+    const postings = new KeywordIndex();
     addPostings(postings, 0, `'a':1A,5B,9 'it''s':2C 'back\\\\slash':3 'bare'`);
     addPostings(postings, 1, `'a':4`);
     const ranks = keywordRanks(postings, ['a'], 2);
@@ -124,7 +125,7 @@ describe('keyword index pieces', () => {
   });
 
   it('matches conjunctions from the postings', () => {
-    const postings = new Map<string, Postings>();
+    const postings = new KeywordIndex();
     addPostings(postings, 0, `'hair':1 'salon':2`);
     addPostings(postings, 1, `'hair':1`);
     addPostings(postings, 2, `'salon':1 'hair':3 'kapsalon':2`);
@@ -134,6 +135,10 @@ describe('keyword index pieces', () => {
     expect(conjunctionMatches(postings, [['hair', 'salon'], ['kapsalon']], 4)).toEqual([0, 2, 3]);
     expect(conjunctionMatches(postings, [['hair', 'salon']], 2)).toEqual([0]);
     expect(conjunctionMatches(postings, [['hair', 'nothing']], 4)).toEqual([]);
+    // one cover (1..2), no noise: 2 / (1 / 0.1 + 1 / 0.1) = 0.1; then 0.1 / 1.1
+    expect(coverDensity(postings, [['hair', 'salon']], 0)).toBeCloseTo(0.1 / 1.1, 6);
+    // the cover of 'salon':1 and 'hair':3 holds one noise word: 0.1 / 2
+    expect(coverDensity(postings, [['hair', 'salon']], 2)).toBeCloseTo(0.05 / 1.05, 6);
   });
 
   it('keeps the best k by score then id', () => {

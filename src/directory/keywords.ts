@@ -13,39 +13,85 @@
 // per weight class. Queries with `&`, phrases, negation or prefixes (several words) are left to
 // the SQL path, whose cover density needs the positions (they match far fewer listings).
 
-/** One lexeme's postings: pairs (position in the index, packed counts A|B|C|D of 8 bits). */
+/** One lexeme's postings: pairs (position in the index, offset of its positions in the pool). */
 export interface Postings {
   data: Int32Array;
   length: number;
 }
 
-/** PostgreSQL's default weights {D 0.1, C 0.2, B 0.4, A 1.0} as float4, and 1 / (1 / w) as calc_rank_cd adds them. */
-const W = [0.1, 0.2, 0.4, 1.0].map((w) => 1 / (1 / Math.fround(w)));
-const WD = W[0]!;
-const WC = W[1]!;
-const WB = W[2]!;
-const WA = W[3]!;
+/** Positions are kept in chunks of this many 16-bit entries (no copy as the index grows). */
+const CHUNK = 1 << 20;
 
-function push(postings: Map<string, Postings>, lexeme: string, at: number, packed: number): void {
-  let list = postings.get(lexeme);
-  if (!list) {
-    list = { data: new Int32Array(2), length: 0 };
-    postings.set(lexeme, list);
-  } else if (list.length + 2 > list.data.length) {
-    const data = new Int32Array(list.data.length * 2);
-    data.set(list.data);
-    list.data = data;
+/**
+ * The inverted index: postings by lexeme, and a pool of positions in PostgreSQL's own 16-bit
+ * form (WordEntryPos: weight in the top two bits, D 0 to A 3, position in the other 14), each
+ * listing's run of a lexeme preceded by its length.
+ */
+export class KeywordIndex {
+  readonly postings = new Map<string, Postings>();
+  readonly chunks: Uint16Array[] = [];
+  private used = CHUNK;
+
+  /** Stores a run of positions, returns its offset. */
+  store(positions: number[]): number {
+    if (this.used + positions.length + 1 > CHUNK) {
+      this.chunks.push(new Uint16Array(CHUNK));
+      this.used = 0;
+    }
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    const offset = (this.chunks.length - 1) * CHUNK + this.used;
+    chunk[this.used] = positions.length;
+    chunk.set(positions, this.used + 1);
+    this.used += positions.length + 1;
+    return offset;
   }
-  list.data[list.length] = at;
-  list.data[list.length + 1] = packed;
-  list.length += 2;
+
+  /** The run of positions stored at `offset`. */
+  positions(offset: number): Uint16Array {
+    const chunk = this.chunks[Math.floor(offset / CHUNK)]!;
+    const at = offset % CHUNK;
+    return chunk.subarray(at + 1, at + 1 + chunk[at]!);
+  }
+
+  add(lexeme: string, at: number, positions: number[]): void {
+    let list = this.postings.get(lexeme);
+    if (!list) {
+      list = { data: new Int32Array(2), length: 0 };
+      this.postings.set(lexeme, list);
+    } else if (list.length + 2 > list.data.length) {
+      const data = new Int32Array(list.data.length * 2);
+      data.set(list.data);
+      list.data = data;
+    }
+    list.data[list.length] = at;
+    list.data[list.length + 1] = this.store(positions);
+    list.length += 2;
+  }
+
+  /** The offset of the positions of `list`'s posting for listing `at`, or -1. */
+  static find(list: Postings, at: number): number {
+    let lo = 0;
+    let hi = list.length / 2 - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = list.data[mid * 2]!;
+      if (v === at) return list.data[mid * 2 + 1]!;
+      if (v < at) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
 }
+
+/** PostgreSQL's default weights {D 0.1, C 0.2, B 0.4, A 1.0} as float4, and 1 / w as calc_rank_cd holds them. */
+const INV = [0.1, 0.2, 0.4, 1.0].map((w) => 1 / Math.fround(w));
 
 /**
  * Adds the lexemes of one listing's `tsv::text` (`'lex':1A,5B 'other':3`) under position `at`.
- * Lexemes are quoted, with `''` and `\\` escaped; a position without a letter is weight D.
+ * Lexemes are quoted, with `''` and `\\` escaped; a position without a letter is weight D; a
+ * lexeme without positions counts as one of weight D at position 0, as calc_rank_cd does.
  */
-export function addPostings(postings: Map<string, Postings>, at: number, tsv: string): void {
+export function addPostings(index: KeywordIndex, at: number, tsv: string): void {
   let i = 0;
   const n = tsv.length;
   while (i < n) {
@@ -83,52 +129,43 @@ export function addPostings(postings: Map<string, Postings>, at: number, tsv: st
       j++;
     }
     // the positions
-    let a = 0;
-    let b = 0;
-    let cc = 0;
-    let d = 0;
+    const positions: number[] = [];
     if (tsv.charCodeAt(j) === 58 /* : */) {
       j++;
-      while (j < n && tsv.charCodeAt(j) !== 32) {
-        const c = tsv.charCodeAt(j);
+      let pos = 0;
+      for (;;) {
+        const c = j < n ? tsv.charCodeAt(j) : 32;
         if (c >= 48 && c <= 57) {
+          pos = pos * 10 + (c - 48);
           j++;
           continue;
         }
-        if (c === 44 /* , */) {
-          d++;
+        let weight = 0;
+        if (c === 65) weight = 3;
+        else if (c === 66) weight = 2;
+        else if (c === 67) weight = 1;
+        if (c >= 65 && c <= 68) j++;
+        positions.push((weight << 14) | pos);
+        pos = 0;
+        if (j < n && tsv.charCodeAt(j) === 44 /* , */) {
           j++;
           continue;
         }
-        // a weight letter ends a position
-        if (c === 65) a++;
-        else if (c === 66) b++;
-        else if (c === 67) cc++;
-        else d++;
-        j++;
-        if (tsv.charCodeAt(j) === 44) j++;
+        break;
       }
-      // the last position when it carried no letter
-      const last = tsv.charCodeAt(j - 1);
-      if (last >= 48 && last <= 57) d++;
     } else {
-      // no positions: calc_rank_cd counts one of weight D
-      d = 1;
+      positions.push(0);
     }
-    const sat = (x: number) => Math.min(255, x);
-    push(postings, lexeme, at, sat(a) | (sat(b) << 8) | (sat(cc) << 16) | (sat(d) << 24));
+    index.add(lexeme, at, positions);
     i = j;
   }
 }
 
-/** The sum of weights of a posting's positions (calc_rank_cd's Wdoc for one lexeme). */
-export function weightOf(packed: number): number {
-  return (
-    (packed & 255) * WA +
-    ((packed >>> 8) & 255) * WB +
-    ((packed >>> 16) & 255) * WC +
-    ((packed >>> 24) & 255) * WD
-  );
+/** The sum of the weights of a run of positions (calc_rank_cd's Wdoc for one lexeme alone). */
+function weightSum(positions: Uint16Array): number {
+  let sum = 0;
+  for (const p of positions) sum += 1 / INV[p >>> 14]!;
+  return sum;
 }
 
 /** ts_rank_cd's normalisation 32 (rank / (rank + 1)), returned as float4 as PostgreSQL does. */
@@ -175,14 +212,10 @@ export function lexemeGroups(variants: string[]): string[][] | undefined {
  * The listings (positions below `upTo`) holding every lexeme of at least one group: the
  * matches of a disjunction of conjunctions, from the postings alone.
  */
-export function conjunctionMatches(
-  postings: Map<string, Postings>,
-  groups: string[][],
-  upTo: number,
-): number[] {
+export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo: number): number[] {
   const out = new Set<number>();
   for (const group of groups) {
-    const lists = group.map((lexeme) => postings.get(lexeme));
+    const lists = group.map((lexeme) => index.postings.get(lexeme));
     if (lists.length === 0 || lists.some((l) => !l)) continue;
     // walk the shortest list, look the others up by binary search (positions are sorted)
     const sorted = (lists as Postings[]).slice().sort((a, b) => a.length - b.length);
@@ -190,47 +223,98 @@ export function conjunctionMatches(
     for (let i = 0; i < first.length; i += 2) {
       const at = first.data[i]!;
       if (at >= upTo) break;
-      if (rest.every((list) => hasPosition(list, at))) out.add(at);
+      if (rest.every((list) => KeywordIndex.find(list, at) >= 0)) out.add(at);
     }
   }
   return [...out].sort((a, b) => a - b);
 }
 
-function hasPosition(list: Postings, at: number): boolean {
-  let lo = 0;
-  let hi = list.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = list.data[mid * 2]!;
-    if (v === at) return true;
-    if (v < at) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
 /**
  * The rank of every listing matching any of `lexemes`, among positions [0, upTo): a map from
- * position to ts_rank_cd(tsv, query, 32).
+ * position to ts_rank_cd(tsv, query, 32). Every position of a matching lexeme is a cover of
+ * its own (one entry, no noise), so the rank is the sum of their weights.
  */
-export function keywordRanks(
-  postings: Map<string, Postings>,
-  lexemes: string[],
-  upTo: number,
-): Map<number, number> {
+export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: number): Map<number, number> {
   const wdoc = new Map<number, number>();
   for (const lexeme of lexemes) {
-    const list = postings.get(lexeme);
+    const list = index.postings.get(lexeme);
     if (!list) continue;
     for (let i = 0; i < list.length; i += 2) {
       const at = list.data[i]!;
       if (at >= upTo) break; // positions are in sequence order
-      wdoc.set(at, (wdoc.get(at) ?? 0) + weightOf(list.data[i + 1]!));
+      wdoc.set(at, (wdoc.get(at) ?? 0) + weightSum(index.positions(list.data[i + 1]!)));
     }
   }
   const ranks = new Map<number, number>();
   for (const [at, w] of wdoc) ranks.set(at, rankOf(w));
   return ranks;
+}
+
+/**
+ * ts_rank_cd(tsv, query, 32) of listing `at` for a query that is a disjunction of conjunctions
+ * of lexemes (`groups`), ported from PostgreSQL's calc_rank_cd and Cover (tsrank.c): the
+ * query's positions in the listing in order, each minimal extent (cover) satisfying the query
+ * found left to right, and each adding (entries / sum of 1 / weight) / (1 + noise words).
+ */
+export function coverDensity(index: KeywordIndex, groups: string[][], at: number): number {
+  const operands = [...new Set(groups.flat())];
+  const operandOf = new Map(operands.map((lexeme, i) => [lexeme, i]));
+  const groupIds = groups.map((g) => g.map((lexeme) => operandOf.get(lexeme)!));
+  // get_docrep: (position, weight, operand), sorted by position, then weight, then operand
+  const entries: { pos: number; weight: number; operand: number }[] = [];
+  operands.forEach((lexeme, operand) => {
+    const list = index.postings.get(lexeme);
+    const offset = list ? KeywordIndex.find(list, at) : -1;
+    if (offset < 0) return;
+    for (const p of index.positions(offset)) entries.push({ pos: p & 0x3fff, weight: p >>> 14, operand });
+  });
+  if (entries.length === 0) return 0;
+  entries.sort((a, b) => a.pos - b.pos || a.weight - b.weight || a.operand - b.operand);
+  const exist = new Uint8Array(operands.length);
+  const satisfied = () => groupIds.some((g) => g.every((o) => exist[o] === 1));
+  let wdoc = 0;
+  let from = 0;
+  const len = entries.length;
+  for (;;) {
+    // Cover: the upper bound from `from`, moving up
+    let end = -1;
+    for (;;) {
+      exist.fill(0);
+      let found = false;
+      for (let e = from; e < len; e++) {
+        exist[entries[e]!.operand] = 1;
+        if (satisfied()) {
+          end = e;
+          found = true;
+          break;
+        }
+      }
+      if (!found) break;
+      // the lower bound from the upper one, moving down
+      exist.fill(0);
+      let begin = -1;
+      for (let b = end; b >= from; b--) {
+        exist[entries[b]!.operand] = 1;
+        if (satisfied()) {
+          begin = b;
+          break;
+        }
+      }
+      // p <= q always holds (entries are sorted), so this is a cover
+      const p = entries[begin]!.pos;
+      const q = entries[end]!.pos;
+      let invSum = 0;
+      for (let k = begin; k <= end; k++) invSum += INV[entries[k]!.weight]!;
+      const cpos = (end - begin + 1) / invSum;
+      let noise = q - p - (end - begin);
+      if (noise < 0) noise = Math.trunc((end - begin) / 2);
+      wdoc += cpos / (1 + noise);
+      from = begin + 1;
+      break;
+    }
+    if (end < 0) break;
+  }
+  return rankOf(wdoc);
 }
 
 /** A bounded heap keeping the best `k` items by (score desc, id asc). */

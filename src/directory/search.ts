@@ -24,7 +24,14 @@ import {
   type ListingRecord,
   type ReadOptions,
 } from './store.ts';
-import { conjunctionMatches, keywordRanks, lexemeGroups, plainLexemes, TopK } from './keywords.ts';
+import {
+  conjunctionMatches,
+  coverDensity,
+  keywordRanks,
+  lexemeGroups,
+  plainLexemes,
+  TopK,
+} from './keywords.ts';
 import {
   listingColumns,
   positionsUpTo,
@@ -282,8 +289,6 @@ function trustOf(bayes: number, reviews: number, claimed: boolean, response: num
 }
 
 let keywordIndexOn = true;
-/** Above this many matches of several words, the SQL path ranks (each match's row is read). */
-const CONJUNCTION_MAX = 20_000;
 /** Turns the in-memory keyword ranking off (tests compare it with the SQL path). */
 export function useKeywordIndex(on: boolean): void {
   keywordIndexOn = on;
@@ -525,26 +530,13 @@ export async function searchListings(
     let ranks: Map<number, number> | undefined;
     if (lexemes || groups) await refreshVectors(db, snapshot.seq);
     const upTo = positionsUpTo(db, snapshot.seq);
-    if (lexemes) ranks = keywordRanks(listingColumns(db).postings, lexemes, upTo);
+    if (lexemes) ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
     else if (groups) {
-      // several words: the matches from the postings, their cover density from SQL for these
-      // rows only (it needs the positions the index does not keep)
-      const matches = conjunctionMatches(listingColumns(db).postings, groups, upTo);
-      if (matches.length <= CONJUNCTION_MAX) {
-        const seqs = listingColumns(db).seqs;
-        const rankArgs: unknown[] = [matches.map((at) => seqs[at])];
-        const query = variants.map((v) => {
-          rankArgs.push(v);
-          return `$${rankArgs.length}::tsquery`;
-        });
-        const ranked = await db.query<{ seq: number; kw: number }>(
-          `select seq, ts_rank_cd(tsv, ${query.length > 0 ? query.join(' || ') : "''::tsquery"}, 32) as kw
-           from listings where seq = any($1::bigint[])`,
-          rankArgs,
-        );
-        const bySeq = new Map(ranked.map((r) => [Number(r.seq), Math.fround(Number(r.kw))]));
-        ranks = new Map(matches.map((at) => [at, bySeq.get(seqs[at]!) ?? 0]));
-      }
+      // several words: the matches from the postings, their cover density from the positions
+      const keywords = listingColumns(db).keywords;
+      ranks = new Map(
+        conjunctionMatches(keywords, groups, upTo).map((at) => [at, coverDensity(keywords, groups, at)]),
+      );
     }
     if (ranks) {
       const hits = keywordHits(

@@ -13,7 +13,7 @@
 // Why not pgvector: PGlite 0.5 ships no `vector` extension, and one SQL for both storage paths
 // rules it out. With PostgreSQL alone, a pgvector HNSW index could replace this module.
 import type { Queryable } from '../platform/db.ts';
-import { addPostings, type Postings } from './keywords.ts';
+import { addPostings, KeywordIndex } from './keywords.ts';
 
 const DIMENSIONS = 384;
 const BATCH = 20_000;
@@ -40,7 +40,7 @@ interface Index {
   countryIds: Map<string, number>;
   cityIds: Map<string, number>;
   /** keyword postings by lexeme of `tsv` (keywords.ts) */
-  postings: Map<string, Postings>;
+  keywords: KeywordIndex;
   /** positions by NACE code (each activity and the codes above it): semantic candidates */
   byCode: Map<string, number[]>;
   refreshing: Promise<void> | undefined;
@@ -69,7 +69,7 @@ function indexOf(db: object): Index {
       cities: new Int32Array(1024),
       countryIds: new Map(),
       cityIds: new Map(),
-      postings: new Map(),
+      keywords: new KeywordIndex(),
       byCode: new Map(),
       refreshing: undefined,
     };
@@ -160,7 +160,7 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         index.lons[at] = Number(row.lon);
         index.countries[at] = dictionaryId(index.countryIds, row.country);
         index.cities[at] = dictionaryId(index.cityIds, row.city_folded);
-        addPostings(index.postings, at, row.tsv);
+        addPostings(index.keywords, at, row.tsv);
         for (const code of row.activity_path) {
           const list = index.byCode.get(code);
           if (list) list.push(at);
@@ -359,7 +359,7 @@ export interface ListingColumns {
   cities: Int32Array;
   countryIds: Map<string, number>;
   cityIds: Map<string, number>;
-  postings: Map<string, Postings>;
+  keywords: KeywordIndex;
   byCode: Map<string, number[]>;
 }
 
