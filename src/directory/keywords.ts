@@ -161,12 +161,8 @@ export function addPostings(index: KeywordIndex, at: number, tsv: string): void 
   }
 }
 
-/** The sum of the weights of a run of positions (calc_rank_cd's Wdoc for one lexeme alone). */
-function weightSum(positions: Uint16Array): number {
-  let sum = 0;
-  for (const p of positions) sum += 1 / INV[p >>> 14]!;
-  return sum;
-}
+/** What one position of each weight adds to calc_rank_cd's Wdoc alone: 1 / (1 / w). */
+const WEIGHT = INV.map((inv) => 1 / inv);
 
 /** ts_rank_cd's normalisation 32 (rank / (rank + 1)), returned as float4 as PostgreSQL does. */
 export function rankOf(wdoc: number): number {
@@ -205,6 +201,8 @@ export function lexemeGroups(variants: string[]): string[][] | undefined {
     }
     groups.push([...group]);
   }
+  // CoverRanker numbers operands in 10 bits
+  if (new Set(groups.flat()).size > 1000) return undefined;
   return groups;
 }
 
@@ -213,21 +211,49 @@ export function lexemeGroups(variants: string[]): string[][] | undefined {
  * matches of a disjunction of conjunctions, from the postings alone.
  */
 export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo: number): number[] {
-  const out = new Set<number>();
+  const results: number[][] = [];
   for (const group of groups) {
     const lists = group.map((lexeme) => index.postings.get(lexeme));
     if (lists.length === 0 || lists.some((l) => !l)) continue;
-    // walk the shortest list, look the others up by binary search (positions are sorted)
+    // walk the shortest list; the others by galloping forward (positions are sorted)
     const sorted = (lists as Postings[]).slice().sort((a, b) => a.length - b.length);
     const [first, ...rest] = sorted as [Postings, ...Postings[]];
-    for (let i = 0; i < first.length; i += 2) {
+    const cursors = rest.map(() => 0);
+    const out: number[] = [];
+    outer: for (let i = 0; i < first.length; i += 2) {
       const at = first.data[i]!;
       if (at >= upTo) break;
-      if (rest.every((list) => KeywordIndex.find(list, at) >= 0)) out.add(at);
+      for (let r = 0; r < rest.length; r++) {
+        const list = rest[r]!;
+        const pairs = list.length / 2;
+        let lo = cursors[r]!;
+        let step = 1;
+        let hi = lo;
+        while (hi < pairs && list.data[hi * 2]! < at) {
+          lo = hi + 1;
+          hi += step;
+          step *= 2;
+        }
+        hi = Math.min(hi, pairs - 1);
+        while (lo <= hi) {
+          const mid = (lo + hi) >>> 1;
+          if (list.data[mid * 2]! < at) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        cursors[r] = lo;
+        if (lo >= pairs) break outer;
+        if (list.data[lo * 2] !== at) continue outer;
+      }
+      out.push(at);
     }
+    results.push(out);
   }
-  return [...out].sort((a, b) => a - b);
+  if (results.length === 1) return results[0]!;
+  return [...new Set(results.flat())].sort((a, b) => a - b);
 }
+
+/** Scratch space of keywordRanks, reused: one sum per listing position. */
+let scratch = new Float64Array(0);
 
 /**
  * The rank of every listing matching any of `lexemes`, among positions [0, upTo): a map from
@@ -235,86 +261,133 @@ export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo
  * its own (one entry, no noise), so the rank is the sum of their weights.
  */
 export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: number): Map<number, number> {
-  const wdoc = new Map<number, number>();
+  if (scratch.length < upTo) scratch = new Float64Array(Math.max(upTo, Math.ceil(scratch.length * 1.5)));
+  const touched: number[] = [];
   for (const lexeme of lexemes) {
     const list = index.postings.get(lexeme);
     if (!list) continue;
     for (let i = 0; i < list.length; i += 2) {
       const at = list.data[i]!;
       if (at >= upTo) break; // positions are in sequence order
-      wdoc.set(at, (wdoc.get(at) ?? 0) + weightSum(index.positions(list.data[i + 1]!)));
+      const offset = list.data[i + 1]!;
+      const chunk = index.chunks[Math.floor(offset / CHUNK)]!;
+      const start = offset % CHUNK;
+      const end = start + 1 + chunk[start]!;
+      let sum = 0;
+      for (let k = start + 1; k < end; k++) sum += WEIGHT[chunk[k]! >>> 14]!;
+      if (scratch[at] === 0) touched.push(at);
+      scratch[at] = scratch[at]! + sum;
     }
   }
   const ranks = new Map<number, number>();
-  for (const [at, w] of wdoc) ranks.set(at, rankOf(w));
+  for (const at of touched) {
+    ranks.set(at, rankOf(scratch[at]!));
+    scratch[at] = 0;
+  }
   return ranks;
 }
 
 /**
- * ts_rank_cd(tsv, query, 32) of listing `at` for a query that is a disjunction of conjunctions
- * of lexemes (`groups`), ported from PostgreSQL's calc_rank_cd and Cover (tsrank.c): the
- * query's positions in the listing in order, each minimal extent (cover) satisfying the query
- * found left to right, and each adding (entries / sum of 1 / weight) / (1 + noise words).
+ * ts_rank_cd(tsv, query, 32) for a query that is a disjunction of conjunctions of lexemes
+ * (`groups`), ported from PostgreSQL's calc_rank_cd and Cover (tsrank.c): the query's
+ * positions in the listing in order, each minimal extent (cover) satisfying the query found
+ * left to right, each adding (entries / sum of 1 / weight) / (1 + noise words).
  */
-export function coverDensity(index: KeywordIndex, groups: string[][], at: number): number {
-  const operands = [...new Set(groups.flat())];
-  const operandOf = new Map(operands.map((lexeme, i) => [lexeme, i]));
-  const groupIds = groups.map((g) => g.map((lexeme) => operandOf.get(lexeme)!));
-  // get_docrep: (position, weight, operand), sorted by position, then weight, then operand
-  const entries: { pos: number; weight: number; operand: number }[] = [];
-  operands.forEach((lexeme, operand) => {
-    const list = index.postings.get(lexeme);
-    const offset = list ? KeywordIndex.find(list, at) : -1;
-    if (offset < 0) return;
-    for (const p of index.positions(offset)) entries.push({ pos: p & 0x3fff, weight: p >>> 14, operand });
-  });
-  if (entries.length === 0) return 0;
-  entries.sort((a, b) => a.pos - b.pos || a.weight - b.weight || a.operand - b.operand);
-  const exist = new Uint8Array(operands.length);
-  const satisfied = () => groupIds.some((g) => g.every((o) => exist[o] === 1));
-  let wdoc = 0;
-  let from = 0;
-  const len = entries.length;
-  for (;;) {
-    // Cover: the upper bound from `from`, moving up
-    let end = -1;
-    for (;;) {
-      exist.fill(0);
-      let found = false;
-      for (let e = from; e < len; e++) {
-        exist[entries[e]!.operand] = 1;
-        if (satisfied()) {
-          end = e;
-          found = true;
+export class CoverRanker {
+  private readonly lists: (Postings | undefined)[];
+  private readonly groups: number[][];
+  private readonly exist: Uint8Array;
+  private keys = new Int32Array(64);
+  private readonly index: KeywordIndex;
+
+  constructor(index: KeywordIndex, groups: string[][]) {
+    this.index = index;
+    const operands = [...new Set(groups.flat())];
+    const operandOf = new Map(operands.map((lexeme, i) => [lexeme, i]));
+    this.groups = groups.map((g) => g.map((lexeme) => operandOf.get(lexeme)!));
+    this.lists = operands.map((lexeme) => index.postings.get(lexeme));
+    this.exist = new Uint8Array(operands.length);
+  }
+
+  private satisfied(): boolean {
+    for (const group of this.groups) {
+      let all = true;
+      for (const o of group) {
+        if (this.exist[o] !== 1) {
+          all = false;
           break;
         }
       }
-      if (!found) break;
+      if (all) return true;
+    }
+    return false;
+  }
+
+  rank(at: number): number {
+    // get_docrep: (position, weight, operand) as one sort key: position, then weight, then operand
+    let len = 0;
+    for (let operand = 0; operand < this.lists.length; operand++) {
+      const list = this.lists[operand];
+      const offset = list ? KeywordIndex.find(list, at) : -1;
+      if (offset < 0) continue;
+      const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
+      const start = offset % CHUNK;
+      const n = chunk[start]!;
+      if (len + n > this.keys.length) {
+        const keys = new Int32Array((len + n) * 2);
+        keys.set(this.keys);
+        this.keys = keys;
+      }
+      for (let k = 0; k < n; k++) {
+        const p = chunk[start + 1 + k]!;
+        this.keys[len++] = ((p & 0x3fff) << 12) | ((p >>> 14) << 10) | operand;
+      }
+    }
+    if (len === 0) return 0;
+    const keys = this.keys.subarray(0, len).sort();
+    const exist = this.exist;
+    let wdoc = 0;
+    let from = 0;
+    for (;;) {
+      // Cover: the upper bound from `from`, moving up
+      exist.fill(0);
+      let end = -1;
+      for (let e = from; e < len; e++) {
+        exist[keys[e]! & 0x3ff] = 1;
+        if (this.satisfied()) {
+          end = e;
+          break;
+        }
+      }
+      if (end < 0) break;
       // the lower bound from the upper one, moving down
       exist.fill(0);
-      let begin = -1;
+      let begin = end;
       for (let b = end; b >= from; b--) {
-        exist[entries[b]!.operand] = 1;
-        if (satisfied()) {
+        exist[keys[b]! & 0x3ff] = 1;
+        if (this.satisfied()) {
           begin = b;
           break;
         }
       }
       // p <= q always holds (entries are sorted), so this is a cover
-      const p = entries[begin]!.pos;
-      const q = entries[end]!.pos;
+      const p = keys[begin]! >>> 12;
+      const q = keys[end]! >>> 12;
       let invSum = 0;
-      for (let k = begin; k <= end; k++) invSum += INV[entries[k]!.weight]!;
+      for (let k = begin; k <= end; k++) invSum += INV[(keys[k]! >>> 10) & 3]!;
       const cpos = (end - begin + 1) / invSum;
       let noise = q - p - (end - begin);
       if (noise < 0) noise = Math.trunc((end - begin) / 2);
       wdoc += cpos / (1 + noise);
       from = begin + 1;
-      break;
     }
-    if (end < 0) break;
+    return rankOf(wdoc);
   }
-  return rankOf(wdoc);
+}
+
+/** The same for one listing (tests). */
+export function coverDensity(index: KeywordIndex, groups: string[][], at: number): number {
+  return new CoverRanker(index, groups).rank(at);
 }
 
 /** A bounded heap keeping the best `k` items by (score desc, id asc). */

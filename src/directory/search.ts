@@ -26,7 +26,7 @@ import {
 } from './store.ts';
 import {
   conjunctionMatches,
-  coverDensity,
+  CoverRanker,
   keywordRanks,
   lexemeGroups,
   plainLexemes,
@@ -534,9 +534,8 @@ export async function searchListings(
     else if (groups) {
       // several words: the matches from the postings, their cover density from the positions
       const keywords = listingColumns(db).keywords;
-      ranks = new Map(
-        conjunctionMatches(keywords, groups, upTo).map((at) => [at, coverDensity(keywords, groups, at)]),
-      );
+      const ranker = new CoverRanker(keywords, groups);
+      ranks = new Map(conjunctionMatches(keywords, groups, upTo).map((at) => [at, ranker.rank(at)]));
     }
     if (ranks) {
       const hits = keywordHits(
