@@ -401,6 +401,13 @@ export class TopK<T extends { score: number; id: string }> {
   private static worse(a: { score: number; id: string }, b: { score: number; id: string }): boolean {
     return a.score < b.score || (a.score === b.score && a.id > b.id);
   }
+  /** Whether an item of this score and id would be kept (checked before building it). */
+  accepts(score: number, id: string): boolean {
+    const h = this.heap;
+    if (h.length < this.k) return true;
+    const worst = h[0];
+    return worst !== undefined && (worst.score < score || (worst.score === score && worst.id > id));
+  }
   offer(item: T): void {
     const h = this.heap;
     if (h.length < this.k) {

@@ -372,6 +372,38 @@ function keywordHits(
     kwRank?: number;
     semRank?: number;
   }
+  const mean = snapshot.mean;
+  const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
+  const offer = (
+    at: number,
+    relevance: number,
+    kw: number | null,
+    sim: number | null,
+    dist: number | null,
+  ) => {
+    const n = cols.reviews[at]!;
+    const rating = cols.ratings64[at]!;
+    const bayes = (BAYES_C * mean + n * (Number.isNaN(rating) ? mean : rating)) / (BAYES_C + n);
+    const response = cols.responses[at]!;
+    const trust = trustOf(bayes, n, cols.claimed[at] === 1, Number.isNaN(response) ? null : response);
+    const base = 0.7 * relevance + 0.3 * trust;
+    const withNear = near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
+    const score = round6(withNear);
+    const id = cols.ids[at]!;
+    if (cursor && !(score < cursor.sc || (score === cursor.sc && id > cursor.id))) return;
+    if (!top.accepts(score, id)) return;
+    top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes, dist, score });
+  };
+  if (mode === 'keyword') {
+    // no fusion: each match is scored as it comes
+    for (const [at, kw] of ranks) {
+      if (!keep(at)) continue;
+      const dist = distanceAt(at);
+      if (near && !(dist! <= near.radius)) continue;
+      offer(at, kw, kw, null, dist);
+    }
+    return top.sorted();
+  }
   const candidates = new Map<number, Candidate>();
   for (const [at, kw] of ranks) {
     if (!keep(at)) continue;
@@ -381,7 +413,7 @@ function keywordHits(
   }
   const byScoreThenId = (a: [number, number], b: [number, number]) =>
     b[1] - a[1] || (cols.ids[a[0]]! < cols.ids[b[0]]! ? -1 : cols.ids[a[0]]! > cols.ids[b[0]]! ? 1 : 0);
-  if (mode === 'hybrid') {
+  {
     const kws = [...candidates.values()].map((c): [number, number] => [c.at, c.kw!]).sort(byScoreThenId);
     kws.forEach(([at], i) => (candidates.get(at)!.kwRank = i + 1));
     const sims: [number, number][] = [];
@@ -403,28 +435,12 @@ function keywordHits(
     sims.sort(byScoreThenId).forEach(([at], i) => (candidates.get(at)!.semRank = i + 1));
   }
 
-  const mean = snapshot.mean;
-  const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
   for (const c of candidates.values()) {
-    const at = c.at;
-    const n = cols.reviews[at]!;
-    const rating = cols.ratings64[at]!;
-    const bayes = (BAYES_C * mean + n * (Number.isNaN(rating) ? mean : rating)) / (BAYES_C + n);
-    const response = cols.responses[at]!;
-    const trust = trustOf(bayes, n, cols.claimed[at] === 1, Number.isNaN(response) ? null : response);
     const relevance =
-      mode === 'keyword'
-        ? c.kw!
-        : ((c.kwRank !== undefined ? 1.0 / (RRF_K + c.kwRank) : 0) +
-            (c.semRank !== undefined ? 1.0 / (RRF_K + c.semRank) : 0)) /
-          (2.0 / (RRF_K + 1));
-    const base = 0.7 * relevance + 0.3 * trust;
-    const withNear =
-      near && c.dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - c.dist / near.radius) : base;
-    const score = round6(withNear);
-    const id = cols.ids[at]!;
-    if (cursor && !(score < cursor.sc || (score === cursor.sc && id > cursor.id))) continue;
-    top.offer({ seq: cols.seqs[at]!, id, kw: c.kw, sim: c.sim, bayes, dist: c.dist, score });
+      ((c.kwRank !== undefined ? 1.0 / (RRF_K + c.kwRank) : 0) +
+        (c.semRank !== undefined ? 1.0 / (RRF_K + c.semRank) : 0)) /
+      (2.0 / (RRF_K + 1));
+    offer(c.at, relevance, c.kw, c.sim, c.dist);
   }
   return top.sorted();
 }
