@@ -25,6 +25,16 @@ import {
   type ReadOptions,
 } from './store.ts';
 import {
+  conjunctionMatches,
+  CoverRanker,
+  keywordRanks,
+  lexemeGroups,
+  plainLexemes,
+  TopK,
+} from './keywords.ts';
+import {
+  listingColumns,
+  positionsUpTo,
   refreshVectors,
   seqsWithCodes,
   similarAmong,
@@ -232,7 +242,11 @@ async function semanticPage(
     hits.push({ seq, id: t.id, kw: null, sim, bayes, dist: null, score });
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const page = hits.slice(0, limit + 1);
+  return withProfiles(db, hits.slice(0, limit + 1));
+}
+
+/** The page's hits with their profiles (the wide column), read for these rows only. */
+async function withProfiles(db: Db, page: Omit<Row, 'profile'>[]): Promise<Row[]> {
   const profiles = new Map(
     (
       await db.query<{ seq: number; profile: ListingRecord }>(
@@ -245,6 +259,190 @@ async function semanticPage(
     const profile = profiles.get(h.seq);
     return profile ? [{ ...h, profile }] : [];
   });
+}
+
+/**
+ * `round(x::numeric, 6)::float8` as PostgreSQL computes it: the float8 goes to numeric with 15
+ * significant digits, is rounded half away from zero, and comes back correctly rounded.
+ */
+export function round6(x: number): number {
+  const scaled = x * 1e6;
+  const frac = scaled - Math.floor(scaled);
+  if (Math.abs(frac - 0.5) > 1e-4 && Number.isFinite(scaled)) return Math.round(scaled) / 1e6;
+  const text = x.toPrecision(15);
+  if (text.includes('e')) return Math.round(scaled) / 1e6;
+  const negative = text.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? text.slice(1) : text).split('.');
+  let digits = BigInt(whole + fraction.padEnd(6, '0').slice(0, 6));
+  if ((fraction[6] ?? '0') >= '5') digits += 1n;
+  return ((negative ? -1 : 1) * Number(digits)) / 1e6;
+}
+
+/** The trust part of the score, as the SQL below computes it. */
+function trustOf(bayes: number, reviews: number, claimed: boolean, response: number | null): number {
+  return (
+    (0.5 * (bayes - 1)) / 4 +
+    0.2 * Math.min(1, Math.log(1 + reviews) / Math.log(1001)) +
+    0.15 * (claimed ? 1 : 0) +
+    0.15 * (response === null ? 0 : 1 / (1 + response / 60))
+  );
+}
+
+let keywordIndexOn = true;
+/** Turns the in-memory keyword ranking off (tests compare it with the SQL path). */
+export function useKeywordIndex(on: boolean): void {
+  keywordIndexOn = on;
+}
+
+interface MemoryFilters {
+  activity: string | undefined;
+  country: string | undefined;
+  city: string | undefined;
+  claimed: boolean | undefined;
+  minRating: number | undefined;
+  near: { lat: number; lon: number; radius: number } | undefined;
+}
+
+const toRad = (x: number) => x * (Math.PI / 180);
+
+/**
+ * A keyword or hybrid page ranked in memory (keywords.ts and vectors.ts): the same matches,
+ * filters and formula as the SQL below, from typed arrays; only the page's profiles are read.
+ */
+function keywordHits(
+  db: Db,
+  ranks: Map<number, number>,
+  mode: 'keyword' | 'hybrid',
+  sem: Similar,
+  snapshot: { seq: number; mean: number },
+  filters: MemoryFilters,
+  limit: number,
+  cursor: Cursor | undefined,
+): Omit<Row, 'profile'>[] {
+  const cols = listingColumns(db);
+  const upTo = positionsUpTo(db, snapshot.seq);
+  // the filters, exact copies of the SQL's
+  const country = filters.country !== undefined ? (cols.countryIds.get(filters.country) ?? -1) : undefined;
+  const city = filters.city !== undefined ? (cols.cityIds.get(foldText(filters.city)) ?? -1) : undefined;
+  let activity: Uint8Array | undefined;
+  if (filters.activity !== undefined) {
+    activity = new Uint8Array(upTo);
+    for (const at of cols.byCode.get(filters.activity) ?? []) if (at < upTo) activity[at] = 1;
+  }
+  const near = filters.near;
+  let box: number[] = [];
+  if (near) {
+    const dLat = near.radius / 111.0;
+    const dLon = near.radius / (111.0 * Math.max(0.01, Math.cos((near.lat * Math.PI) / 180)));
+    box = [near.lat - dLat, near.lat + dLat, near.lon - dLon, near.lon + dLon];
+  }
+  const distanceAt = (at: number): number | null => {
+    if (!near) return null;
+    const lat = cols.lats[at]!;
+    const lon = cols.lons[at]!;
+    if (lat < box[0]! || lat > box[1]! || lon < box[2]! || lon > box[3]!) return Number.NaN;
+    return (
+      2 *
+      6371.0088 *
+      Math.asin(
+        Math.min(
+          1,
+          Math.sqrt(
+            Math.sin(toRad(lat - near.lat) / 2) ** 2 +
+              Math.cos(toRad(near.lat)) * Math.cos(toRad(lat)) * Math.sin(toRad(lon - near.lon) / 2) ** 2,
+          ),
+        ),
+      )
+    );
+  };
+  const keep = (at: number): boolean => {
+    if (country !== undefined && cols.countries[at] !== country) return false;
+    if (city !== undefined && cols.cities[at] !== city) return false;
+    if (filters.claimed !== undefined && (cols.claimed[at] === 1) !== filters.claimed) return false;
+    if (filters.minRating !== undefined && !(cols.ratings64[at]! >= filters.minRating)) return false;
+    if (activity && activity[at] !== 1) return false;
+    return true;
+  };
+
+  interface Candidate {
+    at: number;
+    kw: number | null;
+    sim: number | null;
+    dist: number | null;
+    kwRank?: number;
+    semRank?: number;
+  }
+  const mean = snapshot.mean;
+  const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
+  const offer = (
+    at: number,
+    relevance: number,
+    kw: number | null,
+    sim: number | null,
+    dist: number | null,
+  ) => {
+    const n = cols.reviews[at]!;
+    const rating = cols.ratings64[at]!;
+    const bayes = (BAYES_C * mean + n * (Number.isNaN(rating) ? mean : rating)) / (BAYES_C + n);
+    const response = cols.responses[at]!;
+    const trust = trustOf(bayes, n, cols.claimed[at] === 1, Number.isNaN(response) ? null : response);
+    const base = 0.7 * relevance + 0.3 * trust;
+    const withNear = near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
+    const score = round6(withNear);
+    const id = cols.ids[at]!;
+    if (cursor && !(score < cursor.sc || (score === cursor.sc && id > cursor.id))) return;
+    if (!top.accepts(score, id)) return;
+    top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes, dist, score });
+  };
+  if (mode === 'keyword') {
+    // no fusion: each match is scored as it comes
+    for (const [at, kw] of ranks) {
+      if (!keep(at)) continue;
+      const dist = distanceAt(at);
+      if (near && !(dist! <= near.radius)) continue;
+      offer(at, kw, kw, null, dist);
+    }
+    return top.sorted();
+  }
+  const candidates = new Map<number, Candidate>();
+  for (const [at, kw] of ranks) {
+    if (!keep(at)) continue;
+    const dist = distanceAt(at);
+    if (near && !(dist! <= near.radius)) continue;
+    candidates.set(at, { at, kw, sim: null, dist });
+  }
+  const byScoreThenId = (a: [number, number], b: [number, number]) =>
+    b[1] - a[1] || (cols.ids[a[0]]! < cols.ids[b[0]]! ? -1 : cols.ids[a[0]]! > cols.ids[b[0]]! ? 1 : 0);
+  {
+    const kws = [...candidates.values()].map((c): [number, number] => [c.at, c.kw!]).sort(byScoreThenId);
+    kws.forEach(([at], i) => (candidates.get(at)!.kwRank = i + 1));
+    const sims: [number, number][] = [];
+    for (let i = 0; i < sem.seqs.length; i++) {
+      const seq = sem.seqs[i]!;
+      if (seq > snapshot.seq) continue;
+      const at = positionsUpTo(db, seq) - 1;
+      if (at < 0 || cols.seqs[at] !== seq || !keep(at)) continue;
+      let c = candidates.get(at);
+      if (!c) {
+        const dist = distanceAt(at);
+        if (near && !(dist! <= near.radius)) continue;
+        c = { at, kw: null, sim: null, dist };
+        candidates.set(at, c);
+      }
+      c.sim = sem.sims[i]!;
+      sims.push([at, c.sim]);
+    }
+    sims.sort(byScoreThenId).forEach(([at], i) => (candidates.get(at)!.semRank = i + 1));
+  }
+
+  for (const c of candidates.values()) {
+    const relevance =
+      ((c.kwRank !== undefined ? 1.0 / (RRF_K + c.kwRank) : 0) +
+        (c.semRank !== undefined ? 1.0 / (RRF_K + c.semRank) : 0)) /
+      (2.0 / (RRF_K + 1));
+    offer(c.at, relevance, c.kw, c.sim, c.dist);
+  }
+  return top.sorted();
 }
 
 interface Row {
@@ -333,6 +531,49 @@ export async function searchListings(
   if (!rows && mode === 'semantic' && q && !hasFilter) {
     rows = await semanticPage(db, sem, snapshot.mean, limit, cursor);
     pageCache.set(db, pageKey, rows);
+  }
+  if (
+    !rows &&
+    keywordIndexOn &&
+    useKeyword &&
+    q &&
+    (mode === 'keyword' || mode === 'hybrid') &&
+    params.open_now === undefined
+  ) {
+    const variants = await tsqueriesOf(db, foldText(q));
+    const lexemes = plainLexemes(variants);
+    const groups = lexemes ? undefined : lexemeGroups(variants);
+    let ranks: Map<number, number> | undefined;
+    if (lexemes || groups) await refreshVectors(db, snapshot.seq);
+    const upTo = positionsUpTo(db, snapshot.seq);
+    if (lexemes) ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
+    else if (groups) {
+      // several words: the matches from the postings, their cover density from the positions
+      const keywords = listingColumns(db).keywords;
+      const ranker = new CoverRanker(keywords, groups);
+      ranks = new Map(conjunctionMatches(keywords, groups, upTo).map((at) => [at, ranker.rank(at)]));
+    }
+    if (ranks) {
+      const hits = keywordHits(
+        db,
+        ranks,
+        mode,
+        sem,
+        snapshot,
+        {
+          activity: params.activity,
+          country: params.country,
+          city: params.city,
+          claimed: params.claimed,
+          minRating: params.min_rating,
+          near: near ? { ...near, radius } : undefined,
+        },
+        limit,
+        cursor,
+      );
+      rows = await withProfiles(db, hits);
+      pageCache.set(db, pageKey, rows);
+    }
   }
   if (!rows) {
     const snap = arg(snapshot.seq, '::bigint');

@@ -13,6 +13,7 @@
 // Why not pgvector: PGlite 0.5 ships no `vector` extension, and one SQL for both storage paths
 // rules it out. With PostgreSQL alone, a pgvector HNSW index could replace this module.
 import type { Queryable } from '../platform/db.ts';
+import { addPostings, KeywordIndex } from './keywords.ts';
 
 const DIMENSIONS = 384;
 const BATCH = 20_000;
@@ -29,6 +30,17 @@ interface Index {
   reviews: Int32Array;
   claimed: Uint8Array;
   responses: Float32Array;
+  /** what keyword search filters on (keywords.ts): exact copies of the columns */
+  ratings64: Float64Array;
+  lats: Float64Array;
+  lons: Float64Array;
+  countries: Uint16Array;
+  cities: Int32Array;
+  /** dictionaries of the country and city codes above */
+  countryIds: Map<string, number>;
+  cityIds: Map<string, number>;
+  /** keyword postings by lexeme of `tsv` (keywords.ts) */
+  keywords: KeywordIndex;
   /** positions by NACE code (each activity and the codes above it): semantic candidates */
   byCode: Map<string, number[]>;
   refreshing: Promise<void> | undefined;
@@ -50,6 +62,14 @@ function indexOf(db: object): Index {
       reviews: new Int32Array(1024),
       claimed: new Uint8Array(1024),
       responses: new Float32Array(1024),
+      ratings64: new Float64Array(1024),
+      lats: new Float64Array(1024),
+      lons: new Float64Array(1024),
+      countries: new Uint16Array(1024),
+      cities: new Int32Array(1024),
+      countryIds: new Map(),
+      cityIds: new Map(),
+      keywords: new KeywordIndex(),
       byCode: new Map(),
       refreshing: undefined,
     };
@@ -67,7 +87,10 @@ function grow(index: Index, needed: number): void {
   scales.set(index.scales.subarray(0, index.size));
   const data = new Int8Array(capacity * DIMENSIONS);
   data.set(index.data.subarray(0, index.size * DIMENSIONS));
-  const copy = <T extends Float32Array | Int32Array | Uint8Array>(from: T, to: T) => {
+  const copy = <T extends Float32Array | Float64Array | Int32Array | Uint8Array | Uint16Array>(
+    from: T,
+    to: T,
+  ) => {
     to.set(from.subarray(0, index.size));
     return to;
   };
@@ -79,6 +102,11 @@ function grow(index: Index, needed: number): void {
     reviews: copy(index.reviews, new Int32Array(capacity)),
     claimed: copy(index.claimed, new Uint8Array(capacity)),
     responses: copy(index.responses, new Float32Array(capacity)),
+    ratings64: copy(index.ratings64, new Float64Array(capacity)),
+    lats: copy(index.lats, new Float64Array(capacity)),
+    lons: copy(index.lons, new Float64Array(capacity)),
+    countries: copy(index.countries, new Uint16Array(capacity)),
+    cities: copy(index.cities, new Int32Array(capacity)),
   });
 }
 
@@ -101,8 +129,14 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         claimed: boolean;
         response_time: number | null;
         activity_path: string[];
+        country: string;
+        city_folded: string;
+        lat: number;
+        lon: number;
+        tsv: string;
       }>(
-        `select seq, id, embedding, rating, review_count, claimed, response_time, activity_path
+        `select seq, id, embedding, rating, review_count, claimed, response_time, activity_path,
+           country, city_folded, lat, lon, tsv::text as tsv
          from listings where seq > $1 order by seq limit $2`,
         [index.maxSeq, BATCH],
       );
@@ -121,6 +155,12 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         index.reviews[at] = row.review_count;
         index.claimed[at] = row.claimed ? 1 : 0;
         index.responses[at] = row.response_time ?? Number.NaN;
+        index.ratings64[at] = row.rating === null ? Number.NaN : Number(row.rating);
+        index.lats[at] = Number(row.lat);
+        index.lons[at] = Number(row.lon);
+        index.countries[at] = dictionaryId(index.countryIds, row.country);
+        index.cities[at] = dictionaryId(index.cityIds, row.city_folded);
+        addPostings(index.keywords, at, row.tsv);
         for (const code of row.activity_path) {
           const list = index.byCode.get(code);
           if (list) list.push(at);
@@ -138,6 +178,12 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
     }
     if (complete) return;
   }
+}
+
+function dictionaryId(ids: Map<string, number>, value: string): number {
+  let id = ids.get(value);
+  if (id === undefined) ids.set(value, (id = ids.size));
+  return id;
 }
 
 /** The position of a sequence number in the index, or -1. */
@@ -296,4 +342,40 @@ export function seqsWithCodes(db: object, codes: string[], snapshot: number): nu
     }
   }
   return out;
+}
+
+/** The in-memory copy keyword search reads (keywords.ts); positions are in sequence order. */
+export interface ListingColumns {
+  size: number;
+  seqs: Float64Array;
+  ids: string[];
+  ratings64: Float64Array;
+  reviews: Int32Array;
+  claimed: Uint8Array;
+  responses: Float32Array;
+  lats: Float64Array;
+  lons: Float64Array;
+  countries: Uint16Array;
+  cities: Int32Array;
+  countryIds: Map<string, number>;
+  cityIds: Map<string, number>;
+  keywords: KeywordIndex;
+  byCode: Map<string, number[]>;
+}
+
+export function listingColumns(db: object): ListingColumns {
+  return indexOf(db);
+}
+
+/** The position of the last listing up to `snapshot` plus one (positions are in seq order). */
+export function positionsUpTo(db: object, snapshot: number): number {
+  const index = indexOf(db);
+  let lo = 0;
+  let hi = index.size;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((index.seqs[mid] ?? 0) <= snapshot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../platform/db.ts';
+import {
+  addPostings,
+  conjunctionMatches,
+  keywordRanks,
+  lexemeGroups,
+  plainLexemes,
+  TopK,
+  KeywordIndex,
+  coverDensity,
+} from './keywords.ts';
+import { round6, searchListings, useKeywordIndex, type SearchParams } from './search.ts';
+import { testDirectory } from './test-db.ts';
+
+const NOW = new Date('2026-11-20T10:00:00Z');
+const opts = { baseUrl: 'https://directory.test' };
+let db: Db;
+let cacheSetting: string | undefined;
+
+beforeAll(async () => {
+  cacheSetting = process.env.SEARCH_CACHE;
+  process.env.SEARCH_CACHE = 'off'; // both paths rank every time
+  db = await testDirectory(3000, 'keyword-index');
+});
+afterAll(async () => {
+  useKeywordIndex(true);
+  if (cacheSetting === undefined) delete process.env.SEARCH_CACHE;
+  else process.env.SEARCH_CACHE = cacheSetting;
+  await db.close();
+});
+
+/** Every page of a query, walked with its cursors. */
+async function walk(params: SearchParams, memory: boolean) {
+  useKeywordIndex(memory);
+  const hits = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    const page = await searchListings(db, { ...params, ...(cursor ? { cursor } : {}) }, NOW, opts);
+    hits.push(...page.data.map((h) => ({ id: h.listing.id, score: h.score, signals: h.signals })));
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return hits;
+}
+
+const QUERIES = [
+  'Klempner',
+  'plumber',
+  'restaurant',
+  'boulangerie',
+  'Zahnarzt',
+  'hotel',
+  'avocat',
+  'Friseur',
+  'panaderías',
+  'idraulici',
+  'the', // a stop word in some configurations
+  'Berlin',
+  // several words: matches from the postings, cover density from SQL for those rows
+  'hair salon',
+  'car repair',
+  'my kitchen pipe is leaking',
+  'Wasserrohrbruch, der Wasserhahn tropft',
+  'dolor de muelas',
+];
+const FILTERS: Omit<SearchParams, 'q'>[] = [
+  {},
+  { country: 'DE' },
+  { claimed: true },
+  { min_rating: 4.2 },
+  { activity: '43' },
+  { near: '52.52,13.405', radius_km: 300 },
+  { near: '48.8566,2.3522', radius_km: 500, claimed: false },
+];
+
+describe('the in-memory keyword index ranks as the SQL path does', () => {
+  it.each(QUERIES)('keyword and hybrid: "%s", every filter, every page', async (q) => {
+    for (const mode of ['keyword', 'hybrid'] as const) {
+      for (const filter of FILTERS) {
+        const params: SearchParams = { q, mode, limit: 37, ...filter };
+        const sql = await walk(params, false);
+        const memory = await walk(params, true);
+        expect(memory, `${mode} ${JSON.stringify(filter)}`).toEqual(sql);
+      }
+    }
+  });
+
+  it('falls back to SQL for phrases, negation and open_now', async () => {
+    for (const params of [
+      { q: '"hair salon"', mode: 'keyword' as const },
+      { q: 'plumber -Berlin', mode: 'hybrid' as const },
+      { q: 'plumber', mode: 'keyword' as const, open_now: true },
+    ]) {
+      expect(await walk({ ...params, limit: 50 }, true)).toEqual(await walk({ ...params, limit: 50 }, false));
+    }
+  });
+});
+
+describe('keyword index pieces', () => {
+  it('parses tsvector text: weights, escapes, positions', () => {
+    const postings = new KeywordIndex();
+    addPostings(postings, 0, `'a':1A,5B,9 'it''s':2C 'back\\\\slash':3 'bare'`);
+    addPostings(postings, 1, `'a':4`);
+    const ranks = keywordRanks(postings, ['a'], 2);
+    // 1 + 0.4 + 0.1 = 1.5 -> 1.5 / 2.5; 0.1 -> 0.1 / 1.1, as float4
+    const w = 1 + 1 / (1 / Math.fround(0.4)) + 1 / (1 / Math.fround(0.1));
+    expect(ranks.get(0)).toBe(Math.fround(w / (w + 1)));
+    expect(ranks.get(1)).toBeCloseTo(0.1 / 1.1, 6);
+    expect(keywordRanks(postings, ['a'], 1).has(1)).toBe(false);
+    expect(keywordRanks(postings, ["it's"], 2).get(0)).toBeCloseTo(0.2 / 1.2, 6);
+    expect(keywordRanks(postings, ['back\\slash'], 2).get(0)).toBeCloseTo(0.1 / 1.1, 6);
+    expect(keywordRanks(postings, ['bare'], 2).get(0)).toBeCloseTo(0.1 / 1.1, 6);
+  });
+
+  it('takes only disjunctions of plain lexemes', () => {
+    expect(plainLexemes([`'klempn'`, `'klempner'`])).toEqual(['klempn', 'klempner']);
+    expect(plainLexemes([`'a' | 'b'`, `'a'`])).toEqual(['a', 'b']);
+    expect(plainLexemes([`'it''s'`])).toEqual(["it's"]);
+    expect(plainLexemes([`'hair' & 'salon'`])).toBeUndefined();
+    expect(plainLexemes([`'a' <-> 'b'`])).toBeUndefined();
+    expect(plainLexemes([`!'a'`])).toBeUndefined();
+    expect(plainLexemes([`'a':*`])).toBeUndefined();
+    expect(plainLexemes([])).toEqual([]);
+  });
+
+  it('matches conjunctions from the postings', () => {
+    const postings = new KeywordIndex();
+    addPostings(postings, 0, `'hair':1 'salon':2`);
+    addPostings(postings, 1, `'hair':1`);
+    addPostings(postings, 2, `'salon':1 'hair':3 'kapsalon':2`);
+    addPostings(postings, 3, `'kapsalon':1`);
+    expect(lexemeGroups([`'hair' & 'salon'`, `'kapsalon'`])).toEqual([['hair', 'salon'], ['kapsalon']]);
+    expect(lexemeGroups([`'a' <-> 'b'`])).toBeUndefined();
+    expect(conjunctionMatches(postings, [['hair', 'salon'], ['kapsalon']], 4)).toEqual([0, 2, 3]);
+    expect(conjunctionMatches(postings, [['hair', 'salon']], 2)).toEqual([0]);
+    expect(conjunctionMatches(postings, [['hair', 'nothing']], 4)).toEqual([]);
+    // one cover (1..2), no noise: 2 / (1 / 0.1 + 1 / 0.1) = 0.1; then 0.1 / 1.1
+    expect(coverDensity(postings, [['hair', 'salon']], 0)).toBeCloseTo(0.1 / 1.1, 6);
+    // the cover of 'salon':1 and 'hair':3 holds one noise word: 0.1 / 2
+    expect(coverDensity(postings, [['hair', 'salon']], 2)).toBeCloseTo(0.05 / 1.05, 6);
+  });
+
+  it('keeps the best k by score then id', () => {
+    const top = new TopK<{ score: number; id: string }>(3);
+    for (const [score, id] of [
+      [0.5, 'b'],
+      [0.9, 'z'],
+      [0.5, 'a'],
+      [0.1, 'c'],
+      [0.5, 'c'],
+      [0.9, 'y'],
+    ] as const) {
+      top.offer({ score, id });
+    }
+    expect(top.sorted().map((x) => x.id)).toEqual(['y', 'z', 'a']);
+  });
+
+  it('rounds to six decimals as numeric does', () => {
+    expect(round6(0.1234565)).toBe(0.123457);
+    expect(round6(0.12345649)).toBe(0.123456);
+    expect(round6(0.7)).toBe(0.7);
+    expect(round6(0.9999996)).toBe(1);
+  });
+});

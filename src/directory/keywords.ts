@@ -1,0 +1,442 @@
+// The keyword side of search in memory: an inverted index (lexeme -> listing positions) built
+// from the `tsv` PostgreSQL or PGlite stored with each listing (the lexemes each language's
+// stemmer computed, so matching is the SQL path's), held beside the vector index and caught up
+// with it by sequence number (vectors.ts). A broad word ("Klempner", ~19,000 listings at a
+// million) is ranked from typed arrays with a bounded top-k heap, and only the page's profiles
+// are read; the SQL path read every match's row to rank it (seconds).
+//
+// Ranking is `ts_rank_cd(tsv, query, 32)` computed from the postings: for a query that is a
+// disjunction of plain lexemes (one word in every language configuration, the common case),
+// every position of a matching lexeme is a cover of its own, so the rank is the sum of the
+// weights of those positions (A 1.0, B 0.4, C 0.2, D 0.1 as PostgreSQL's float4 constants),
+// then rank / (rank + 1), returned as a float4. Each posting keeps the count of its positions
+// per weight class. Queries with `&`, phrases, negation or prefixes (several words) are left to
+// the SQL path, whose cover density needs the positions (they match far fewer listings).
+
+/** One lexeme's postings: pairs (position in the index, offset of its positions in the pool). */
+export interface Postings {
+  data: Int32Array;
+  length: number;
+}
+
+/** Positions are kept in chunks of this many 16-bit entries (no copy as the index grows). */
+const CHUNK = 1 << 20;
+
+/**
+ * The inverted index: postings by lexeme, and a pool of positions in PostgreSQL's own 16-bit
+ * form (WordEntryPos: weight in the top two bits, D 0 to A 3, position in the other 14), each
+ * listing's run of a lexeme preceded by its length.
+ */
+export class KeywordIndex {
+  readonly postings = new Map<string, Postings>();
+  readonly chunks: Uint16Array[] = [];
+  private used = CHUNK;
+
+  /** Stores a run of positions, returns its offset. */
+  store(positions: number[]): number {
+    if (this.used + positions.length + 1 > CHUNK) {
+      this.chunks.push(new Uint16Array(CHUNK));
+      this.used = 0;
+    }
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    const offset = (this.chunks.length - 1) * CHUNK + this.used;
+    chunk[this.used] = positions.length;
+    chunk.set(positions, this.used + 1);
+    this.used += positions.length + 1;
+    return offset;
+  }
+
+  /** The run of positions stored at `offset`. */
+  positions(offset: number): Uint16Array {
+    const chunk = this.chunks[Math.floor(offset / CHUNK)]!;
+    const at = offset % CHUNK;
+    return chunk.subarray(at + 1, at + 1 + chunk[at]!);
+  }
+
+  add(lexeme: string, at: number, positions: number[]): void {
+    let list = this.postings.get(lexeme);
+    if (!list) {
+      list = { data: new Int32Array(2), length: 0 };
+      this.postings.set(lexeme, list);
+    } else if (list.length + 2 > list.data.length) {
+      const data = new Int32Array(list.data.length * 2);
+      data.set(list.data);
+      list.data = data;
+    }
+    list.data[list.length] = at;
+    list.data[list.length + 1] = this.store(positions);
+    list.length += 2;
+  }
+
+  /** The offset of the positions of `list`'s posting for listing `at`, or -1. */
+  static find(list: Postings, at: number): number {
+    let lo = 0;
+    let hi = list.length / 2 - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = list.data[mid * 2]!;
+      if (v === at) return list.data[mid * 2 + 1]!;
+      if (v < at) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+}
+
+/** PostgreSQL's default weights {D 0.1, C 0.2, B 0.4, A 1.0} as float4, and 1 / w as calc_rank_cd holds them. */
+const INV = [0.1, 0.2, 0.4, 1.0].map((w) => 1 / Math.fround(w));
+
+/**
+ * Adds the lexemes of one listing's `tsv::text` (`'lex':1A,5B 'other':3`) under position `at`.
+ * Lexemes are quoted, with `''` and `\\` escaped; a position without a letter is weight D; a
+ * lexeme without positions counts as one of weight D at position 0, as calc_rank_cd does.
+ */
+export function addPostings(index: KeywordIndex, at: number, tsv: string): void {
+  let i = 0;
+  const n = tsv.length;
+  while (i < n) {
+    if (tsv.charCodeAt(i) !== 39 /* ' */) {
+      i++;
+      continue;
+    }
+    // the lexeme
+    let j = i + 1;
+    let lexeme = '';
+    let start = j;
+    for (;;) {
+      const c = tsv.charCodeAt(j);
+      if (c === 39) {
+        if (tsv.charCodeAt(j + 1) === 39) {
+          lexeme += tsv.slice(start, j) + "'";
+          j += 2;
+          start = j;
+          continue;
+        }
+        lexeme += tsv.slice(start, j);
+        j++;
+        break;
+      }
+      if (c === 92 /* \ */) {
+        lexeme += tsv.slice(start, j) + tsv.charAt(j + 1);
+        j += 2;
+        start = j;
+        continue;
+      }
+      if (j >= n) {
+        lexeme += tsv.slice(start, j);
+        break;
+      }
+      j++;
+    }
+    // the positions
+    const positions: number[] = [];
+    if (tsv.charCodeAt(j) === 58 /* : */) {
+      j++;
+      let pos = 0;
+      for (;;) {
+        const c = j < n ? tsv.charCodeAt(j) : 32;
+        if (c >= 48 && c <= 57) {
+          pos = pos * 10 + (c - 48);
+          j++;
+          continue;
+        }
+        let weight = 0;
+        if (c === 65) weight = 3;
+        else if (c === 66) weight = 2;
+        else if (c === 67) weight = 1;
+        if (c >= 65 && c <= 68) j++;
+        positions.push((weight << 14) | pos);
+        pos = 0;
+        if (j < n && tsv.charCodeAt(j) === 44 /* , */) {
+          j++;
+          continue;
+        }
+        break;
+      }
+    } else {
+      positions.push(0);
+    }
+    index.add(lexeme, at, positions);
+    i = j;
+  }
+}
+
+/** What one position of each weight adds to calc_rank_cd's Wdoc alone: 1 / (1 / w). */
+const WEIGHT = INV.map((inv) => 1 / inv);
+
+/** ts_rank_cd's normalisation 32 (rank / (rank + 1)), returned as float4 as PostgreSQL does. */
+export function rankOf(wdoc: number): number {
+  return Math.fround(wdoc / (wdoc + 1));
+}
+
+/**
+ * The lexemes of a query given as the tsquery variants the SQL path builds (`'klempn'`,
+ * `'a' | 'b'`), or undefined when any variant is more than a disjunction of plain lexemes.
+ */
+export function plainLexemes(variants: string[]): string[] | undefined {
+  const out = new Set<string>();
+  for (const variant of variants) {
+    for (const part of variant.split(' | ')) {
+      const m = /^'((?:[^'\\]|''|\\.)*)'$/.exec(part);
+      if (!m) return undefined;
+      out.add(m[1]!.replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The conjunctions of plain lexemes a query's variants are (`'hair' & 'salon'`, one per
+ * configuration, the whole query their disjunction), or undefined for anything else (phrases,
+ * negation, prefixes, parentheses).
+ */
+export function lexemeGroups(variants: string[]): string[][] | undefined {
+  const groups: string[][] = [];
+  for (const variant of variants) {
+    const group = new Set<string>();
+    for (const part of variant.split(' & ')) {
+      const m = /^'((?:[^'\\]|''|\\.)*)'$/.exec(part);
+      if (!m) return undefined;
+      group.add(m[1]!.replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+    }
+    groups.push([...group]);
+  }
+  // CoverRanker numbers operands in 10 bits
+  if (new Set(groups.flat()).size > 1000) return undefined;
+  return groups;
+}
+
+/**
+ * The listings (positions below `upTo`) holding every lexeme of at least one group: the
+ * matches of a disjunction of conjunctions, from the postings alone.
+ */
+export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo: number): number[] {
+  const results: number[][] = [];
+  for (const group of groups) {
+    const lists = group.map((lexeme) => index.postings.get(lexeme));
+    if (lists.length === 0 || lists.some((l) => !l)) continue;
+    // walk the shortest list; the others by galloping forward (positions are sorted)
+    const sorted = (lists as Postings[]).slice().sort((a, b) => a.length - b.length);
+    const [first, ...rest] = sorted as [Postings, ...Postings[]];
+    const cursors = rest.map(() => 0);
+    const out: number[] = [];
+    outer: for (let i = 0; i < first.length; i += 2) {
+      const at = first.data[i]!;
+      if (at >= upTo) break;
+      for (let r = 0; r < rest.length; r++) {
+        const list = rest[r]!;
+        const pairs = list.length / 2;
+        let lo = cursors[r]!;
+        let step = 1;
+        let hi = lo;
+        while (hi < pairs && list.data[hi * 2]! < at) {
+          lo = hi + 1;
+          hi += step;
+          step *= 2;
+        }
+        hi = Math.min(hi, pairs - 1);
+        while (lo <= hi) {
+          const mid = (lo + hi) >>> 1;
+          if (list.data[mid * 2]! < at) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        cursors[r] = lo;
+        if (lo >= pairs) break outer;
+        if (list.data[lo * 2] !== at) continue outer;
+      }
+      out.push(at);
+    }
+    results.push(out);
+  }
+  if (results.length === 1) return results[0]!;
+  return [...new Set(results.flat())].sort((a, b) => a - b);
+}
+
+/** Scratch space of keywordRanks, reused: one sum per listing position. */
+let scratch = new Float64Array(0);
+
+/**
+ * The rank of every listing matching any of `lexemes`, among positions [0, upTo): a map from
+ * position to ts_rank_cd(tsv, query, 32). Every position of a matching lexeme is a cover of
+ * its own (one entry, no noise), so the rank is the sum of their weights.
+ */
+export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: number): Map<number, number> {
+  if (scratch.length < upTo) scratch = new Float64Array(Math.max(upTo, Math.ceil(scratch.length * 1.5)));
+  const touched: number[] = [];
+  for (const lexeme of lexemes) {
+    const list = index.postings.get(lexeme);
+    if (!list) continue;
+    for (let i = 0; i < list.length; i += 2) {
+      const at = list.data[i]!;
+      if (at >= upTo) break; // positions are in sequence order
+      const offset = list.data[i + 1]!;
+      const chunk = index.chunks[Math.floor(offset / CHUNK)]!;
+      const start = offset % CHUNK;
+      const end = start + 1 + chunk[start]!;
+      let sum = 0;
+      for (let k = start + 1; k < end; k++) sum += WEIGHT[chunk[k]! >>> 14]!;
+      if (scratch[at] === 0) touched.push(at);
+      scratch[at] = scratch[at]! + sum;
+    }
+  }
+  const ranks = new Map<number, number>();
+  for (const at of touched) {
+    ranks.set(at, rankOf(scratch[at]!));
+    scratch[at] = 0;
+  }
+  return ranks;
+}
+
+/**
+ * ts_rank_cd(tsv, query, 32) for a query that is a disjunction of conjunctions of lexemes
+ * (`groups`), ported from PostgreSQL's calc_rank_cd and Cover (tsrank.c): the query's
+ * positions in the listing in order, each minimal extent (cover) satisfying the query found
+ * left to right, each adding (entries / sum of 1 / weight) / (1 + noise words).
+ */
+export class CoverRanker {
+  private readonly lists: (Postings | undefined)[];
+  private readonly groups: number[][];
+  private readonly exist: Uint8Array;
+  private keys = new Int32Array(64);
+  private readonly index: KeywordIndex;
+
+  constructor(index: KeywordIndex, groups: string[][]) {
+    this.index = index;
+    const operands = [...new Set(groups.flat())];
+    const operandOf = new Map(operands.map((lexeme, i) => [lexeme, i]));
+    this.groups = groups.map((g) => g.map((lexeme) => operandOf.get(lexeme)!));
+    this.lists = operands.map((lexeme) => index.postings.get(lexeme));
+    this.exist = new Uint8Array(operands.length);
+  }
+
+  private satisfied(): boolean {
+    for (const group of this.groups) {
+      let all = true;
+      for (const o of group) {
+        if (this.exist[o] !== 1) {
+          all = false;
+          break;
+        }
+      }
+      if (all) return true;
+    }
+    return false;
+  }
+
+  rank(at: number): number {
+    // get_docrep: (position, weight, operand) as one sort key: position, then weight, then operand
+    let len = 0;
+    for (let operand = 0; operand < this.lists.length; operand++) {
+      const list = this.lists[operand];
+      const offset = list ? KeywordIndex.find(list, at) : -1;
+      if (offset < 0) continue;
+      const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
+      const start = offset % CHUNK;
+      const n = chunk[start]!;
+      if (len + n > this.keys.length) {
+        const keys = new Int32Array((len + n) * 2);
+        keys.set(this.keys);
+        this.keys = keys;
+      }
+      for (let k = 0; k < n; k++) {
+        const p = chunk[start + 1 + k]!;
+        this.keys[len++] = ((p & 0x3fff) << 12) | ((p >>> 14) << 10) | operand;
+      }
+    }
+    if (len === 0) return 0;
+    const keys = this.keys.subarray(0, len).sort();
+    const exist = this.exist;
+    let wdoc = 0;
+    let from = 0;
+    for (;;) {
+      // Cover: the upper bound from `from`, moving up
+      exist.fill(0);
+      let end = -1;
+      for (let e = from; e < len; e++) {
+        exist[keys[e]! & 0x3ff] = 1;
+        if (this.satisfied()) {
+          end = e;
+          break;
+        }
+      }
+      if (end < 0) break;
+      // the lower bound from the upper one, moving down
+      exist.fill(0);
+      let begin = end;
+      for (let b = end; b >= from; b--) {
+        exist[keys[b]! & 0x3ff] = 1;
+        if (this.satisfied()) {
+          begin = b;
+          break;
+        }
+      }
+      // p <= q always holds (entries are sorted), so this is a cover
+      const p = keys[begin]! >>> 12;
+      const q = keys[end]! >>> 12;
+      let invSum = 0;
+      for (let k = begin; k <= end; k++) invSum += INV[(keys[k]! >>> 10) & 3]!;
+      const cpos = (end - begin + 1) / invSum;
+      let noise = q - p - (end - begin);
+      if (noise < 0) noise = Math.trunc((end - begin) / 2);
+      wdoc += cpos / (1 + noise);
+      from = begin + 1;
+    }
+    return rankOf(wdoc);
+  }
+}
+
+/** The same for one listing (tests). */
+export function coverDensity(index: KeywordIndex, groups: string[][], at: number): number {
+  return new CoverRanker(index, groups).rank(at);
+}
+
+/** A bounded heap keeping the best `k` items by (score desc, id asc). */
+export class TopK<T extends { score: number; id: string }> {
+  private heap: T[] = [];
+  private readonly k: number;
+  constructor(k: number) {
+    this.k = k;
+  }
+  /** true when a is worse than b (served after it) */
+  private static worse(a: { score: number; id: string }, b: { score: number; id: string }): boolean {
+    return a.score < b.score || (a.score === b.score && a.id > b.id);
+  }
+  /** Whether an item of this score and id would be kept (checked before building it). */
+  accepts(score: number, id: string): boolean {
+    const h = this.heap;
+    if (h.length < this.k) return true;
+    const worst = h[0];
+    return worst !== undefined && (worst.score < score || (worst.score === score && worst.id > id));
+  }
+  offer(item: T): void {
+    const h = this.heap;
+    if (h.length < this.k) {
+      h.push(item);
+      let i = h.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!TopK.worse(h[i]!, h[p]!)) break;
+        [h[i], h[p]] = [h[p]!, h[i]!];
+        i = p;
+      }
+      return;
+    }
+    if (this.k === 0 || !TopK.worse(h[0]!, item)) return;
+    h[0] = item;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && TopK.worse(h[l]!, h[m]!)) m = l;
+      if (r < h.length && TopK.worse(h[r]!, h[m]!)) m = r;
+      if (m === i) break;
+      [h[i], h[m]] = [h[m]!, h[i]!];
+      i = m;
+    }
+  }
+  /** best first */
+  sorted(): T[] {
+    return [...this.heap].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+}
