@@ -5,7 +5,7 @@
 // p99, a streaming client for chunks/s and time to first byte) and reads the servers' RSS.
 // `npm run bench:model -- [--duration 15] [--connections 10] [--rate 1000] [--no-litellm] [--profile]`
 // docs/benchmarks.md explains the method and holds the figures.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -155,13 +155,23 @@ async function startBare(recorded: { json: string; stream: string[] }): Promise<
   return { name: 'bare', url, key: 'none', child };
 }
 
+/** The LiteLLM release measured in docs/benchmarks.md. */
+const LITELLM_VERSION = '1.106.2';
+
 async function startLitellm(content: string): Promise<Target | undefined> {
   if (args['no-litellm']) return undefined;
   if (!existsSync(LITELLM)) {
-    console.warn(
-      `${LITELLM} is missing: python3 -m venv .venv-bench && .venv-bench/bin/pip install 'litellm[proxy]==1.106.2'`,
-    );
-    return undefined;
+    // The peer is part of the run: install the pinned LiteLLM into .venv-bench/ on first use.
+    console.log(`installing LiteLLM ${LITELLM_VERSION} into .venv-bench/ (first run only)`);
+    try {
+      execFileSync('python3', ['-m', 'venv', '.venv-bench'], { stdio: 'inherit' });
+      execFileSync('.venv-bench/bin/pip', ['install', '--quiet', `litellm[proxy]==${LITELLM_VERSION}`], {
+        stdio: 'inherit',
+      });
+    } catch (error) {
+      console.warn(`LiteLLM could not be installed (${(error as Error).message}); run without it`);
+      return undefined;
+    }
   }
   const port = await freePort();
   const key = 'sk-litellm-bench';
