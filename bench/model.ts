@@ -8,7 +8,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -305,6 +305,28 @@ interface FixedRate {
   load: [number, number, number];
 }
 
+/** A chat completion request to `target` on `agent`; the caller ends it with `body`. */
+function postChat(
+  target: Target,
+  agent: Agent,
+  body: Buffer,
+  onResponse: (res: IncomingMessage) => void,
+): ClientRequest {
+  return request(
+    `${target.url}/v1/chat/completions`,
+    {
+      method: 'POST',
+      agent,
+      headers: {
+        authorization: `Bearer ${target.key}`,
+        'content-type': 'application/json',
+        'content-length': body.length,
+      },
+    },
+    onResponse,
+  );
+}
+
 /**
  * Open loop at a fixed rate: request i is due at start + i/rate whatever happened to the others,
  * and its latency counts from when it was due, so a stall shows in the percentiles (no
@@ -326,29 +348,17 @@ async function fixedRate(target: Target, rate: number, seconds: number): Promise
   await new Promise<void>((resolve) => {
     const one = (due: number) => {
       const at = performance.now();
-      const req = request(
-        `${target.url}/v1/chat/completions`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            authorization: `Bearer ${target.key}`,
-            'content-type': 'application/json',
-            'content-length': body.length,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            const end = performance.now();
-            if (res.statusCode === 200) {
-              latencies.push(end - due);
-              service.push(end - at);
-            } else failed++;
-            if (++done === total) resolve();
-          });
-        },
-      );
+      const req = postChat(target, agent, body, (res) => {
+        res.resume();
+        res.on('end', () => {
+          const end = performance.now();
+          if (res.statusCode === 200) {
+            latencies.push(end - due);
+            service.push(end - at);
+          } else failed++;
+          if (++done === total) resolve();
+        });
+      });
       req.on('error', () => {
         failed++;
         if (++done === total) resolve();
@@ -405,40 +415,28 @@ async function streaming(target: Target, seconds: number, streams = STREAMS): Pr
       const at = performance.now();
       let first = true;
       let carry = '';
-      const req = request(
-        `${target.url}/v1/chat/completions`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            authorization: `Bearer ${target.key}`,
-            'content-type': 'application/json',
-            'content-length': body.length,
-          },
-        },
-        (res) => {
-          if (res.statusCode !== 200) {
-            failed++;
-            res.resume();
-            res.on('end', resolve);
-            return;
+      const req = postChat(target, agent, body, (res) => {
+        if (res.statusCode !== 200) {
+          failed++;
+          res.resume();
+          res.on('end', resolve);
+          return;
+        }
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          if (first) {
+            ttfb.push(performance.now() - at);
+            first = false;
           }
-          res.setEncoding('utf8');
-          res.on('data', (text: string) => {
-            if (first) {
-              ttfb.push(performance.now() - at);
-              first = false;
-            }
-            const events = (carry + text).split('\n\n');
-            carry = events.pop() ?? '';
-            for (const event of events) if (event.startsWith('data: ') && event !== 'data: [DONE]') chunks++;
-          });
-          res.on('end', () => {
-            completed++;
-            resolve();
-          });
-        },
-      );
+          const events = (carry + text).split('\n\n');
+          carry = events.pop() ?? '';
+          for (const event of events) if (event.startsWith('data: ') && event !== 'data: [DONE]') chunks++;
+        });
+        res.on('end', () => {
+          completed++;
+          resolve();
+        });
+      });
       req.on('error', () => {
         failed++;
         resolve();

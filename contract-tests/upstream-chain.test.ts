@@ -31,6 +31,21 @@ async function chained(engine: object, extraEnv: Record<string, string> = {}): P
   return new OpenAI({ baseURL: `${downstream.urls.model}/v1`, apiKey: downstream.adminKey, maxRetries: 0 });
 }
 
+/** A downstream that relays to `upstream`, and a client that calls `upstream` directly. */
+async function relay(): Promise<[OpenAI, OpenAI]> {
+  const client = await chained({
+    type: 'upstream',
+    baseUrl: `${upstream.urls.model}/v1`,
+    apiKey: upstream.adminKey,
+  });
+  const direct = new OpenAI({
+    baseURL: `${upstream.urls.model}/v1`,
+    apiKey: upstream.adminKey,
+    maxRetries: 0,
+  });
+  return [client, direct];
+}
+
 beforeAll(async () => {
   upstream = await startTestServers('pglite', { which: ['model'], env: { MODEL_RATE_LIMIT_RPM: '4' } });
 });
@@ -43,16 +58,7 @@ describe('our model API as the upstream of another instance', () => {
   const messages = [{ role: 'user' as const, content: 'Which ferries link Sardinia and Corsica?' }];
 
   it('relays buffered and streamed answers, the same text both ways', async () => {
-    const client = await chained({
-      type: 'upstream',
-      baseUrl: `${upstream.urls.model}/v1`,
-      apiKey: upstream.adminKey,
-    });
-    const direct = new OpenAI({
-      baseURL: `${upstream.urls.model}/v1`,
-      apiKey: upstream.adminKey,
-      maxRetries: 0,
-    });
+    const [client, direct] = await relay();
     const viaChain = await client.chat.completions.create({ model: 'prince', messages, seed: 11 });
     const straight = await direct.chat.completions.create({ model: 'prince', messages, seed: 11 });
     expect(viaChain.choices[0]?.message.content).toBe(straight.choices[0]?.message.content);
@@ -75,16 +81,7 @@ describe('our model API as the upstream of another instance', () => {
   });
 
   it('relays embeddings: the upstream’s vectors and token counts', async () => {
-    const client = await chained({
-      type: 'upstream',
-      baseUrl: `${upstream.urls.model}/v1`,
-      apiKey: upstream.adminKey,
-    });
-    const direct = new OpenAI({
-      baseURL: `${upstream.urls.model}/v1`,
-      apiKey: upstream.adminKey,
-      maxRetries: 0,
-    });
+    const [client, direct] = await relay();
     const input = ['Fähre von Olbia nach Bonifacio', 'ferry to Corsica'];
     const viaChain = await client.embeddings.create({ model: 'queen', input, dimensions: 32 });
     const straight = await direct.embeddings.create({ model: 'queen', input, dimensions: 32 });

@@ -18,15 +18,12 @@ import { addPostings, KeywordIndex } from './keywords.ts';
 const DIMENSIONS = 384;
 const BATCH = 20_000;
 
-interface Index {
-  maxSeq: number;
+/** What search reads besides the vectors (keywords.ts too); positions are in sequence order. */
+export interface ListingColumns {
   size: number;
   seqs: Float64Array;
-  scales: Float32Array;
-  data: Int8Array;
-  /** the trust signals, so an unfiltered semantic search ranks without reading rows */
+  /** the trust signals, so an unfiltered search ranks without reading rows */
   ids: string[];
-  ratings: Float32Array;
   reviews: Int32Array;
   claimed: Uint8Array;
   responses: Float32Array;
@@ -43,6 +40,13 @@ interface Index {
   keywords: KeywordIndex;
   /** positions by NACE code (each activity and the codes above it): semantic candidates */
   byCode: Map<string, number[]>;
+}
+
+interface Index extends ListingColumns {
+  maxSeq: number;
+  scales: Float32Array;
+  data: Int8Array;
+  ratings: Float32Array;
   refreshing: Promise<void> | undefined;
 }
 
@@ -342,25 +346,6 @@ export function seqsWithCodes(db: object, codes: string[], snapshot: number): nu
     }
   }
   return out;
-}
-
-/** The in-memory copy keyword search reads (keywords.ts); positions are in sequence order. */
-export interface ListingColumns {
-  size: number;
-  seqs: Float64Array;
-  ids: string[];
-  ratings64: Float64Array;
-  reviews: Int32Array;
-  claimed: Uint8Array;
-  responses: Float32Array;
-  lats: Float64Array;
-  lons: Float64Array;
-  countries: Uint16Array;
-  cities: Int32Array;
-  countryIds: Map<string, number>;
-  cityIds: Map<string, number>;
-  keywords: KeywordIndex;
-  byCode: Map<string, number[]>;
 }
 
 export function listingColumns(db: object): ListingColumns {

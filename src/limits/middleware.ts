@@ -5,7 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RateLimitError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Bucket, BucketState, Limiter, TakeResult } from './limiter.ts';
-import { QUOTA_BUCKETS } from './policies.ts';
+import { modelTokenBucket, QUOTA_BUCKETS } from './policies.ts';
 
 export function setRateLimitHeaders(res: Response, states: BucketState[]): void {
   res.setHeader(
@@ -46,6 +46,29 @@ export function refusal(result: TakeResult, what: string): RateLimitError {
   return new RateLimitError('rate_limit_exceeded', `Rate limit reached for ${what}; retry in ${seconds} s.`, {
     headers,
   });
+}
+
+/**
+ * Reserves `tokens` of the key's tokens per minute for `model` (chat and embeddings share the
+ * budget), adds the tokens bucket to the request's RateLimit headers, and throws the 429 when
+ * the reservation does not fit.
+ */
+export async function takeModelTokens(
+  limiter: Limiter,
+  res: Response,
+  principal: Principal,
+  model: string,
+  tokens: number,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const taken = await limiter.take(
+    `model:${principal.keyId}:${model}:tokens`,
+    [modelTokenBucket(principal.plan, env)],
+    tokens,
+  );
+  const requestStates = (res.locals.rateLimitStates as BucketState[] | undefined) ?? [];
+  setRateLimitHeaders(res, [...requestStates, ...taken.states]);
+  if (!taken.ok) throw refusal(taken, `tokens of model '${model}'`);
 }
 
 export interface LimitPlan {

@@ -5,8 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type Request, type Response, Router } from 'express';
 import type { CreateChatCompletionRequest } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
-import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
-import { modelTokenBucket } from '../limits/policies.ts';
+import { takeModelTokens } from '../limits/middleware.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -56,14 +55,7 @@ export function createChatRouter(deps: ChatDeps): Router {
     assertFitsContext(model, promptTokens, maxCompletion);
 
     // Tokens per minute: the prompt and the most the answer may take, reserved before dispatch.
-    const tokens = await deps.limiter.take(
-      `model:${principal.keyId}:${model}:tokens`,
-      [modelTokenBucket(principal.plan, deps.env)],
-      promptTokens + (maxCompletion ?? 0),
-    );
-    const requestStates = (res.locals.rateLimitStates as Parameters<typeof setRateLimitHeaders>[1]) ?? [];
-    setRateLimitHeaders(res, [...requestStates, ...tokens.states]);
-    if (!tokens.ok) throw refusal(tokens, `tokens of model '${model}'`);
+    await takeModelTokens(deps.limiter, res, principal, model, promptTokens + (maxCompletion ?? 0), deps.env);
 
     const engine = deps.engineFor(model);
     const controller = new AbortController();

@@ -9,8 +9,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import { DEFAULT_DIMENSIONS, truncateVector } from '../embeddings/index.ts';
 import type { Limiter } from '../limits/limiter.ts';
-import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
-import { modelTokenBucket } from '../limits/policies.ts';
+import { takeModelTokens } from '../limits/middleware.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -108,14 +107,7 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
     const principal = principalOf(res);
 
     // Tokens per minute, shared with chat completions of the same model.
-    const taken = await deps.limiter.take(
-      `model:${principal.keyId}:${model}:tokens`,
-      [modelTokenBucket(principal.plan, deps.env)],
-      promptTokens,
-    );
-    const requestStates = (res.locals.rateLimitStates as Parameters<typeof setRateLimitHeaders>[1]) ?? [];
-    setRateLimitHeaders(res, [...requestStates, ...taken.states]);
-    if (!taken.ok) throw refusal(taken, `tokens of model '${model}'`);
+    await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.env);
 
     const controller = new AbortController();
     res.on('close', () => {
