@@ -10,7 +10,7 @@ import {
   KeywordIndex,
   coverDensity,
 } from './keywords.ts';
-import { round6, searchListings, useKeywordIndex, type SearchParams } from './search.ts';
+import { round6, searchListings, useMemoryRanking, type SearchParams } from './search.ts';
 import { testDirectory } from './test-db.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
@@ -24,7 +24,7 @@ beforeAll(async () => {
   db = await testDirectory(3000, 'keyword-index');
 });
 afterAll(async () => {
-  useKeywordIndex(true);
+  useMemoryRanking(true);
   if (cacheSetting === undefined) delete process.env.SEARCH_CACHE;
   else process.env.SEARCH_CACHE = cacheSetting;
   await db.close();
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** Every page of a query, walked with its cursors. */
 async function walk(params: SearchParams, memory: boolean) {
-  useKeywordIndex(memory);
+  useMemoryRanking(memory);
   const hits = [];
   let cursor: string | undefined;
   for (let i = 0; i < 50; i++) {
@@ -74,9 +74,9 @@ const FILTERS: Omit<SearchParams, 'q'>[] = [
   { near: '48.8566,2.3522', radius_km: 500, claimed: false },
 ];
 
-describe('the in-memory keyword index ranks as the SQL path does', () => {
-  it.each(QUERIES)('keyword and hybrid: "%s", every filter, every page', async (q) => {
-    for (const mode of ['keyword', 'hybrid'] as const) {
+describe("ranking in memory gives the SQL path's pages", () => {
+  it.each(QUERIES)('keyword, hybrid and semantic: "%s", every filter, every page', async (q) => {
+    for (const mode of ['keyword', 'hybrid', 'semantic'] as const) {
       for (const filter of FILTERS) {
         const params: SearchParams = { q, mode, limit: 37, ...filter };
         const sql = await walk(params, false);

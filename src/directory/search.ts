@@ -36,10 +36,10 @@ import {
   listingColumns,
   positionsUpTo,
   refreshVectors,
-  seqsWithCodes,
+  positionsOfSeqs,
+  positionsWithCodes,
   similarAmong,
   similarityOf,
-  trustInputs,
   type Similar,
 } from './vectors.ts';
 
@@ -191,58 +191,25 @@ export async function semanticSet(
   if (hit) return hit;
   const codes = [...new Set([...conceptsOf(q).keys()].flatMap((c) => CONCEPTS[c]?.nace ?? []))];
   const words = [...new Set(tokenize(q))].slice(0, 16);
-  let rows: { seq: number }[] = [];
   await refreshVectors(db, snapshot);
+  let candidates: Int32Array = new Int32Array(0);
   if (codes.length > 0) {
     // what `activity_path && codes` selects, from the vector index's copy (no row read)
-    rows = seqsWithCodes(db, codes, snapshot).map((seq) => ({ seq }));
+    candidates = positionsWithCodes(db, codes, snapshot);
   } else if (words.length > 0) {
-    rows = await db.query<{ seq: number }>(
+    const rows = await db.query<{ seq: number }>(
       `select seq from listings where seq <= $1::bigint and tsv @@ to_tsquery('simple', $2)`,
       [snapshot, words.map((w) => `'${w}'`).join(' | ')],
     );
+    candidates = positionsOfSeqs(
+      db,
+      rows.map((r) => Number(r.seq)),
+      snapshot,
+    );
   }
-  const set = similarAmong(
-    db,
-    vector,
-    rows.map((r) => Number(r.seq)),
-    snapshot,
-  );
+  const set = similarAmong(db, vector, candidates);
   semanticCache.set(db, key, set);
   return set;
-}
-
-/**
- * An unfiltered semantic page, ranked in memory from the vector index's copy of the trust
- * signals: the same formula as the SQL below, without reading one row per candidate (tens of
- * thousands at a million listings); only the page's profiles are read.
- */
-async function semanticPage(
-  db: Db,
-  sem: Similar,
-  mean: number,
-  limit: number,
-  cursor: Cursor | undefined,
-): Promise<Row[]> {
-  const hits: Omit<Row, 'profile'>[] = [];
-  for (let i = 0; i < sem.seqs.length; i++) {
-    const seq = sem.seqs[i] ?? 0;
-    const t = trustInputs(db, seq);
-    if (!t) continue;
-    const n = t.review_count;
-    const bayes = (BAYES_C * mean + n * (t.rating ?? mean)) / (BAYES_C + n);
-    const trust =
-      (0.5 * (bayes - 1)) / 4 +
-      0.2 * Math.min(1, Math.log(1 + n) / Math.log(1001)) +
-      0.15 * (t.claimed ? 1 : 0) +
-      0.15 * (t.response_time === null ? 0 : 1 / (1 + t.response_time / 60));
-    const sim = sem.sims[i] ?? 0;
-    const score = Math.round((0.7 * Math.max(0, Math.min(1, sim)) + 0.3 * trust) * 1e6) / 1e6;
-    if (cursor && !(score < cursor.sc || (score === cursor.sc && t.id > cursor.id))) continue;
-    hits.push({ seq, id: t.id, kw: null, sim, bayes, dist: null, score });
-  }
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return withProfiles(db, hits.slice(0, limit + 1));
 }
 
 /** The page's hits with their profiles (the wide column), read for these rows only. */
@@ -288,10 +255,10 @@ function trustOf(bayes: number, reviews: number, claimed: boolean, response: num
   );
 }
 
-let keywordIndexOn = true;
-/** Turns the in-memory keyword ranking off (tests compare it with the SQL path). */
-export function useKeywordIndex(on: boolean): void {
-  keywordIndexOn = on;
+let memoryRankingOn = true;
+/** Turns ranking in memory off: every page from SQL (the tests compare both paths). */
+export function useMemoryRanking(on: boolean): void {
+  memoryRankingOn = on;
 }
 
 interface MemoryFilters {
@@ -306,13 +273,14 @@ interface MemoryFilters {
 const toRad = (x: number) => x * (Math.PI / 180);
 
 /**
- * A keyword or hybrid page ranked in memory (keywords.ts and vectors.ts): the same matches,
- * filters and formula as the SQL below, from typed arrays; only the page's profiles are read.
+ * A page ranked in memory (keywords.ts and vectors.ts): the same matches, filters and formula
+ * as the SQL below, from typed arrays; only the page's profiles are read. `ranks` are the
+ * keyword matches (unused in semantic mode).
  */
-function keywordHits(
+function memoryHits(
   db: Db,
   ranks: Map<number, number>,
-  mode: 'keyword' | 'hybrid',
+  mode: SearchMode,
   sem: Similar,
   snapshot: { seq: number; mean: number },
   filters: MemoryFilters,
@@ -404,6 +372,17 @@ function keywordHits(
     }
     return top.sorted();
   }
+  if (mode === 'semantic') {
+    for (let i = 0; i < sem.ats.length; i++) {
+      const at = sem.ats[i]!;
+      if (at >= upTo || !keep(at)) continue;
+      const dist = distanceAt(at);
+      if (near && !(dist! <= near.radius)) continue;
+      const sim = sem.sims[i]!;
+      offer(at, Math.max(0, Math.min(1, sim)), null, sim, dist);
+    }
+    return top.sorted();
+  }
   const candidates = new Map<number, Candidate>();
   for (const [at, kw] of ranks) {
     if (!keep(at)) continue;
@@ -417,11 +396,9 @@ function keywordHits(
     const kws = [...candidates.values()].map((c): [number, number] => [c.at, c.kw!]).sort(byScoreThenId);
     kws.forEach(([at], i) => (candidates.get(at)!.kwRank = i + 1));
     const sims: [number, number][] = [];
-    for (let i = 0; i < sem.seqs.length; i++) {
-      const seq = sem.seqs[i]!;
-      if (seq > snapshot.seq) continue;
-      const at = positionsUpTo(db, seq) - 1;
-      if (at < 0 || cols.seqs[at] !== seq || !keep(at)) continue;
+    for (let i = 0; i < sem.ats.length; i++) {
+      const at = sem.ats[i]!;
+      if (at >= upTo || !keep(at)) continue;
       let c = candidates.get(at);
       if (!c) {
         const dist = distanceAt(at);
@@ -526,15 +503,23 @@ export async function searchListings(
     limit,
   ].join('|');
   let rows = pageCache.get(db, pageKey);
-  let sem: Similar = { seqs: [], sims: [] };
+  let sem: Similar = { seqs: [], sims: [], ats: [] };
   if (!rows && q && queryVector) sem = await semanticSet(db, q, queryVector, snapshot.seq);
-  if (!rows && mode === 'semantic' && q && !hasFilter) {
-    rows = await semanticPage(db, sem, snapshot.mean, limit, cursor);
+  const filters: MemoryFilters = {
+    activity: params.activity,
+    country: params.country,
+    city: params.city,
+    claimed: params.claimed,
+    minRating: params.min_rating,
+    near: near ? { ...near, radius } : undefined,
+  };
+  if (!rows && memoryRankingOn && mode === 'semantic' && q && params.open_now === undefined) {
+    rows = await withProfiles(db, memoryHits(db, new Map(), mode, sem, snapshot, filters, limit, cursor));
     pageCache.set(db, pageKey, rows);
   }
   if (
     !rows &&
-    keywordIndexOn &&
+    memoryRankingOn &&
     useKeyword &&
     q &&
     (mode === 'keyword' || mode === 'hybrid') &&
@@ -554,23 +539,7 @@ export async function searchListings(
       ranks = new Map(conjunctionMatches(keywords, groups, upTo).map((at) => [at, ranker.rank(at)]));
     }
     if (ranks) {
-      const hits = keywordHits(
-        db,
-        ranks,
-        mode,
-        sem,
-        snapshot,
-        {
-          activity: params.activity,
-          country: params.country,
-          city: params.city,
-          claimed: params.claimed,
-          minRating: params.min_rating,
-          near: near ? { ...near, radius } : undefined,
-        },
-        limit,
-        cursor,
-      );
+      const hits = memoryHits(db, ranks, mode, sem, snapshot, filters, limit, cursor);
       rows = await withProfiles(db, hits);
       pageCache.set(db, pageKey, rows);
     }

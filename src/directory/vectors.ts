@@ -1,7 +1,8 @@
 // The semantic side of search: the listings' embeddings (stored in `listings.embedding` as a
-// float32 scale and 384 signed bytes), held in memory per process in flat typed arrays (about
-// 390 MB at a million listings) and caught up by sequence number when a search's snapshot is
-// newer, so every instance sees every listing the database has.
+// float32 scale and 384 signed bytes), held in memory per process (about 390 MB at a million
+// listings; the bytes in WebAssembly memory, where the SIMD kernel of dot.ts reads them) and
+// caught up by sequence number when a search's snapshot is newer, so every instance sees every
+// listing the database has.
 //
 // A query is not compared with every listing (384 M multiply-adds at a million, far too slow
 // for one request): the built-in embedding engine puts a listing near a query when they share
@@ -13,9 +14,9 @@
 // Why not pgvector: PGlite 0.5 ships no `vector` extension, and one SQL for both storage paths
 // rules it out. With PostgreSQL alone, a pgvector HNSW index could replace this module.
 import type { Queryable } from '../platform/db.ts';
+import { createVectorStore, DIMENSIONS, quantizeQuery, type VectorStore } from './dot.ts';
 import { addPostings, KeywordIndex } from './keywords.ts';
 
-const DIMENSIONS = 384;
 const BATCH = 20_000;
 
 /** What search reads besides the vectors (keywords.ts too); positions are in sequence order. */
@@ -45,7 +46,7 @@ export interface ListingColumns {
 interface Index extends ListingColumns {
   maxSeq: number;
   scales: Float32Array;
-  data: Int8Array;
+  store: VectorStore;
   ratings: Float32Array;
   refreshing: Promise<void> | undefined;
 }
@@ -60,7 +61,7 @@ function indexOf(db: object): Index {
       size: 0,
       seqs: new Float64Array(1024),
       scales: new Float32Array(1024),
-      data: new Int8Array(1024 * DIMENSIONS),
+      store: createVectorStore(),
       ids: [],
       ratings: new Float32Array(1024),
       reviews: new Int32Array(1024),
@@ -77,6 +78,7 @@ function indexOf(db: object): Index {
       byCode: new Map(),
       refreshing: undefined,
     };
+    index.store.reserve(1024);
     indexes.set(db, index);
   }
   return index;
@@ -89,8 +91,7 @@ function grow(index: Index, needed: number): void {
   seqs.set(index.seqs.subarray(0, index.size));
   const scales = new Float32Array(capacity);
   scales.set(index.scales.subarray(0, index.size));
-  const data = new Int8Array(capacity * DIMENSIONS);
-  data.set(index.data.subarray(0, index.size * DIMENSIONS));
+  index.store.reserve(capacity);
   const copy = <T extends Float32Array | Float64Array | Int32Array | Uint8Array | Uint16Array>(
     from: T,
     to: T,
@@ -101,7 +102,6 @@ function grow(index: Index, needed: number): void {
   Object.assign(index, {
     seqs,
     scales,
-    data,
     ratings: copy(index.ratings, new Float32Array(capacity)),
     reviews: copy(index.reviews, new Int32Array(capacity)),
     claimed: copy(index.claimed, new Uint8Array(capacity)),
@@ -150,9 +150,9 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         const at = index.size;
         index.seqs[at] = Number(row.seq);
         index.scales[at] = new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true);
-        index.data.set(
+        index.store.set(
+          at,
           new Int8Array(bytes.buffer, bytes.byteOffset + 4, Math.min(DIMENSIONS, bytes.byteLength - 4)),
-          at * DIMENSIONS,
         );
         index.ids[at] = row.id;
         index.ratings[at] = row.rating ?? Number.NaN;
@@ -204,30 +204,30 @@ function positionOf(index: Index, seq: number): number {
   return -1;
 }
 
-function dotAt(index: Index, query: Float32Array, at: number): number {
-  const data = index.data;
-  const base = at * DIMENSIONS;
-  // four sums: the loop runs about three times faster than one accumulator with checks
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  if (query.length >= DIMENSIONS) {
-    for (let i = 0; i < DIMENSIONS; i += 4) {
-      s0 += query[i]! * data[base + i]!;
-      s1 += query[i + 1]! * data[base + i + 1]!;
-      s2 += query[i + 2]! * data[base + i + 2]!;
-      s3 += query[i + 3]! * data[base + i + 3]!;
-    }
-  } else {
-    for (let i = 0; i < query.length; i++) s0 += query[i]! * data[base + i]!;
+/**
+ * The similarities of `query` to the listings at these positions: the kernel's exact integer
+ * dot product, scaled back by the query's and each listing's scale, rounded to 1e-6.
+ */
+function similaritiesAt(
+  index: Index,
+  query: Float32Array,
+  positions: ArrayLike<number>,
+  count: number,
+): Float64Array {
+  const { values, scale } = quantizeQuery(query);
+  const dots = index.store.dots(values, positions, count);
+  const out = new Float64Array(count);
+  for (let k = 0; k < count; k++) {
+    out[k] = Math.round(dots[k]! * scale * (index.scales[positions[k]!] ?? 0) * 1e6) / 1e6;
   }
-  return Math.round((s0 + s1 + s2 + s3) * (index.scales[at] ?? 0) * 1e6) / 1e6;
+  return out;
 }
 
 export interface Similar {
   seqs: number[];
   sims: number[];
+  /** positions in the index, beside `seqs` */
+  ats: number[];
 }
 
 export interface SimilarityOptions {
@@ -237,44 +237,41 @@ export interface SimilarityOptions {
   relative?: number;
 }
 
-function threshold(all: Float64Array, seqs: ArrayLike<number>, options: SimilarityOptions): Similar {
+function threshold(
+  index: Index,
+  all: Float64Array,
+  ats: ArrayLike<number>,
+  options: SimilarityOptions,
+): Similar {
   let best = 0;
   for (const s of all) if (s > best) best = s;
   const min = Math.max(options.floor ?? 0.2, (options.relative ?? 0.7) * best);
-  const out: Similar = { seqs: [], sims: [] };
+  const out: Similar = { seqs: [], sims: [], ats: [] };
   for (let i = 0; i < all.length; i++) {
     if ((all[i] ?? -1) >= min) {
-      out.seqs.push(seqs[i] ?? 0);
+      const at = ats[i] ?? 0;
+      out.seqs.push(index.seqs[at] ?? 0);
       out.sims.push(all[i] ?? 0);
+      out.ats.push(at);
     }
   }
   return out;
 }
 
 /**
- * The candidates (sequence numbers, up to `snapshot`) similar enough to `query`: at least
- * `floor`, and at least `relative` times the best similarity among them, so a query about
- * plumbing keeps plumbers and leaves out the other building trades that share part of its
- * direction.
+ * The candidates (positions in the index, from `positionsWithCodes` or `positionOfSeq`) similar
+ * enough to `query`: at least `floor`, and at least `relative` times the best similarity among
+ * them, so a query about plumbing keeps plumbers and leaves out the other building trades that
+ * share part of its direction.
  */
 export function similarAmong(
   db: object,
   query: Float32Array,
-  candidates: ArrayLike<number>,
-  snapshot: number,
+  candidates: Int32Array,
   options: SimilarityOptions = {},
 ): Similar {
   const index = indexOf(db);
-  const all = new Float64Array(candidates.length).fill(-1);
-  const seqs = new Float64Array(candidates.length);
-  for (let i = 0; i < candidates.length; i++) {
-    const seq = candidates[i] ?? 0;
-    seqs[i] = seq;
-    if (seq > snapshot) continue;
-    const at = positionOf(index, seq);
-    if (at >= 0) all[i] = dotAt(index, query, at);
-  }
-  return threshold(all, seqs, options);
+  return threshold(index, similaritiesAt(index, query, candidates, candidates.length), candidates, options);
 }
 
 /** The same over every listing up to `snapshot`: exhaustive, the reference for `similarAmong`. */
@@ -285,22 +282,18 @@ export function similarities(
   options: SimilarityOptions = {},
 ): Similar {
   const index = indexOf(db);
-  const all = new Float64Array(index.size).fill(-1);
-  for (let i = 0; i < index.size; i++) {
-    if ((index.seqs[i] ?? 0) <= snapshot) all[i] = dotAt(index, query, i);
-  }
-  return threshold(all, index.seqs.subarray(0, index.size), options);
+  const upTo = positionsUpTo(db, snapshot);
+  const all = new Int32Array(upTo);
+  for (let i = 0; i < upTo; i++) all[i] = i;
+  return threshold(index, similaritiesAt(index, query, all, upTo), all, options);
 }
 
 /** The similarity of `query` to the listings with these sequence numbers (absent when unknown). */
 export function similarityOf(db: object, query: Float32Array, seqs: number[]): Map<number, number> {
   const index = indexOf(db);
-  const out = new Map<number, number>();
-  for (const seq of seqs) {
-    const at = positionOf(index, seq);
-    if (at >= 0) out.set(seq, dotAt(index, query, at));
-  }
-  return out;
+  const known = seqs.map((seq) => positionOf(index, seq)).filter((at) => at >= 0);
+  const sims = similaritiesAt(index, query, known, known.length);
+  return new Map(known.map((at, k) => [index.seqs[at] ?? 0, sims[k] ?? 0]));
 }
 
 /** How many embeddings this process holds for `db` (for metrics and tests). */
@@ -308,44 +301,36 @@ export function vectorCount(db: object): number {
   return indexOf(db).size;
 }
 
-export interface TrustInputs {
-  id: string;
-  rating: number | null;
-  review_count: number;
-  claimed: boolean;
-  response_time: number | null;
-}
-
-/** The id and trust signals of the listing with this sequence number, as loaded. */
-export function trustInputs(db: object, seq: number): TrustInputs | undefined {
+/**
+ * The positions of the listings up to `snapshot` with any of these NACE codes, from memory, in
+ * ascending order (the kernel then reads the embeddings front to back).
+ */
+export function positionsWithCodes(db: object, codes: string[], snapshot: number): Int32Array {
   const index = indexOf(db);
-  const at = positionOf(index, seq);
-  if (at < 0) return undefined;
-  const rating = index.ratings[at] ?? Number.NaN;
-  const response = index.responses[at] ?? Number.NaN;
-  return {
-    id: index.ids[at] ?? '',
-    rating: Number.isNaN(rating) ? null : Math.round(rating * 100) / 100,
-    review_count: index.reviews[at] ?? 0,
-    claimed: index.claimed[at] === 1,
-    response_time: Number.isNaN(response) ? null : response,
-  };
-}
-
-/** The listings (sequence numbers, up to `snapshot`) with any of these NACE codes, from memory. */
-export function seqsWithCodes(db: object, codes: string[], snapshot: number): number[] {
-  const index = indexOf(db);
-  const seen = new Uint8Array(index.size);
-  const out: number[] = [];
+  const upTo = positionsUpTo(db, snapshot);
+  const marked = new Uint8Array(upTo);
+  let count = 0;
   for (const code of codes) {
     for (const at of index.byCode.get(code) ?? []) {
-      const seq = index.seqs[at] ?? 0;
-      if (seen[at] || seq > snapshot) continue;
-      seen[at] = 1;
-      out.push(seq);
+      if (at >= upTo || marked[at]) continue;
+      marked[at] = 1;
+      count++;
     }
   }
+  const out = new Int32Array(count);
+  for (let at = 0, k = 0; k < count; at++) if (marked[at]) out[k++] = at;
   return out;
+}
+
+/** The positions of these sequence numbers up to `snapshot` (the unknown ones left out). */
+export function positionsOfSeqs(db: object, seqs: number[], snapshot: number): Int32Array {
+  const index = indexOf(db);
+  return Int32Array.from(
+    seqs
+      .filter((seq) => seq <= snapshot)
+      .map((seq) => positionOf(index, seq))
+      .filter((at) => at >= 0),
+  );
 }
 
 export function listingColumns(db: object): ListingColumns {
