@@ -140,4 +140,24 @@ describe('hours', () => {
       next_close: null,
     });
   });
+
+  it('a rendered state is reused only while it holds: every 7 minutes over four days, both ways', () => {
+    const h = berlin(split, [
+      { date: '2026-12-24', closed: false, periods: [{ open: '0900', close: '1200' }] },
+      { date: '2026-12-25', closed: true, periods: [] },
+    ]);
+    const start = Date.parse('2026-12-22T20:00:00Z');
+    const times = Array.from({ length: (4 * 24 * 60) / 7 }, (_, i) => start + i * 7 * 60_000);
+    for (const t of [...times, ...times.reverse()]) {
+      const now = new Date(t);
+      const shown = openingHoursAt(h, now);
+      expect(shown, now.toISOString()).toMatchObject(hoursState(h, now));
+      // the special days shown start with the local date
+      const local = new Date(t + 3_600_000).toISOString().slice(0, 10);
+      expect(
+        shown.special_days.every((d) => d.date >= local),
+        now.toISOString(),
+      ).toBe(true);
+    }
+  });
 });

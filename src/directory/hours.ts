@@ -195,8 +195,15 @@ export interface HoursState {
 
 /** open_now, next_open and next_close at `now`. */
 export function hoursState(hours: StoredHours, now: Date): HoursState {
+  return stateWithin(hours, now.getTime()).state;
+}
+
+/**
+ * The state at `t`, and until when it holds unchanged: the next opening or closing, or the
+ * next local midnight (the horizon of 15 days, and the special days shown, move with the date).
+ */
+function stateWithin(hours: StoredHours, t: number): { state: HoursState; today: string; until: number } {
   const tz = hours.time_zone;
-  const t = now.getTime();
   const today = localDate(t, tz);
   const week = weekIntervals(hours.periods);
   // With no regular hours, only special days can open: look as far as they are published.
@@ -205,33 +212,56 @@ export function hoursState(hours: StoredHours, now: Date): HoursState {
   for (let i = -1; i <= horizonDays; i++) intervals.push(...intervalsOfDay(hours, addDays(today, i), week));
   intervals = mergeIntervals(intervals);
   const horizonEnd = localToInstant(addDays(today, horizonDays + 1), 0, tz);
+  const midnight = localToInstant(addDays(today, 1), 0, tz);
   const current = intervals.find(([a, b]) => a <= t && t < b);
   if (current) {
     return {
-      open_now: true,
-      next_open: null,
-      next_close: current[1] >= horizonEnd ? null : formatInZone(current[1], tz),
+      state: {
+        open_now: true,
+        next_open: null,
+        next_close: current[1] >= horizonEnd ? null : formatInZone(current[1], tz),
+      },
+      today,
+      until: Math.min(current[1], midnight),
     };
   }
   const next = intervals.find(([a]) => a > t);
-  return { open_now: false, next_open: next ? formatInZone(next[0], tz) : null, next_close: null };
+  return {
+    state: { open_now: false, next_open: next ? formatInZone(next[0], tz) : null, next_close: null },
+    today,
+    until: Math.min(next ? next[0] : horizonEnd, midnight),
+  };
 }
 
 export function isOpenAt(hours: StoredHours, now: Date): boolean {
   return hoursState(hours, now).open_now;
 }
 
+/**
+ * Rendered OpeningHours, kept per hours until their state can change: a search page renders
+ * 20 of them, and working one out takes some 17 days of local intervals (~65 us).
+ */
+const rendered = new Map<string, { value: OpeningHours; from: number; until: number }>();
+const RENDERED_MAX = 50_000;
+
 /** The OpeningHours of a response: the stored hours, the next 90 days of special days, and the state at `now`. */
 export function openingHoursAt(hours: StoredHours, now: Date): OpeningHours {
-  const today = localDate(now.getTime(), hours.time_zone);
-  const until = addDays(today, 90);
-  return {
+  const t = now.getTime();
+  const key = JSON.stringify(hours);
+  const hit = rendered.get(key);
+  if (hit && hit.from <= t && t < hit.until) return hit.value;
+  const { state, today, until } = stateWithin(hours, t);
+  const end = addDays(today, 90);
+  const value: OpeningHours = {
     time_zone: hours.time_zone,
     periods: hours.periods,
     weekday_text: hours.weekday_text,
-    special_days: hours.special_days.filter((s) => s.date >= today && s.date < until),
-    ...hoursState(hours, now),
+    special_days: hours.special_days.filter((s) => s.date >= today && s.date < end),
+    ...state,
   };
+  if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
+  rendered.set(key, { value, from: t, until });
+  return value;
 }
 
 /** `Monday: 07:30–12:00, 13:00–17:00` lines, Monday first. */

@@ -401,6 +401,12 @@ export class TopK<T extends { score: number; id: string }> {
   private static worse(a: { score: number; id: string }, b: { score: number; id: string }): boolean {
     return a.score < b.score || (a.score === b.score && a.id > b.id);
   }
+  /** The lowest score kept once full (-Infinity before): a lower one is never accepted. */
+  floor(): number {
+    return this.heap.length < this.k
+      ? Number.NEGATIVE_INFINITY
+      : (this.heap[0]?.score ?? Number.NEGATIVE_INFINITY);
+  }
   /** Whether an item of this score and id would be kept (checked before building it). */
   accepts(score: number, id: string): boolean {
     const h = this.heap;

@@ -121,7 +121,7 @@ async function snapshotOf(db: Db): Promise<{ seq: number; mean: number }> {
 const cacheOn = () => process.env.SEARCH_CACHE !== 'off';
 
 /** Remembers the last `size` results of an async function of a string, per database. */
-function lru<T>(size: number, weight: (value: T) => number = () => 1) {
+function lru<T>(size: number, weight: (value: T) => number = () => 1, always = false) {
   const caches = new WeakMap<object, { map: Map<string, T>; total: number }>();
   return {
     get(db: object, key: string): T | undefined {
@@ -134,7 +134,7 @@ function lru<T>(size: number, weight: (value: T) => number = () => 1) {
       return value;
     },
     set(db: object, key: string, value: T): void {
-      if (!cacheOn()) return;
+      if (!always && !cacheOn()) return;
       let cache = caches.get(db);
       if (!cache) caches.set(db, (cache = { map: new Map(), total: 0 }));
       cache.map.set(key, value);
@@ -148,7 +148,8 @@ function lru<T>(size: number, weight: (value: T) => number = () => 1) {
   };
 }
 
-const tsqueryCache = lru<string[]>(1000);
+/** Parsed queries: a pure function of the text, so kept even with SEARCH_CACHE=off. */
+const tsqueryCache = lru<string[]>(1000, () => 1, true);
 
 /**
  * The query's stemmed forms in every query configuration, each once: "restaurant" is the same
@@ -273,6 +274,40 @@ interface MemoryFilters {
 const toRad = (x: number) => x * (Math.PI / 180);
 
 /**
+ * Every listing's Bayesian rating and trust part of the score for a snapshot's mean rating,
+ * by index position: the same formulas as the SQL, computed once per mean (the mean moves only
+ * when listings are added) and extended as the index grows, so ranking a match is one lookup.
+ */
+const trustCache = new WeakMap<
+  object,
+  { mean: number; size: number; trust: Float64Array; bayes: Float64Array }
+>();
+function trustColumns(db: Db, mean: number, upTo: number): { trust: Float64Array; bayes: Float64Array } {
+  const cols = listingColumns(db);
+  let cached = trustCache.get(db);
+  if (!cached || cached.mean !== mean)
+    cached = { mean, size: 0, trust: new Float64Array(0), bayes: new Float64Array(0) };
+  if (cached.size < upTo) {
+    const size = Math.max(upTo, cols.size);
+    const trust = new Float64Array(size);
+    const bayes = new Float64Array(size);
+    trust.set(cached.trust.subarray(0, cached.size));
+    bayes.set(cached.bayes.subarray(0, cached.size));
+    for (let at = cached.size; at < size; at++) {
+      const n = cols.reviews[at]!;
+      const rating = cols.ratings64[at]!;
+      const b = (BAYES_C * mean + n * (Number.isNaN(rating) ? mean : rating)) / (BAYES_C + n);
+      const response = cols.responses[at]!;
+      bayes[at] = b;
+      trust[at] = trustOf(b, n, cols.claimed[at] === 1, Number.isNaN(response) ? null : response);
+    }
+    cached = { mean, size, trust, bayes };
+  }
+  trustCache.set(db, cached);
+  return cached;
+}
+
+/**
  * A page ranked in memory (keywords.ts and vectors.ts): the same matches, filters and formula
  * as the SQL below, from typed arrays; only the page's profiles are read. `ranks` are the
  * keyword matches (unused in semantic mode).
@@ -340,7 +375,7 @@ function memoryHits(
     kwRank?: number;
     semRank?: number;
   }
-  const mean = snapshot.mean;
+  const { trust, bayes } = trustColumns(db, snapshot.mean, upTo);
   const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
   const offer = (
     at: number,
@@ -349,18 +384,15 @@ function memoryHits(
     sim: number | null,
     dist: number | null,
   ) => {
-    const n = cols.reviews[at]!;
-    const rating = cols.ratings64[at]!;
-    const bayes = (BAYES_C * mean + n * (Number.isNaN(rating) ? mean : rating)) / (BAYES_C + n);
-    const response = cols.responses[at]!;
-    const trust = trustOf(bayes, n, cols.claimed[at] === 1, Number.isNaN(response) ? null : response);
-    const base = 0.7 * relevance + 0.3 * trust;
+    const base = 0.7 * relevance + 0.3 * trust[at]!;
     const withNear = near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
+    // rounding to six decimals moves a score by at most 5e-7: most matches stop here
+    if (withNear < top.floor() - 1e-6) return;
     const score = round6(withNear);
     const id = cols.ids[at]!;
     if (cursor && !(score < cursor.sc || (score === cursor.sc && id > cursor.id))) return;
     if (!top.accepts(score, id)) return;
-    top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes, dist, score });
+    top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes: bayes[at]!, dist, score });
   };
   if (mode === 'keyword') {
     // no fusion: each match is scored as it comes

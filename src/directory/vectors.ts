@@ -308,18 +308,27 @@ export function vectorCount(db: object): number {
 export function positionsWithCodes(db: object, codes: string[], snapshot: number): Int32Array {
   const index = indexOf(db);
   const upTo = positionsUpTo(db, snapshot);
-  const marked = new Uint8Array(upTo);
-  let count = 0;
-  for (const code of codes) {
-    for (const at of index.byCode.get(code) ?? []) {
-      if (at >= upTo || marked[at]) continue;
-      marked[at] = 1;
-      count++;
+  // each code's list is ascending: merge them, dropping repeats (a listing under two codes)
+  let merged = new Int32Array(0);
+  for (const code of new Set(codes)) {
+    const list = index.byCode.get(code);
+    if (!list || list.length === 0) continue;
+    const out = new Int32Array(merged.length + list.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < merged.length || j < list.length) {
+      const a = i < merged.length ? merged[i]! : Infinity;
+      const b = j < list.length ? list[j]! : Infinity;
+      const next = a <= b ? a : b;
+      if (a === next) i++;
+      if (b === next) j++;
+      if (next >= upTo) break;
+      out[k++] = next;
     }
+    merged = out.subarray(0, k);
   }
-  const out = new Int32Array(count);
-  for (let at = 0, k = 0; k < count; at++) if (marked[at]) out[k++] = at;
-  return out;
+  return merged;
 }
 
 /** The positions of these sequence numbers up to `snapshot` (the unknown ones left out). */
