@@ -10,6 +10,7 @@ import { loadDemoDirectory } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
 import { refreshVectors } from './vectors.ts';
+import { prepareSearch } from './search.ts';
 
 export interface DirectoryService {
   app: Express;
@@ -48,6 +49,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
       );
     }
     await refreshVectors(platform.db);
+    await prepareSearch(platform.db);
     if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
     ready = true;
   })().catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));

@@ -11,6 +11,8 @@ import {
   coverDensity,
 } from './keywords.ts';
 import { round6, searchListings, useMemoryRanking, type SearchParams } from './search.ts';
+import { demoListing } from './demo.ts';
+import { insertListings } from './store.ts';
 import { testDirectory } from './test-db.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
@@ -84,6 +86,22 @@ describe("ranking in memory gives the SQL path's pages", () => {
         expect(memory, `${mode} ${JSON.stringify(filter)}`).toEqual(sql);
       }
     }
+  });
+
+  it('still ranks as SQL does after listings are added (ids in order, trust by position extended)', async () => {
+    const params: SearchParams[] = [
+      { q: 'plumber', mode: 'hybrid', limit: 23 },
+      { q: 'car repair', mode: 'hybrid', limit: 23, country: 'DE' },
+      { q: 'my kitchen pipe is leaking', mode: 'semantic', limit: 23 },
+    ];
+    for (const p of params) await walk(p, true); // build what memory keeps, before the growth
+    await db.transaction((tx) =>
+      insertListings(
+        tx,
+        Array.from({ length: 60 }, (_, i) => demoListing('grown', i)),
+      ),
+    );
+    for (const p of params) expect(await walk(p, true), JSON.stringify(p)).toEqual(await walk(p, false));
   });
 
   it('falls back to SQL for phrases, negation and open_now', async () => {

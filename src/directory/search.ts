@@ -308,6 +308,92 @@ function trustColumns(db: Db, mean: number, upTo: number): { trust: Float64Array
 }
 
 /**
+ * Builds what ranking in memory keeps beside the index (ids in order, trust by position), so
+ * the first searches after start-up do not pay for it; called before the service says ready.
+ */
+export async function prepareSearch(db: Db): Promise<void> {
+  const snapshot = await snapshotOf(db);
+  await refreshVectors(db, snapshot.seq);
+  trustColumns(db, snapshot.mean, positionsUpTo(db, snapshot.seq));
+  idOrder(db);
+}
+
+/** Scratch of memoryHits: a listing's place among the keyword matches, by position. */
+let slots = new Int32Array(0);
+/** Scratch of rankByValueThenId: a listing's place in its input, by position. */
+let places = new Int32Array(0);
+
+/**
+ * Every listing's place in id order, by position, and the reverse: kept per database and
+ * extended by a merge as the index grows (the first build sorts every id, ~1 s at a million).
+ */
+const idOrders = new WeakMap<object, { size: number; rankOf: Int32Array; byRank: Int32Array }>();
+function idOrder(db: Db): { rankOf: Int32Array; byRank: Int32Array } {
+  const cols = listingColumns(db);
+  const cached = idOrders.get(db);
+  if (cached && cached.size === cols.size) return cached;
+  const old = cached ?? { size: 0, rankOf: new Int32Array(0), byRank: new Int32Array(0) };
+  const ids = cols.ids;
+  const fresh = Array.from({ length: cols.size - old.size }, (_, i) => old.size + i).sort((a, b) =>
+    ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0,
+  );
+  const byRank = new Int32Array(cols.size);
+  let i = 0;
+  let j = 0;
+  for (let r = 0; r < cols.size; r++) {
+    const a = i < old.size ? old.byRank[i]! : -1;
+    const b = j < fresh.length ? fresh[j]! : -1;
+    if (b < 0 || (a >= 0 && ids[a]! < ids[b]!)) {
+      byRank[r] = a;
+      i++;
+    } else {
+      byRank[r] = b;
+      j++;
+    }
+  }
+  const rankOf = new Int32Array(cols.size);
+  for (let r = 0; r < cols.size; r++) rankOf[byRank[r]!] = r;
+  const order = { size: cols.size, rankOf, byRank };
+  idOrders.set(db, order);
+  return order;
+}
+
+/**
+ * The 1-based rank of each of `ats` when ordered by `values` descending, then id ascending:
+ * one native sort of numbers (the value's place among the distinct values, then the id's
+ * place), no string comparison.
+ */
+function rankByValueThenId(db: Db, ats: number[], values: number[]): Int32Array {
+  const n = ats.length;
+  const out = new Int32Array(n);
+  if (n === 0) return out;
+  const { rankOf, byRank } = idOrder(db);
+  if (places.length < rankOf.length) places = new Int32Array(rankOf.length);
+  const distinct = Float64Array.from(values).sort().reverse();
+  let d = 0;
+  for (let i = 1; i < n; i++) if (distinct[i] !== distinct[d]) distinct[++d] = distinct[i]!;
+  const levels = distinct.subarray(0, d + 1);
+  const scale = 2 ** Math.ceil(Math.log2(rankOf.length + 1));
+  const keys = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    // the value's place among the distinct values, largest first (binary search)
+    let lo = 0;
+    let hi = levels.length - 1;
+    const v = values[k]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (levels[mid]! > v) lo = mid + 1;
+      else hi = mid;
+    }
+    keys[k] = lo * scale + rankOf[ats[k]!]!;
+    places[ats[k]!] = k;
+  }
+  keys.sort();
+  for (let r = 0; r < n; r++) out[places[byRank[keys[r]! % scale]!]!] = r + 1;
+  return out;
+}
+
+/**
  * A page ranked in memory (keywords.ts and vectors.ts): the same matches, filters and formula
  * as the SQL below, from typed arrays; only the page's profiles are read. `ranks` are the
  * keyword matches (unused in semantic mode).
@@ -367,14 +453,6 @@ function memoryHits(
     return true;
   };
 
-  interface Candidate {
-    at: number;
-    kw: number | null;
-    sim: number | null;
-    dist: number | null;
-    kwRank?: number;
-    semRank?: number;
-  }
   const { trust, bayes } = trustColumns(db, snapshot.mean, upTo);
   const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
   const offer = (
@@ -415,41 +493,55 @@ function memoryHits(
     }
     return top.sorted();
   }
-  const candidates = new Map<number, Candidate>();
+  // RRF: each side's rank by (value desc, id asc), as the SQL's row_number() gives them
+  const ranked = (ats: number[], values: number[]) => rankByValueThenId(db, ats, values);
+  const kwAts: number[] = [];
+  const kwValues: number[] = [];
+  const kwDists: (number | null)[] = [];
   for (const [at, kw] of ranks) {
     if (!keep(at)) continue;
     const dist = distanceAt(at);
     if (near && !(dist! <= near.radius)) continue;
-    candidates.set(at, { at, kw, sim: null, dist });
+    kwAts.push(at);
+    kwValues.push(kw);
+    kwDists.push(dist);
   }
-  const byScoreThenId = (a: [number, number], b: [number, number]) =>
-    b[1] - a[1] || (cols.ids[a[0]]! < cols.ids[b[0]]! ? -1 : cols.ids[a[0]]! > cols.ids[b[0]]! ? 1 : 0);
-  {
-    const kws = [...candidates.values()].map((c): [number, number] => [c.at, c.kw!]).sort(byScoreThenId);
-    kws.forEach(([at], i) => (candidates.get(at)!.kwRank = i + 1));
-    const sims: [number, number][] = [];
-    for (let i = 0; i < sem.ats.length; i++) {
-      const at = sem.ats[i]!;
-      if (at >= upTo || !keep(at)) continue;
-      let c = candidates.get(at);
-      if (!c) {
-        const dist = distanceAt(at);
-        if (near && !(dist! <= near.radius)) continue;
-        c = { at, kw: null, sim: null, dist };
-        candidates.set(at, c);
-      }
-      c.sim = sem.sims[i]!;
-      sims.push([at, c.sim]);
+  const kwRanks = ranked(kwAts, kwValues);
+  // a listing's place on the keyword side, by position (scratch, cleared below)
+  if (slots.length < upTo) slots = new Int32Array(Math.max(upTo, Math.ceil(slots.length * 1.5)));
+  for (let k = 0; k < kwAts.length; k++) slots[kwAts[k]!] = k + 1;
+  const semAts: number[] = [];
+  const semValues: number[] = [];
+  const semDists: (number | null)[] = [];
+  for (let i = 0; i < sem.ats.length; i++) {
+    const at = sem.ats[i]!;
+    if (at >= upTo || !keep(at)) continue;
+    const k = slots[at]!;
+    const dist = k > 0 ? kwDists[k - 1]! : distanceAt(at);
+    if (near && !(dist! <= near.radius)) continue;
+    semAts.push(at);
+    semValues.push(sem.sims[i]!);
+    semDists.push(dist);
+  }
+  const semRanks = ranked(semAts, semValues);
+  const norm = 2.0 / (RRF_K + 1);
+  const semRankAt = new Map<number, number>();
+  for (let j = 0; j < semAts.length; j++) {
+    const at = semAts[j]!;
+    const k = slots[at]!;
+    if (k > 0) {
+      semRankAt.set(at, j);
+      continue;
     }
-    sims.sort(byScoreThenId).forEach(([at], i) => (candidates.get(at)!.semRank = i + 1));
+    offer(at, 1.0 / (RRF_K + semRanks[j]!) / norm, null, semValues[j]!, semDists[j]!);
   }
-
-  for (const c of candidates.values()) {
+  for (let k = 0; k < kwAts.length; k++) {
+    const at = kwAts[k]!;
+    slots[at] = 0;
+    const j = semRankAt.get(at);
     const relevance =
-      ((c.kwRank !== undefined ? 1.0 / (RRF_K + c.kwRank) : 0) +
-        (c.semRank !== undefined ? 1.0 / (RRF_K + c.semRank) : 0)) /
-      (2.0 / (RRF_K + 1));
-    offer(c.at, relevance, c.kw, c.sim, c.dist);
+      (1.0 / (RRF_K + kwRanks[k]!) + (j !== undefined ? 1.0 / (RRF_K + semRanks[j]!) : 0)) / norm;
+    offer(at, relevance, kwValues[k]!, j !== undefined ? semValues[j]! : null, kwDists[k]!);
   }
   return top.sorted();
 }
