@@ -10,7 +10,7 @@ import {
   KeywordIndex,
   coverDensity,
 } from './keywords.ts';
-import { round6, searchListings, useMemoryRanking, type SearchParams } from './search.ts';
+import { round6, searchListings, useMemoryRanking, withoutElisions, type SearchParams } from './search.ts';
 import { demoListing } from './demo.ts';
 import { insertListings } from './store.ts';
 import { testDirectory } from './test-db.ts';
@@ -65,6 +65,7 @@ const QUERIES = [
   'my kitchen pipe is leaking',
   'Wasserrohrbruch, der Wasserhahn tropft',
   'dolor de muelas',
+  'fuite sous l’évier', // an elision: no phrase, so ranked in memory too
 ];
 const FILTERS: Omit<SearchParams, 'q'>[] = [
   {},
@@ -172,6 +173,13 @@ describe('keyword index pieces', () => {
       top.offer({ score, id });
     }
     expect(top.sorted().map((x) => x.id)).toEqual(['y', 'z', 'a']);
+  });
+
+  it('drops French and Italian elisions from keyword queries, nothing else', () => {
+    expect(withoutElisions('fuite sous l’evier')).toBe('fuite sous evier');
+    expect(withoutElisions("l'huile d'olive")).toBe('huile olive');
+    expect(withoutElisions('officina dell’auto')).toBe('officina auto');
+    expect(withoutElisions("don't o'brien it's l'")).toBe("don't o'brien it's l'");
   });
 
   it('rounds to six decimals as numeric does', () => {

@@ -148,6 +148,17 @@ function lru<T>(size: number, weight: (value: T) => number = () => 1, always = f
   };
 }
 
+/**
+ * French and Italian elided articles and pronouns (l’évier, d’eau, qu’il, dell’auto) dropped
+ * from a keyword query: nobody searches for the article, and the parser would make a phrase
+ * of it ('l' <-> 'evier'), which asks for that exact spelling in the listing.
+ */
+const ELISION =
+  /(^|[^\p{L}\p{N}])(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|dell|dall|nell|sull|all|quell|un)['’](?=\p{L})/giu;
+export function withoutElisions(text: string): string {
+  return text.replace(ELISION, '$1');
+}
+
 /** Parsed queries: a pure function of the text, so kept even with SEARCH_CACHE=off. */
 const tsqueryCache = lru<string[]>(1000, () => 1, true);
 
@@ -160,7 +171,7 @@ async function tsqueriesOf(db: Db, folded: string): Promise<string[]> {
   if (hit) return hit;
   const rows = await db.query<{ q: string }>(
     `select distinct websearch_to_tsquery(c::regconfig, $1)::text as q from unnest($2::text[]) c`,
-    [folded, QUERY_CONFIGS],
+    [withoutElisions(folded), QUERY_CONFIGS],
   );
   const variants = rows
     .map((r) => r.q)
