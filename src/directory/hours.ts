@@ -246,10 +246,18 @@ const RENDERED_MAX = 50_000;
 
 /** The OpeningHours of a response: the stored hours, the next 90 days of special days, and the state at `now`. */
 export function openingHoursAt(hours: StoredHours, now: Date): OpeningHours {
-  const t = now.getTime();
+  return renderedAt(hours, now.getTime()).value;
+}
+
+/** Until when (epoch ms) `openingHoursAt(hours, now)` stays the same. */
+export function openingHoursUntil(hours: StoredHours, now: Date): number {
+  return renderedAt(hours, now.getTime()).until;
+}
+
+function renderedAt(hours: StoredHours, t: number): { value: OpeningHours; from: number; until: number } {
   const key = JSON.stringify(hours);
   const hit = rendered.get(key);
-  if (hit && hit.from <= t && t < hit.until) return hit.value;
+  if (hit && hit.from <= t && t < hit.until) return hit;
   const { state, today, until } = stateWithin(hours, t);
   const end = addDays(today, 90);
   const value: OpeningHours = {
@@ -260,8 +268,9 @@ export function openingHoursAt(hours: StoredHours, now: Date): OpeningHours {
     ...state,
   };
   if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
-  rendered.set(key, { value, from: t, until });
-  return value;
+  const entry = { value, from: t, until };
+  rendered.set(key, entry);
+  return entry;
 }
 
 /** `Monday: 07:30–12:00, 13:00–17:00` lines, Monday first. */

@@ -64,6 +64,15 @@ describe('directory routes (validated requests and responses)', () => {
     expect(usage.every((u) => u.cost_nano === 1_000_000 && u.model === 'search')).toBe(true);
   });
 
+  it('GET /v1/search sends a repeated page as the same bytes, with its headers', async () => {
+    const first = await get('/v1/search?q=bakery&limit=3');
+    const again = await get('/v1/search?q=bakery&limit=3');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.headers.get('link')).toBe(first.headers.get('link'));
+    expect(await again.text()).toBe(await first.text());
+  });
+
   it('a bad cursor is a 400 invalid_cursor in the envelope', async () => {
     const res = await get('/v1/search?q=bakery&cursor=bogus');
     expect(res.status).toBe(400);

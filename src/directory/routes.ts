@@ -35,6 +35,9 @@ async function placesCallsThisMonth(db: Db, accountId: string): Promise<number> 
   return row?.n ?? 0;
 }
 
+/** The JSON of search pages already sent and validated, by page object. */
+const sentBodies = new WeakMap<object, string>();
+
 export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
   const { db } = options;
   const now = options.now ?? (() => new Date());
@@ -79,6 +82,16 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
         delete params.radius_km;
       const page = await searchListings(db, params, now(), { baseUrl: baseUrl(req) });
       setNextLink(req, res, page);
+      // A page served before (the same object, from the rendered-page cache) goes out as the
+      // JSON kept when it was first sent, validated then; only a 200 is kept.
+      const body = sentBodies.get(page);
+      if (body !== undefined) {
+        res.type('application/json').send(body);
+        return;
+      }
+      res.once('finish', () => {
+        if (res.statusCode === 200) sentBodies.set(page, JSON.stringify(page));
+      });
       res.json(page);
     }),
   );

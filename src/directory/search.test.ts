@@ -215,6 +215,26 @@ describe('paging', () => {
     expect(after.data.length).toBeGreaterThan(0);
   });
 
+  it('serves a rendered page again only while every listing on it keeps its opening state', async () => {
+    const params: SearchParams = { q: 'bakery', mode: 'keyword', limit: 20 };
+    const first = await search(params);
+    expect(await search(params)).toBe(first); // the same object: the route sends its kept JSON
+    let changed = 0;
+    let previous = JSON.stringify(first);
+    // every 20 minutes over two days, against a page rendered fresh (another base URL)
+    for (let i = 1; i <= 144; i++) {
+      const now = new Date(NOW.getTime() + i * 20 * 60_000);
+      const page = JSON.stringify(await search(params, now));
+      const fresh = JSON.stringify(
+        await searchListings(db, params, now, { baseUrl: `https://fresh-${i}.test` }),
+      ).replaceAll(`https://fresh-${i}.test`, opts.baseUrl);
+      expect(page, now.toISOString()).toBe(fresh);
+      if (page !== previous) changed++;
+      previous = page;
+    }
+    expect(changed).toBeGreaterThan(3); // bakeries open and close in two days
+  });
+
   it('a bad cursor, or one from another query, is a 400 invalid_cursor', async () => {
     await expect(search({ q: 'bakery', cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(BadRequestError);
     await expect(search({ q: 'bakery', cursor: 'not-a-cursor' })).rejects.toMatchObject({

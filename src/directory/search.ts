@@ -17,6 +17,7 @@ import { conceptsOf, embedOne, foldText, tokenize } from '../embeddings/index.ts
 import { CONCEPTS } from '../embeddings/thesaurus.ts';
 import type { Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
+import { openingHoursUntil } from './hours.ts';
 import {
   EMBEDDING_DIMENSIONS,
   QUERY_CONFIGS,
@@ -185,6 +186,14 @@ const SEMANTIC_CACHE_SIZE = 64;
 /** Pages kept, counted in hits (about 2 KB each): 50,000 is about 100 MB at most. */
 const pageCache = lru<Row[]>(50_000, (rows) => rows.length + 1);
 const semanticCache = lru<Similar>(SEMANTIC_CACHE_SIZE);
+/**
+ * Rendered pages (the same object each time, so the route sends its kept JSON), while they
+ * hold: counted in hits like the page cache.
+ */
+const renderedPages = lru<{ page: SearchResults; from: number; until: number }>(
+  20_000,
+  (r) => r.page.data.length + 1,
+);
 
 /**
  * The listings semantically close to `q` in a snapshot (see vectors.ts): candidates from the
@@ -626,7 +635,8 @@ export async function searchListings(
 
   const useKeyword = q !== undefined && mode !== 'semantic';
   const useSemantic = q !== undefined && mode !== 'keyword';
-  const queryVector = useSemantic && q ? embedOne(q, EMBEDDING_DIMENSIONS) : undefined;
+  let queryVector: Float32Array | undefined;
+  const vectorOf = (text: string) => (queryVector ??= embedOne(text, EMBEDDING_DIMENSIONS));
   // A page of a snapshot never changes (listings are only added, under higher sequence
   // numbers), so the last pages served are kept: repeats and bursts cost no ranking.
   const pageKey = [
@@ -639,7 +649,7 @@ export async function searchListings(
   ].join('|');
   let rows = pageCache.get(db, pageKey);
   let sem: Similar = { seqs: [], sims: [], ats: [] };
-  if (!rows && q && queryVector) sem = await semanticSet(db, q, queryVector, snapshot.seq);
+  if (!rows && q && useSemantic) sem = await semanticSet(db, q, vectorOf(q), snapshot.seq);
   const filters: MemoryFilters = {
     activity: params.activity,
     country: params.country,
@@ -788,15 +798,21 @@ export async function searchListings(
     rows = await db.query<Row>(sql.join('\n'), args);
     pageCache.set(db, pageKey, rows);
   }
+  // The rendered page holds until one of its listings opens or closes (or the date moves).
+  const renderKey = `${pageKey}|${options.baseUrl}`;
+  const t = now.getTime();
+  const shown = renderedPages.get(db, renderKey);
+  if (shown && shown.from <= t && t < shown.until) return shown.page;
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
-  const sims = queryVector
-    ? similarityOf(
-        db,
-        queryVector,
-        page.map((r) => Number(r.seq)),
-      )
-    : undefined;
+  const sims =
+    useSemantic && q
+      ? similarityOf(
+          db,
+          vectorOf(q),
+          page.map((r) => Number(r.seq)),
+        )
+      : undefined;
   const data: SearchHit[] = page.map((r) => ({
     object: 'search_hit',
     score: Math.min(1, Math.max(0, r.score)),
@@ -814,7 +830,11 @@ export async function searchListings(
     listing: toListing(r.profile, now, options),
   }));
   const last = page.at(-1);
-  return {
+  let until = Number.POSITIVE_INFINITY;
+  for (const r of page) {
+    if (r.profile.opening_hours) until = Math.min(until, openingHoursUntil(r.profile.opening_hours, now));
+  }
+  const result: SearchResults = {
     object: 'list',
     data,
     has_more: hasMore,
@@ -825,13 +845,17 @@ export async function searchListings(
             h: fingerprint,
             s: snapshot.seq,
             m: snapshot.mean,
-            t: at,
+            // the time matters to open_now only (and stays with its pages); else 0, so a rendered page
+            // holds for as long as its listings keep their state
+            t: params.open_now !== undefined ? at : 0,
             sc: last.score,
             id: last.id,
           })
         : null,
     mode,
   };
+  renderedPages.set(db, renderKey, { page: result, from: t, until });
+  return result;
 }
 
 function round(x: number, digits: number): number {
