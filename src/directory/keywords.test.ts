@@ -9,7 +9,9 @@ import {
   TopK,
   KeywordIndex,
   coverDensity,
+  CoverRanker,
 } from './keywords.ts';
+import { mulberry32 } from '../platform/prng.ts';
 import { round6, searchListings, useMemoryRanking, withoutElisions, type SearchParams } from './search.ts';
 import { demoListing } from './demo.ts';
 import { insertListings } from './store.ts';
@@ -158,6 +160,38 @@ describe('keyword index pieces', () => {
     expect(coverDensity(postings, [['hair', 'salon']], 0)).toBeCloseTo(0.1 / 1.1, 6);
     // the cover of 'salon':1 and 'hair':3 holds one noise word: 0.1 / 2
     expect(coverDensity(postings, [['hair', 'salon']], 2)).toBeCloseTo(0.05 / 1.05, 6);
+  });
+
+  it('bounds cover density from above without ranking', () => {
+    const random = mulberry32(5);
+    const postings = new KeywordIndex();
+    const lexemes = ['a', 'b', 'c', 'd'];
+    for (let at = 0; at < 400; at++) {
+      const entries = lexemes.flatMap((lexeme) => {
+        const n = Math.floor(random() * 4);
+        const positions = [...new Set(Array.from({ length: n }, () => 1 + Math.floor(random() * 30)))];
+        if (positions.length === 0) return [];
+        const weighted = positions
+          .sort((x, y) => x - y)
+          .map((p) => `${p}${'ABCD'[Math.floor(random() * 4)]}`);
+        return [`'${lexeme}':${weighted.join(',')}`];
+      });
+      addPostings(postings, at, entries.join(' '));
+    }
+    const groups = [
+      ['a', 'b'],
+      ['c', 'd', 'a'],
+    ];
+    const ranker = new CoverRanker(postings, groups);
+    let ranked = 0;
+    for (const at of conjunctionMatches(postings, groups, 400)) {
+      const bound = ranker.bound(at);
+      const rank = ranker.rank(at);
+      expect(bound, `listing ${at}`).toBeGreaterThanOrEqual(rank);
+      expect(rank).toBe(coverDensity(postings, groups, at));
+      ranked++;
+    }
+    expect(ranked).toBeGreaterThan(50);
   });
 
   it('keeps the best k by score then id', () => {

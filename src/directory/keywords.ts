@@ -67,20 +67,6 @@ export class KeywordIndex {
     list.data[list.length + 1] = this.store(positions);
     list.length += 2;
   }
-
-  /** The offset of the positions of `list`'s posting for listing `at`, or -1. */
-  static find(list: Postings, at: number): number {
-    let lo = 0;
-    let hi = list.length / 2 - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = list.data[mid * 2]!;
-      if (v === at) return list.data[mid * 2 + 1]!;
-      if (v < at) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
 }
 
 /** PostgreSQL's default weights {D 0.1, C 0.2, B 0.4, A 1.0} as float4, and 1 / w as calc_rank_cd holds them. */
@@ -299,6 +285,9 @@ export class CoverRanker {
   private readonly exist: Uint8Array;
   private keys = new Int32Array(64);
   private readonly index: KeywordIndex;
+  /** Per operand, where the last lookup ended: ranks are asked in ascending positions. */
+  private readonly cursors: Int32Array;
+  private last = -1;
 
   constructor(index: KeywordIndex, groups: string[][]) {
     this.index = index;
@@ -307,6 +296,28 @@ export class CoverRanker {
     this.groups = groups.map((g) => g.map((lexeme) => operandOf.get(lexeme)!));
     this.lists = operands.map((lexeme) => index.postings.get(lexeme));
     this.exist = new Uint8Array(operands.length);
+    this.cursors = new Int32Array(operands.length);
+  }
+
+  /** The offset of `list`'s posting for `at`, or -1: galloping on from the operand's cursor. */
+  private find(operand: number, list: Postings, at: number): number {
+    const pairs = list.length / 2;
+    let lo = this.cursors[operand]!;
+    let step = 1;
+    let hi = lo;
+    while (hi < pairs && list.data[hi * 2]! < at) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    hi = Math.min(hi, pairs - 1);
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list.data[mid * 2]! < at) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    this.cursors[operand] = lo;
+    return lo < pairs && list.data[lo * 2] === at ? list.data[lo * 2 + 1]! : -1;
   }
 
   private satisfied(): boolean {
@@ -323,12 +334,37 @@ export class CoverRanker {
     return false;
   }
 
+  /**
+   * An upper bound of `rank(at)` read without ranking: each cover adds at most its heaviest
+   * weight (a harmonic mean of its weights, over 1 + noise), and covers begin at distinct
+   * entries, so the sum is at most (entries) x (heaviest weight).
+   */
+  bound(at: number): number {
+    if (at < this.last) this.cursors.fill(0);
+    this.last = at;
+    let entries = 0;
+    let heaviest = 0;
+    for (let operand = 0; operand < this.lists.length; operand++) {
+      const list = this.lists[operand];
+      const offset = list ? this.find(operand, list, at) : -1;
+      if (offset < 0) continue;
+      const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
+      const start = offset % CHUNK;
+      const n = chunk[start]!;
+      entries += n;
+      for (let k = 0; k < n; k++) heaviest = Math.max(heaviest, chunk[start + 1 + k]! >>> 14);
+    }
+    return rankOf(entries * (1 / INV[heaviest]!));
+  }
+
   rank(at: number): number {
     // get_docrep: (position, weight, operand) as one sort key: position, then weight, then operand
     let len = 0;
+    if (at < this.last) this.cursors.fill(0);
+    this.last = at;
     for (let operand = 0; operand < this.lists.length; operand++) {
       const list = this.lists[operand];
-      const offset = list ? KeywordIndex.find(list, at) : -1;
+      const offset = list ? this.find(operand, list, at) : -1;
       if (offset < 0) continue;
       const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
       const start = offset % CHUNK;

@@ -338,6 +338,9 @@ export async function prepareSearch(db: Db): Promise<void> {
   idOrder(db);
 }
 
+/** Keyword matches with their ranks, or (keyword mode, several words) to be ranked lazily. */
+type KeywordRanks = Map<number, number> | { ats: number[]; ranker: CoverRanker };
+
 /** Scratch of memoryHits: a listing's place among the keyword matches, by position. */
 let slots = new Int32Array(0);
 /** Scratch of rankByValueThenId: a listing's place in its input, by position. */
@@ -420,7 +423,7 @@ function rankByValueThenId(db: Db, ats: number[], values: number[]): Int32Array 
  */
 function memoryHits(
   db: Db,
-  ranks: Map<number, number>,
+  ranks: KeywordRanks,
   mode: SearchMode,
   sem: Similar,
   snapshot: { seq: number; mean: number },
@@ -492,6 +495,23 @@ function memoryHits(
     if (!top.accepts(score, id)) return;
     top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes: bayes[at]!, dist, score });
   };
+  if (mode === 'keyword' && !(ranks instanceof Map)) {
+    // no fusion: each match is scored as it comes, and ranked only if its bound can reach the page
+    const weight = (relevance: number, at: number, dist: number | null) => {
+      const base = 0.7 * relevance + 0.3 * trust[at]!;
+      return near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
+    };
+    for (const at of ranks.ats) {
+      if (!keep(at)) continue;
+      const dist = distanceAt(at);
+      if (near && !(dist! <= near.radius)) continue;
+      if (weight(ranks.ranker.bound(at), at, dist) < top.floor() - 1e-6) continue;
+      const kw = ranks.ranker.rank(at);
+      offer(at, kw, kw, null, dist);
+    }
+    return top.sorted();
+  }
+  if (!(ranks instanceof Map)) throw new Error('lazy keyword ranks serve keyword mode only');
   if (mode === 'keyword') {
     // no fusion: each match is scored as it comes
     for (const [at, kw] of ranks) {
@@ -673,7 +693,7 @@ export async function searchListings(
     const variants = await tsqueriesOf(db, foldText(q));
     const lexemes = plainLexemes(variants);
     const groups = lexemes ? undefined : lexemeGroups(variants);
-    let ranks: Map<number, number> | undefined;
+    let ranks: KeywordRanks | undefined;
     if (lexemes || groups) await refreshVectors(db, snapshot.seq);
     const upTo = positionsUpTo(db, snapshot.seq);
     if (lexemes) ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
@@ -681,7 +701,10 @@ export async function searchListings(
       // several words: the matches from the postings, their cover density from the positions
       const keywords = listingColumns(db).keywords;
       const ranker = new CoverRanker(keywords, groups);
-      ranks = new Map(conjunctionMatches(keywords, groups, upTo).map((at) => [at, ranker.rank(at)]));
+      const matches = conjunctionMatches(keywords, groups, upTo);
+      // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
+      ranks =
+        mode === 'keyword' ? { ats: matches, ranker } : new Map(matches.map((at) => [at, ranker.rank(at)]));
     }
     if (ranks) {
       const hits = memoryHits(db, ranks, mode, sem, snapshot, filters, limit, cursor);
