@@ -639,5 +639,7 @@ try {
   await main();
 } finally {
   await Promise.all(children.map(stop));
-  rmSync(work, { recursive: true, force: true });
+  // BENCH_KEEP=1 keeps the servers' logs (with BENCH_NODE_FLAGS=--trace-gc, the collections)
+  if (process.env.BENCH_KEEP) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
