@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storages } from '../../contract-tests/support/server.ts';
 import { embedOne } from '../embeddings/index.ts';
 import type { Db } from '../platform/db.ts';
 import { openDb } from '../platform/db.ts';
@@ -6,43 +9,66 @@ import { demoListing, loadDemoDirectory } from './demo.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
 import { EMBEDDING_DIMENSIONS, embeddingText, quantize } from './store.ts';
 
-let db: Db;
 const COUNT = 1500; // more than one batch of 1,000
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
 
-beforeAll(async () => {
-  db = await openDb({ dataDir: 'memory://' });
-  await loadDemoDirectory(db, { count: COUNT, seed: 'reembed' });
-});
-afterAll(async () => db?.close());
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
-const version = async () =>
-  (await db.query<{ value: string }>(`select value from directory_meta where key = 'embedding_version'`))[0]
-    ?.value;
+describe.each(await storages())('on %s', (storage) => {
+  let db: Db;
+  const name = `eurus_test_reembed_${randomBytes(6).toString('hex')}`;
 
-describe('stored embeddings follow the embedding engine', () => {
-  it('a directory filled by this build is at this build’s version: nothing to do', async () => {
-    expect(await version()).toBe(EMBEDDING_VERSION);
-    expect(await ensureEmbeddings(db)).toEqual({ reembedded: 0, from: EMBEDDING_VERSION });
+  beforeAll(async () => {
+    if (storage === 'postgres') {
+      await admin(`create database ${name}`);
+      const url = new URL(ADMIN_URL);
+      url.pathname = `/${name}`;
+      db = await openDb({ databaseUrl: url.toString(), dataDir: 'memory://' });
+    } else db = await openDb({ dataDir: 'memory://' });
+    await loadDemoDirectory(db, { count: COUNT, seed: 'reembed' });
+  });
+  afterAll(async () => {
+    await db?.close();
+    if (storage === 'postgres') await admin(`drop database if exists ${name} with (force)`);
   });
 
-  it('vectors of an older engine are recomputed from the stored profiles, every batch, then marked', async () => {
-    // what an older engine left: other vectors, and its version
-    await db.query(`update listings set embedding = $1`, [quantize(embedOne('something else entirely'))]);
-    await db.query(`update directory_meta set value = 'thesaurus-1' where key = 'embedding_version'`);
-    const progress: number[] = [];
-    const result = await ensureEmbeddings(db, (done) => progress.push(done));
-    expect(result).toEqual({ reembedded: COUNT, from: 'thesaurus-1' });
-    expect(progress).toEqual([1000, COUNT]);
-    expect(await version()).toBe(EMBEDDING_VERSION);
-    for (const index of [0, 999, 1000, COUNT - 1]) {
-      const record = demoListing('reembed', index);
-      const [row] = await db.query<{ embedding: Uint8Array }>(
-        `select embedding from listings where id = $1`,
-        [record.id],
-      );
-      const expected = quantize(embedOne(embeddingText(record), EMBEDDING_DIMENSIONS));
-      expect(Buffer.from(row!.embedding).equals(Buffer.from(expected))).toBe(true);
-    }
-    expect(await ensureEmbeddings(db)).toEqual({ reembedded: 0, from: EMBEDDING_VERSION });
+  const version = async () =>
+    (await db.query<{ value: string }>(`select value from directory_meta where key = 'embedding_version'`))[0]
+      ?.value;
+
+  describe('stored embeddings follow the embedding engine', () => {
+    it('a directory filled by this build is at this build’s version: nothing to do', async () => {
+      expect(await version()).toBe(EMBEDDING_VERSION);
+      expect(await ensureEmbeddings(db)).toEqual({ reembedded: 0, from: EMBEDDING_VERSION });
+    });
+
+    it('vectors of an older engine are recomputed from the stored profiles, every batch, then marked', async () => {
+      // what an older engine left: other vectors, and its version
+      await db.query(`update listings set embedding = $1`, [quantize(embedOne('something else entirely'))]);
+      await db.query(`update directory_meta set value = 'thesaurus-1' where key = 'embedding_version'`);
+      const progress: number[] = [];
+      const result = await ensureEmbeddings(db, (done) => progress.push(done));
+      expect(result).toEqual({ reembedded: COUNT, from: 'thesaurus-1' });
+      expect(progress).toEqual([1000, COUNT]);
+      expect(await version()).toBe(EMBEDDING_VERSION);
+      for (const index of [0, 999, 1000, COUNT - 1]) {
+        const record = demoListing('reembed', index);
+        const [row] = await db.query<{ embedding: Uint8Array }>(
+          `select embedding from listings where id = $1`,
+          [record.id],
+        );
+        const expected = quantize(embedOne(embeddingText(record), EMBEDDING_DIMENSIONS));
+        expect(Buffer.from(row!.embedding).equals(Buffer.from(expected))).toBe(true);
+      }
+      expect(await ensureEmbeddings(db)).toEqual({ reembedded: 0, from: EMBEDDING_VERSION });
+    });
   });
 });

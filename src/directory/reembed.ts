@@ -3,7 +3,7 @@
 // meaningful), vectors stored by the old one no longer compare with the new one's queries, and
 // semantic search would silently rank noise. At start-up, before the vector index loads, a
 // directory whose `embedding_version` differs is re-embedded from the stored profiles, in
-// batches (each its own transaction; an interrupted run starts over at the next start).
+// batches (one statement each; an interrupted run starts over at the next start).
 import type { Db } from '../platform/db.ts';
 import type { ListingRecord } from './store.ts';
 import { EMBEDDING_DIMENSIONS, embeddingText, quantize } from './store.ts';
@@ -39,11 +39,14 @@ export async function ensureEmbeddings(
     if (rows.length === 0) break;
     const seqs = rows.map((r) => Number(r.seq));
     const vectors = rows.map((r) => quantize(embedOne(embeddingText(r.profile), EMBEDDING_DIMENSIONS)));
-    await db.transaction(async (tx) => {
-      for (let i = 0; i < rows.length; i++) {
-        await tx.query('update listings set embedding = $2 where seq = $1', [seqs[i], vectors[i]]);
-      }
-    });
+    // one statement a batch (row by row, a million took 12 minutes on PostgreSQL, 17 on PGlite);
+    // the vectors travel as hex text, which both drivers pass the same way
+    await db.query(
+      `update listings l set embedding = v.embedding
+       from (select unnest($1::bigint[]) as seq, decode(unnest($2::text[]), 'hex') as embedding) v
+       where l.seq = v.seq`,
+      [seqs, vectors.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex'))],
+    );
     after = seqs[seqs.length - 1] ?? after;
     done += rows.length;
     onProgress?.(done);
