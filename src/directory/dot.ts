@@ -83,6 +83,8 @@ export interface VectorStore {
   reserve(capacity: number): void;
   /** Stores the embedding of position `at` (missing dimensions are zero). */
   set(at: number, bytes: Int8Array): void;
+  /** The embedding at `at` (a view: copy it before the store grows). */
+  read(at: number): Int8Array;
   /** The integer dot products of the query with the embeddings at `positions[0..count)`. */
   dots(query: Int16Array, positions: ArrayLike<number>, count: number): Int32Array;
 }
@@ -99,6 +101,9 @@ class JsStore implements VectorStore {
   set(at: number, bytes: Int8Array): void {
     this.data.fill(0, at * DIMENSIONS, (at + 1) * DIMENSIONS);
     this.data.set(bytes.subarray(0, DIMENSIONS), at * DIMENSIONS);
+  }
+  read(at: number): Int8Array {
+    return this.data.subarray(at * DIMENSIONS, (at + 1) * DIMENSIONS);
   }
   dots(query: Int16Array, positions: ArrayLike<number>, count: number): Int32Array {
     const out = new Int32Array(count);
@@ -145,6 +150,9 @@ class WasmStore implements VectorStore {
     const data = new Int8Array(this.memory.buffer, at * DIMENSIONS, DIMENSIONS);
     data.fill(0);
     data.set(bytes.subarray(0, DIMENSIONS));
+  }
+  read(at: number): Int8Array {
+    return new Int8Array(this.memory.buffer, at * DIMENSIONS, DIMENSIONS);
   }
   dots(query: Int16Array, positions: ArrayLike<number>, count: number): Int32Array {
     // scratch after the embeddings: the query, the positions, the results

@@ -37,6 +37,7 @@ import {
   listingColumns,
   positionsUpTo,
   refreshVectors,
+  groupByActivity,
   positionsOfSeqs,
   positionsWithCodes,
   similarAmong,
@@ -328,12 +329,14 @@ function trustColumns(db: Db, mean: number, upTo: number): { trust: Float64Array
 }
 
 /**
- * Builds what ranking in memory keeps beside the index (ids in order, trust by position), so
- * the first searches after start-up do not pay for it; called before the service says ready.
+ * Builds what ranking in memory keeps beside the index (the embeddings grouped by activity,
+ * ids in order, trust by position), so the first searches after start-up do not pay for it;
+ * called before the service says ready.
  */
 export async function prepareSearch(db: Db): Promise<void> {
   const snapshot = await snapshotOf(db);
   await refreshVectors(db, snapshot.seq);
+  groupByActivity(db);
   trustColumns(db, snapshot.mean, positionsUpTo(db, snapshot.seq));
   idOrder(db);
 }
