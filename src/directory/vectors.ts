@@ -361,7 +361,7 @@ export function positionsOfSeqs(db: object, seqs: number[], snapshot: number): I
 
 /**
  * Lays the embeddings loaded so far out by activity (each listing under its first NACE class,
- * the four-digit code), in a new store: the candidates of a query are then read front to back
+ * the four-digit code): the candidates of a query are then read front to back
  * in a few runs instead of scattered over the whole store (150,000 of 1M: 9 ms against 25-31
  * ms). Called once, after the start-up load; listings added later keep their own slots.
  */
@@ -384,10 +384,23 @@ export function groupByActivity(db: object): void {
   for (let g = 1; g <= groups; g++) next[g] = next[g - 1]! + size[g - 1]!;
   const slots = new Int32Array(n);
   for (let at = 0; at < n; at++) slots[at] = next[groupAt(at)]!++;
-  const store = createVectorStore(index.store.kind);
-  store.reserve(index.seqs.length);
-  for (let at = 0; at < n; at++) store.set(slots[at]!, index.store.read(at));
-  index.store = store;
+  // moved in place, cycle by cycle (a second store would hold 390 MB more at 1M until a GC):
+  // slot p holds position p's embedding until the cycle through it is walked
+  const store = index.store;
+  const placed = new Uint8Array(n);
+  for (let at = 0; at < n; at++) {
+    if (placed[at]) continue;
+    let carry = store.read(at).slice();
+    let position = at;
+    while (!placed[position]) {
+      placed[position] = 1;
+      const dest = slots[position]!;
+      const displaced = store.read(dest).slice();
+      store.set(dest, carry);
+      carry = displaced;
+      position = dest;
+    }
+  }
   index.slots = slots;
 }
 
