@@ -35,8 +35,8 @@ async function placesCallsThisMonth(db: Db, accountId: string): Promise<number> 
   return row?.n ?? 0;
 }
 
-/** The JSON of search pages already sent and validated, by page object. */
-const sentBodies = new WeakMap<object, string>();
+/** The JSON (UTF-8) of search pages already sent and validated, by page object. */
+const sentBodies = new WeakMap<object, Buffer>();
 
 export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
   const { db } = options;
@@ -78,8 +78,9 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
     metered('search', '/v1/search', async (req, res) => {
       // The validator fills in radius_km's default; only a radius the caller sent counts as one.
       const params = { ...(req.query as SearchParams) };
-      if (!new URL(req.originalUrl, 'http://localhost').searchParams.has('radius_km'))
-        delete params.radius_km;
+      // (parsed only when the raw query could name it: most searches do not)
+      const raw = req.originalUrl.slice(req.originalUrl.indexOf('?') + 1);
+      if (!/radius|%/i.test(raw) || !new URLSearchParams(raw).has('radius_km')) delete params.radius_km;
       const page = await searchListings(db, params, now(), { baseUrl: baseUrl(req) });
       setNextLink(req, res, page);
       // A page served before (the same object, from the rendered-page cache) goes out as the
@@ -90,7 +91,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
         return;
       }
       res.once('finish', () => {
-        if (res.statusCode === 200) sentBodies.set(page, JSON.stringify(page));
+        if (res.statusCode === 200) sentBodies.set(page, Buffer.from(JSON.stringify(page)));
       });
       res.json(page);
     }),
