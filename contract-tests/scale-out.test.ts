@@ -92,6 +92,21 @@ describe.skipIf(!RUNS)('two instances on one PostgreSQL database and one Redis',
   let bootstrapAccount: string;
   // Keys are minted straight in the database: with 10 requests a minute, the admin key's budget
   // is kept for the revocations and rotations the tests make through the API.
+  /** B serves this secret (and so has its key cached). */
+  const expectServedOnB = async (secret: string) => {
+    const res = await fetch(`${b.model}/v1/models`, { headers: bearer(secret) });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  };
+  /** `url` refuses this secret as an invalid key, in the API's error envelope. */
+  const expectRefused = async (api: 'model' | 'directory', url: string, secret: string) =>
+    expectError(
+      api,
+      await fetch(url, { headers: bearer(secret) }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
   const mint = async (scopes: string[], accountId = bootstrapAccount) => {
     const key = await store.createKey(accountId, { name: `scale-out ${scopes.join(' ')}`, scopes });
     return { id: key.id, secret: key.secret };
@@ -252,50 +267,26 @@ describe.skipIf(!RUNS)('two instances on one PostgreSQL database and one Redis',
     for (let round = 0; round < 5; round++) {
       const key = await mint(['chat']);
       // B has the key in its cache.
-      const before = await fetch(`${b.model}/v1/models`, { headers: bearer(key.secret) });
-      expect(before.status).toBe(200);
-      await before.arrayBuffer();
+      await expectServedOnB(key.secret);
       const revoked = await fetch(`${a.model}/v1/keys/${key.id}`, {
         method: 'DELETE',
         headers: bearer(adminKey),
       });
       expect(revoked.status).toBe(200);
       await revoked.arrayBuffer();
-      await expectError(
-        'model',
-        await fetch(`${b.model}/v1/models`, { headers: bearer(key.secret) }),
-        401,
-        'authentication_error',
-        'invalid_api_key',
-      );
-      await expectError(
-        'directory',
-        await fetch(`${b.directory}/v1/search?q=x`, { headers: bearer(key.secret) }),
-        401,
-        'authentication_error',
-        'invalid_api_key',
-      );
+      await expectRefused('model', `${b.model}/v1/models`, key.secret);
+      await expectRefused('directory', `${b.directory}/v1/search?q=x`, key.secret);
     }
   });
 
   it('a key rotated through instance A without a grace period: the old secret is refused on B at once', async () => {
     const key = await mint(['chat']);
-    const before = await fetch(`${b.model}/v1/models`, { headers: bearer(key.secret) });
-    expect(before.status).toBe(200);
-    await before.arrayBuffer();
+    await expectServedOnB(key.secret);
     const rotated = (await json(`${a.model}/v1/keys/${key.id}/rotate`, adminKey, 'POST', {})) as {
       secret: string;
     };
-    await expectError(
-      'model',
-      await fetch(`${b.model}/v1/models`, { headers: bearer(key.secret) }),
-      401,
-      'authentication_error',
-      'invalid_api_key',
-    );
-    const fresh = await fetch(`${b.model}/v1/models`, { headers: bearer(rotated.secret) });
-    expect(fresh.status).toBe(200);
-    await fresh.arrayBuffer();
+    await expectRefused('model', `${b.model}/v1/models`, key.secret);
+    await expectServedOnB(rotated.secret);
   });
 
   it('directory API: the daily quota of the unlimited plan is counted once over both instances', async () => {

@@ -9,7 +9,6 @@ import { createUsageRouter } from '../usage/routes.ts';
 import { loadDemoDirectory } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
-import { refreshVectors } from './vectors.ts';
 import { prepareSearch } from './search.ts';
 
 export interface DirectoryService {
@@ -48,8 +47,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
         'listings re-embedded for this embedding engine',
       );
     }
-    await refreshVectors(platform.db);
-    await prepareSearch(platform.db);
+    await prepareSearch(platform.db); // loads the vector index, then what ranking keeps beside it
     if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
     ready = true;
   })().catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));

@@ -193,6 +193,29 @@ export function lexemeGroups(variants: string[]): string[][] | undefined {
 }
 
 /**
+ * The first posting (pair index, from `from` on) of `list` whose position is at least `at`:
+ * galloping forward then a binary search, so walking a list in order costs little per step.
+ */
+function gallop(list: Postings, from: number, at: number): number {
+  const pairs = list.length / 2;
+  let lo = from;
+  let step = 1;
+  let hi = lo;
+  while (hi < pairs && list.data[hi * 2]! < at) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  hi = Math.min(hi, pairs - 1);
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list.data[mid * 2]! < at) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
  * The listings (positions below `upTo`) holding every lexeme of at least one group: the
  * matches of a disjunction of conjunctions, from the postings alone.
  */
@@ -211,23 +234,9 @@ export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo
       if (at >= upTo) break;
       for (let r = 0; r < rest.length; r++) {
         const list = rest[r]!;
-        const pairs = list.length / 2;
-        let lo = cursors[r]!;
-        let step = 1;
-        let hi = lo;
-        while (hi < pairs && list.data[hi * 2]! < at) {
-          lo = hi + 1;
-          hi += step;
-          step *= 2;
-        }
-        hi = Math.min(hi, pairs - 1);
-        while (lo <= hi) {
-          const mid = (lo + hi) >>> 1;
-          if (list.data[mid * 2]! < at) lo = mid + 1;
-          else hi = mid - 1;
-        }
+        const lo = gallop(list, cursors[r]!, at);
         cursors[r] = lo;
-        if (lo >= pairs) break outer;
+        if (lo >= list.length / 2) break outer;
         if (list.data[lo * 2] !== at) continue outer;
       }
       out.push(at);
@@ -301,23 +310,9 @@ export class CoverRanker {
 
   /** The offset of `list`'s posting for `at`, or -1: galloping on from the operand's cursor. */
   private find(operand: number, list: Postings, at: number): number {
-    const pairs = list.length / 2;
-    let lo = this.cursors[operand]!;
-    let step = 1;
-    let hi = lo;
-    while (hi < pairs && list.data[hi * 2]! < at) {
-      lo = hi + 1;
-      hi += step;
-      step *= 2;
-    }
-    hi = Math.min(hi, pairs - 1);
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list.data[mid * 2]! < at) lo = mid + 1;
-      else hi = mid - 1;
-    }
+    const lo = gallop(list, this.cursors[operand]!, at);
     this.cursors[operand] = lo;
-    return lo < pairs && list.data[lo * 2] === at ? list.data[lo * 2 + 1]! : -1;
+    return lo < list.length / 2 && list.data[lo * 2] === at ? list.data[lo * 2 + 1]! : -1;
   }
 
   private satisfied(): boolean {

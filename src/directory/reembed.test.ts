@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storages } from '../../contract-tests/support/server.ts';
+import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
 import { embedOne } from '../embeddings/index.ts';
 import type { Db } from '../platform/db.ts';
 import { openDb } from '../platform/db.ts';
@@ -10,34 +8,19 @@ import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
 import { EMBEDDING_DIMENSIONS, embeddingText, quantize } from './store.ts';
 
 const COUNT = 1500; // more than one batch of 1,000
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 describe.each(await storages())('on %s', (storage) => {
   let db: Db;
-  const name = `eurus_test_reembed_${randomBytes(6).toString('hex')}`;
+  let database: TestDatabase | undefined;
 
   beforeAll(async () => {
-    if (storage === 'postgres') {
-      await admin(`create database ${name}`);
-      const url = new URL(ADMIN_URL);
-      url.pathname = `/${name}`;
-      db = await openDb({ databaseUrl: url.toString(), dataDir: 'memory://' });
-    } else db = await openDb({ dataDir: 'memory://' });
+    if (storage === 'postgres') database = await createTestDatabase();
+    db = await openDb({ databaseUrl: database?.url, dataDir: 'memory://' });
     await loadDemoDirectory(db, { count: COUNT, seed: 'reembed' });
   });
   afterAll(async () => {
     await db?.close();
-    if (storage === 'postgres') await admin(`drop database if exists ${name} with (force)`);
+    await database?.drop();
   });
 
   const version = async () =>

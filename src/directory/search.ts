@@ -481,6 +481,11 @@ function memoryHits(
 
   const { trust, bayes } = trustColumns(db, snapshot.mean, upTo);
   const top = new TopK<Omit<Row, 'profile'>>(limit + 1);
+  /** The score before rounding, as the SQL computes it. */
+  const weigh = (relevance: number, at: number, dist: number | null) => {
+    const base = 0.7 * relevance + 0.3 * trust[at]!;
+    return near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
+  };
   const offer = (
     at: number,
     relevance: number,
@@ -488,8 +493,7 @@ function memoryHits(
     sim: number | null,
     dist: number | null,
   ) => {
-    const base = 0.7 * relevance + 0.3 * trust[at]!;
-    const withNear = near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
+    const withNear = weigh(relevance, at, dist);
     // rounding to six decimals moves a score by at most 5e-7: most matches stop here
     if (withNear < top.floor() - 1e-6) return;
     const score = round6(withNear);
@@ -500,15 +504,11 @@ function memoryHits(
   };
   if (mode === 'keyword' && !(ranks instanceof Map)) {
     // no fusion: each match is scored as it comes, and ranked only if its bound can reach the page
-    const weight = (relevance: number, at: number, dist: number | null) => {
-      const base = 0.7 * relevance + 0.3 * trust[at]!;
-      return near && dist !== null ? 0.9 * base + 0.1 * Math.max(0, 1 - dist / near.radius) : base;
-    };
     for (const at of ranks.ats) {
       if (!keep(at)) continue;
       const dist = distanceAt(at);
       if (near && !(dist! <= near.radius)) continue;
-      if (weight(ranks.ranker.bound(at), at, dist) < top.floor() - 1e-6) continue;
+      if (weigh(ranks.ranker.bound(at), at, dist) < top.floor() - 1e-6) continue;
       const kw = ranks.ranker.rank(at);
       offer(at, kw, kw, null, dist);
     }
@@ -537,7 +537,6 @@ function memoryHits(
     return top.sorted();
   }
   // RRF: each side's rank by (value desc, id asc), as the SQL's row_number() gives them
-  const ranked = (ats: number[], values: number[]) => rankByValueThenId(db, ats, values);
   const kwAts: number[] = [];
   const kwValues: number[] = [];
   const kwDists: (number | null)[] = [];
@@ -549,7 +548,7 @@ function memoryHits(
     kwValues.push(kw);
     kwDists.push(dist);
   }
-  const kwRanks = ranked(kwAts, kwValues);
+  const kwRanks = rankByValueThenId(db, kwAts, kwValues);
   // a listing's place on the keyword side, by position (scratch, cleared below)
   if (slots.length < upTo) slots = new Int32Array(Math.max(upTo, Math.ceil(slots.length * 1.5)));
   for (let k = 0; k < kwAts.length; k++) slots[kwAts[k]!] = k + 1;
@@ -566,7 +565,7 @@ function memoryHits(
     semValues.push(sem.sims[i]!);
     semDists.push(dist);
   }
-  const semRanks = ranked(semAts, semValues);
+  const semRanks = rankByValueThenId(db, semAts, semValues);
   const norm = 2.0 / (RRF_K + 1);
   const semRankAt = new Map<number, number>();
   for (let j = 0; j < semAts.length; j++) {

@@ -2,41 +2,26 @@
 // PostgreSQL, writers run concurrently: a listing whose transaction drew its number early but
 // committed late used to slip into a snapshot taken in between. Writers now hold one advisory
 // lock from their first insert to their commit (store.ts), so numbers are drawn in commit order.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storages } from '../../contract-tests/support/server.ts';
+import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
 import { openDb, type Db } from '../platform/db.ts';
 import { demoListing } from './demo.ts';
 import { searchListings } from './search.ts';
 import { insertListings, type ListingRecord } from './store.ts';
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
 const hasPostgres = (await storages()).includes('postgres');
-const name = `eurus_test_snapshot_${randomBytes(6).toString('hex')}`;
+let database: TestDatabase;
 let db: Db;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 beforeAll(async () => {
   if (!hasPostgres) return;
-  await admin(`create database ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  db = await openDb({ databaseUrl: url.toString(), dataDir: 'memory://' });
+  database = await createTestDatabase();
+  db = await openDb({ databaseUrl: database.url, dataDir: 'memory://' });
 });
 afterAll(async () => {
   if (!hasPostgres) return;
   await db.close();
-  await admin(`drop database if exists ${name} with (force)`);
+  await database.drop();
 });
 
 const named = (i: number): ListingRecord => ({ ...demoListing('snapshot', i), name: `Quuxbright ${i}` });
