@@ -4,6 +4,7 @@ import {
   addPostings,
   conjunctionMatches,
   keywordRanks,
+  weightCode,
   lexemeGroups,
   plainLexemes,
   TopK,
@@ -123,15 +124,26 @@ describe('keyword index pieces', () => {
     const postings = new KeywordIndex();
     addPostings(postings, 0, `'a':1A,5B,9 'it''s':2C 'back\\\\slash':3 'bare'`);
     addPostings(postings, 1, `'a':4`);
-    const ranks = keywordRanks(postings, ['a'], 2);
+    const ranksOf = (lexemes: string[], upTo: number) => {
+      const { ats, ranks } = keywordRanks(postings, lexemes, upTo);
+      return new Map([...ats].map((at, i) => [at, ranks[i]!]));
+    };
+    const ranks = ranksOf(['a'], 2);
     // 1 + 0.4 + 0.1 = 1.5 -> 1.5 / 2.5; 0.1 -> 0.1 / 1.1, as float4
     const w = 1 + 1 / (1 / Math.fround(0.4)) + 1 / (1 / Math.fround(0.1));
     expect(ranks.get(0)).toBe(Math.fround(w / (w + 1)));
     expect(ranks.get(1)).toBeCloseTo(0.1 / 1.1, 6);
-    expect(keywordRanks(postings, ['a'], 1).has(1)).toBe(false);
-    expect(keywordRanks(postings, ["it's"], 2).get(0)).toBeCloseTo(0.2 / 1.2, 6);
-    expect(keywordRanks(postings, ['back\\slash'], 2).get(0)).toBeCloseTo(0.1 / 1.1, 6);
-    expect(keywordRanks(postings, ['bare'], 2).get(0)).toBeCloseTo(0.1 / 1.1, 6);
+    expect(ranksOf(['a'], 1).has(1)).toBe(false);
+    expect(ranksOf(["it's"], 2).get(0)).toBeCloseTo(0.2 / 1.2, 6);
+    expect(ranksOf(['back\\slash'], 2).get(0)).toBeCloseTo(0.1 / 1.1, 6);
+    expect(ranksOf(['bare'], 2).get(0)).toBeCloseTo(0.1 / 1.1, 6);
+    // several lexemes: each listing once, the weights of all its matching positions summed
+    const both = ranksOf(['a', "it's", 'none'], 2);
+    expect([...both.keys()].sort()).toEqual([0, 1]);
+    const w2 = w + 1 / (1 / Math.fround(0.2));
+    expect(both.get(0)).toBe(Math.fround(w2 / (w2 + 1)));
+    expect(both.get(1)).toBe(ranks.get(1));
+    expect(ranksOf(['a', "it's"], 2)).toEqual(both); // the scratch sums were cleared
   });
 
   it('takes only disjunctions of plain lexemes', () => {
@@ -168,12 +180,16 @@ describe('keyword index pieces', () => {
     const lexemes = ['a', 'b', 'c', 'd'];
     for (let at = 0; at < 400; at++) {
       const entries = lexemes.flatMap((lexeme) => {
-        const n = Math.floor(random() * 4);
-        const positions = [...new Set(Array.from({ length: n }, () => 1 + Math.floor(random() * 30)))];
+        // one run in ten long and of one weight: more than 15 of a class, read from the pool
+        const long = random() < 0.1;
+        const n = long ? 16 + Math.floor(random() * 20) : Math.floor(random() * 4);
+        const positions = [
+          ...new Set(Array.from({ length: n }, () => 1 + Math.floor(random() * (long ? 200 : 30)))),
+        ];
         if (positions.length === 0) return [];
         const weighted = positions
           .sort((x, y) => x - y)
-          .map((p) => `${p}${'ABCD'[Math.floor(random() * 4)]}`);
+          .map((p) => `${p}${long ? 'A' : 'ABCD'[Math.floor(random() * 4)]}`);
         return [`'${lexeme}':${weighted.join(',')}`];
       });
       addPostings(postings, at, entries.join(' '));
@@ -192,6 +208,21 @@ describe('keyword index pieces', () => {
       ranked++;
     }
     expect(ranked).toBeGreaterThan(50);
+  });
+
+  it('counts positions per weight class beside each posting, and reads the pool past 15', () => {
+    expect(weightCode([(3 << 14) | 1, (2 << 14) | 2, 5])).toBe(0x1101);
+    const sixteen = Array.from({ length: 16 }, (_, i) => (3 << 14) | (i + 1));
+    expect(weightCode(sixteen)).toBe(0);
+    const postings = new KeywordIndex();
+    addPostings(postings, 0, `'a':${sixteen.map((p) => `${p & 0x3fff}A`).join(',')},17B`);
+    addPostings(postings, 1, `'a':1A,2B,3C,4`);
+    const { ats, ranks } = keywordRanks(postings, ['a'], 2);
+    expect([...ats]).toEqual([0, 1]);
+    const w = 16 + 1 / (1 / Math.fround(0.4));
+    expect(ranks[0]).toBe(Math.fround(w / (w + 1)));
+    const w1 = 1 + 1 / (1 / Math.fround(0.4)) + 1 / (1 / Math.fround(0.2)) + 1 / (1 / Math.fround(0.1));
+    expect(ranks[1]).toBe(Math.fround(w1 / (w1 + 1)));
   });
 
   it('keeps the best k by score then id', () => {

@@ -13,10 +13,27 @@
 // per weight class. Queries with `&`, phrases, negation or prefixes (several words) are left to
 // the SQL path, whose cover density needs the positions (they match far fewer listings).
 
-/** One lexeme's postings: pairs (position in the index, offset of its positions in the pool). */
+/**
+ * One lexeme's postings: pairs (position in the index, offset of its positions in the pool),
+ * and beside each pair the count of its positions per weight class (see `weightCode`), so a
+ * rank or a bound reads the postings in order and not the pool (one cache miss per match).
+ */
 export interface Postings {
   data: Int32Array;
+  /** codes[i] belongs to the pair at data[2 * i] */
+  codes: Uint16Array;
   length: number;
+}
+
+/**
+ * A run's positions counted per weight class, four bits each (D in the lowest, A in the
+ * highest); 0 (no run is empty) when a class holds more than 15 and the pool must be read.
+ */
+export function weightCode(positions: ArrayLike<number>): number {
+  const counts = [0, 0, 0, 0];
+  for (let k = 0; k < positions.length; k++) counts[positions[k]! >>> 14]!++;
+  if (counts.some((c) => c > 15)) return 0;
+  return counts[0]! | (counts[1]! << 4) | (counts[2]! << 8) | (counts[3]! << 12);
 }
 
 /** Positions are kept in chunks of this many 16-bit entries (no copy as the index grows). */
@@ -56,15 +73,19 @@ export class KeywordIndex {
   add(lexeme: string, at: number, positions: number[]): void {
     let list = this.postings.get(lexeme);
     if (!list) {
-      list = { data: new Int32Array(2), length: 0 };
+      list = { data: new Int32Array(2), codes: new Uint16Array(1), length: 0 };
       this.postings.set(lexeme, list);
     } else if (list.length + 2 > list.data.length) {
       const data = new Int32Array(list.data.length * 2);
       data.set(list.data);
       list.data = data;
+      const codes = new Uint16Array(list.codes.length * 2);
+      codes.set(list.codes);
+      list.codes = codes;
     }
     list.data[list.length] = at;
     list.data[list.length + 1] = this.store(positions);
+    list.codes[list.length / 2] = weightCode(positions);
     list.length += 2;
   }
 }
@@ -247,39 +268,84 @@ export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo
   return [...new Set(results.flat())].sort((a, b) => a - b);
 }
 
+/** Keyword matches and their ranks, as parallel arrays (position i: listing ats[i], rank ranks[i]). */
+export interface Matches {
+  ats: Int32Array;
+  ranks: Float64Array;
+}
+
 /** Scratch space of keywordRanks, reused: one sum per listing position. */
 let scratch = new Float64Array(0);
 
 /**
- * The rank of every listing matching any of `lexemes`, among positions [0, upTo): a map from
- * position to ts_rank_cd(tsv, query, 32). Every position of a matching lexeme is a cover of
- * its own (one entry, no noise), so the rank is the sum of their weights.
+ * The sum of PostgreSQL's weights over a posting's run of positions: from its code, or from
+ * the pool when a class held more than 15. (calc_rank_cd sums in position order; the order
+ * moves the double's last bit at most, which the float4 rank does not show.)
  */
-export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: number): Map<number, number> {
+function weightSum(chunks: Uint16Array[], list: Postings, pair: number): number {
+  const code = list.codes[pair]!;
+  if (code !== 0) {
+    return (
+      (code >>> 12) * WEIGHT[3]! +
+      ((code >>> 8) & 15) * WEIGHT[2]! +
+      ((code >>> 4) & 15) * WEIGHT[1]! +
+      (code & 15) * WEIGHT[0]!
+    );
+  }
+  const offset = list.data[pair * 2 + 1]!;
+  const chunk = chunks[offset >>> 20]!; // CHUNK is 2^20
+  const start = offset & (CHUNK - 1);
+  const end = start + 1 + chunk[start]!;
+  let sum = 0;
+  for (let k = start + 1; k < end; k++) sum += WEIGHT[chunk[k]! >>> 14]!;
+  return sum;
+}
+
+/**
+ * The rank of every listing matching any of `lexemes`, among positions [0, upTo):
+ * ts_rank_cd(tsv, query, 32) in typed arrays (no map: a broad word matches tens of thousands).
+ * Every position of a matching lexeme is a cover of its own (one entry, no noise), so the rank
+ * is the sum of their weights. One lexeme gives its matches in position order.
+ */
+export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: number): Matches {
+  const lists = lexemes.flatMap((lexeme) => index.postings.get(lexeme) ?? []);
+  const chunks = index.chunks;
+  if (lists.length === 1) {
+    const list = lists[0]!;
+    const { data, length } = list;
+    let n = 0;
+    while (n * 2 < length && data[n * 2]! < upTo) n++; // positions are in sequence order
+    const ats = new Int32Array(n);
+    const ranks = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      ats[i] = data[i * 2]!;
+      const wdoc = weightSum(chunks, list, i);
+      ranks[i] = Math.fround(wdoc / (wdoc + 1)); // rankOf
+    }
+    return { ats, ranks };
+  }
   if (scratch.length < upTo) scratch = new Float64Array(Math.max(upTo, Math.ceil(scratch.length * 1.5)));
-  const touched: number[] = [];
-  for (const lexeme of lexemes) {
-    const list = index.postings.get(lexeme);
-    if (!list) continue;
-    for (let i = 0; i < list.length; i += 2) {
-      const at = list.data[i]!;
-      if (at >= upTo) break; // positions are in sequence order
-      const offset = list.data[i + 1]!;
-      const chunk = index.chunks[Math.floor(offset / CHUNK)]!;
-      const start = offset % CHUNK;
-      const end = start + 1 + chunk[start]!;
-      let sum = 0;
-      for (let k = start + 1; k < end; k++) sum += WEIGHT[chunk[k]! >>> 14]!;
-      if (scratch[at] === 0) touched.push(at);
-      scratch[at] = scratch[at]! + sum;
+  let most = 0;
+  for (const list of lists) most += list.length / 2;
+  const touched = new Int32Array(most);
+  let n = 0;
+  for (const list of lists) {
+    const { data, length } = list;
+    for (let i = 0; i < length; i += 2) {
+      const at = data[i]!;
+      if (at >= upTo) break;
+      if (scratch[at] === 0) touched[n++] = at;
+      scratch[at] = scratch[at]! + weightSum(chunks, list, i / 2);
     }
   }
-  const ranks = new Map<number, number>();
-  for (const at of touched) {
-    ranks.set(at, rankOf(scratch[at]!));
+  const ats = touched.slice(0, n);
+  const ranks = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = ats[i]!;
+    ranks[i] = rankOf(scratch[at]!);
     scratch[at] = 0;
   }
-  return ranks;
+  return { ats, ranks };
 }
 
 /**
@@ -308,11 +374,11 @@ export class CoverRanker {
     this.cursors = new Int32Array(operands.length);
   }
 
-  /** The offset of `list`'s posting for `at`, or -1: galloping on from the operand's cursor. */
+  /** The pair index of `list`'s posting for `at`, or -1: galloping on from the operand's cursor. */
   private find(operand: number, list: Postings, at: number): number {
     const lo = gallop(list, this.cursors[operand]!, at);
     this.cursors[operand] = lo;
-    return lo < list.length / 2 && list.data[lo * 2] === at ? list.data[lo * 2 + 1]! : -1;
+    return lo < list.length / 2 && list.data[lo * 2] === at ? lo : -1;
   }
 
   private satisfied(): boolean {
@@ -341,8 +407,19 @@ export class CoverRanker {
     let heaviest = 0;
     for (let operand = 0; operand < this.lists.length; operand++) {
       const list = this.lists[operand];
-      const offset = list ? this.find(operand, list, at) : -1;
-      if (offset < 0) continue;
+      const pair = list ? this.find(operand, list, at) : -1;
+      if (pair < 0) continue;
+      const code = list!.codes[pair]!;
+      if (code !== 0) {
+        // the counts per class, from the code: no read of the pool
+        for (let w = 0; w < 4; w++) {
+          const count = (code >>> (w * 4)) & 15;
+          entries += count;
+          if (count > 0) heaviest = Math.max(heaviest, w);
+        }
+        continue;
+      }
+      const offset = list!.data[pair * 2 + 1]!;
       const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
       const start = offset % CHUNK;
       const n = chunk[start]!;
@@ -359,8 +436,9 @@ export class CoverRanker {
     this.last = at;
     for (let operand = 0; operand < this.lists.length; operand++) {
       const list = this.lists[operand];
-      const offset = list ? this.find(operand, list, at) : -1;
-      if (offset < 0) continue;
+      const pair = list ? this.find(operand, list, at) : -1;
+      if (pair < 0) continue;
+      const offset = list!.data[pair * 2 + 1]!;
       const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
       const start = offset % CHUNK;
       const n = chunk[start]!;

@@ -30,6 +30,7 @@ import {
   CoverRanker,
   keywordRanks,
   lexemeGroups,
+  type Matches,
   plainLexemes,
   TopK,
 } from './keywords.ts';
@@ -342,7 +343,7 @@ export async function prepareSearch(db: Db): Promise<void> {
 }
 
 /** Keyword matches with their ranks, or (keyword mode, several words) to be ranked lazily. */
-type KeywordRanks = Map<number, number> | { ats: number[]; ranker: CoverRanker };
+type KeywordRanks = Matches | { ats: number[]; ranker: CoverRanker };
 
 /** Scratch of memoryHits: a listing's place among the keyword matches, by position. */
 let slots = new Int32Array(0);
@@ -502,7 +503,7 @@ function memoryHits(
     if (!top.accepts(score, id)) return;
     top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes: bayes[at]!, dist, score });
   };
-  if (mode === 'keyword' && !(ranks instanceof Map)) {
+  if (mode === 'keyword' && 'ranker' in ranks) {
     // no fusion: each match is scored as it comes, and ranked only if its bound can reach the page
     for (const at of ranks.ats) {
       if (!keep(at)) continue;
@@ -514,10 +515,12 @@ function memoryHits(
     }
     return top.sorted();
   }
-  if (!(ranks instanceof Map)) throw new Error('lazy keyword ranks serve keyword mode only');
+  if ('ranker' in ranks) throw new Error('lazy keyword ranks serve keyword mode only');
   if (mode === 'keyword') {
     // no fusion: each match is scored as it comes
-    for (const [at, kw] of ranks) {
+    for (let i = 0; i < ranks.ats.length; i++) {
+      const at = ranks.ats[i]!;
+      const kw = ranks.ranks[i]!;
       if (!keep(at)) continue;
       const dist = distanceAt(at);
       if (near && !(dist! <= near.radius)) continue;
@@ -540,7 +543,9 @@ function memoryHits(
   const kwAts: number[] = [];
   const kwValues: number[] = [];
   const kwDists: (number | null)[] = [];
-  for (const [at, kw] of ranks) {
+  for (let i = 0; i < ranks.ats.length; i++) {
+    const at = ranks.ats[i]!;
+    const kw = ranks.ranks[i]!;
     if (!keep(at)) continue;
     const dist = distanceAt(at);
     if (near && !(dist! <= near.radius)) continue;
@@ -681,7 +686,19 @@ export async function searchListings(
     near: near ? { ...near, radius } : undefined,
   };
   if (!rows && memoryRankingOn && mode === 'semantic' && q && params.open_now === undefined) {
-    rows = await withProfiles(db, memoryHits(db, new Map(), mode, sem, snapshot, filters, limit, cursor));
+    rows = await withProfiles(
+      db,
+      memoryHits(
+        db,
+        { ats: new Int32Array(0), ranks: new Float64Array(0) },
+        mode,
+        sem,
+        snapshot,
+        filters,
+        limit,
+        cursor,
+      ),
+    );
     pageCache.set(db, pageKey, rows);
   }
   if (
@@ -706,7 +723,9 @@ export async function searchListings(
       const matches = conjunctionMatches(keywords, groups, upTo);
       // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
       ranks =
-        mode === 'keyword' ? { ats: matches, ranker } : new Map(matches.map((at) => [at, ranker.rank(at)]));
+        mode === 'keyword'
+          ? { ats: matches, ranker }
+          : { ats: Int32Array.from(matches), ranks: Float64Array.from(matches, (at) => ranker.rank(at)) };
     }
     if (ranks) {
       const hits = memoryHits(db, ranks, mode, sem, snapshot, filters, limit, cursor);
