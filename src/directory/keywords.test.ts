@@ -13,7 +13,14 @@ import {
   CoverRanker,
 } from './keywords.ts';
 import { mulberry32 } from '../platform/prng.ts';
-import { round6, searchListings, useMemoryRanking, withoutElisions, type SearchParams } from './search.ts';
+import {
+  round6,
+  searchListings,
+  setFusionDepth,
+  useMemoryRanking,
+  withoutElisions,
+  type SearchParams,
+} from './search.ts';
 import { demoListing } from './demo.ts';
 import { insertListings } from './store.ts';
 import { testDirectory } from './test-db.ts';
@@ -89,6 +96,23 @@ describe("ranking in memory gives the SQL path's pages", () => {
         const memory = await walk(params, true);
         expect(memory, `${mode} ${JSON.stringify(filter)}`).toEqual(sql);
       }
+    }
+  });
+
+  it("hybrid from each side's best few: the same pages at every depth, first tried or doubled", async () => {
+    try {
+      for (const depth of [1, 5, 40]) {
+        setFusionDepth(depth);
+        for (const q of ['plumber', 'car repair', 'restaurant', 'my kitchen pipe is leaking']) {
+          for (const filter of [FILTERS[0]!, FILTERS[2]!, FILTERS[5]!]) {
+            const params: SearchParams = { q, mode: 'hybrid', limit: 10, ...filter };
+            const sql = await walk(params, false);
+            expect(await walk(params, true), `${depth} ${q} ${JSON.stringify(filter)}`).toEqual(sql);
+          }
+        }
+      }
+    } finally {
+      setFusionDepth(128);
     }
   });
 
@@ -168,6 +192,10 @@ describe('keyword index pieces', () => {
     expect(conjunctionMatches(postings, [['hair', 'salon'], ['kapsalon']], 4)).toEqual([0, 2, 3]);
     expect(conjunctionMatches(postings, [['hair', 'salon']], 2)).toEqual([0]);
     expect(conjunctionMatches(postings, [['hair', 'nothing']], 4)).toEqual([]);
+    // overlapping groups, merged: each listing once, ascending
+    expect(conjunctionMatches(postings, [['kapsalon'], ['salon'], ['hair', 'salon'], ['hair']], 4)).toEqual([
+      0, 1, 2, 3,
+    ]);
     // one cover (1..2), no noise: 2 / (1 / 0.1 + 1 / 0.1) = 0.1; then 0.1 / 1.1
     expect(coverDensity(postings, [['hair', 'salon']], 0)).toBeCloseTo(0.1 / 1.1, 6);
     // the cover of 'salon':1 and 'hair':3 holds one noise word: 0.1 / 2
@@ -199,15 +227,27 @@ describe('keyword index pieces', () => {
       ['c', 'd', 'a'],
     ];
     const ranker = new CoverRanker(postings, groups);
+    // more than 30 operands: the cover loop without bit masks, which must agree
+    const wide = new CoverRanker(postings, [
+      ...groups,
+      ...Array.from({ length: 30 }, (_, i) => [`absent${i}`]),
+    ]);
     let ranked = 0;
     for (const at of conjunctionMatches(postings, groups, 400)) {
       const bound = ranker.bound(at);
       const rank = ranker.rank(at);
       expect(bound, `listing ${at}`).toBeGreaterThanOrEqual(rank);
       expect(rank).toBe(coverDensity(postings, groups, at));
+      expect(wide.rank(at)).toBe(rank);
       ranked++;
     }
     expect(ranked).toBeGreaterThan(50);
+    // the bound is reached: a and b alternating side by side, all weight A (5 covers of 1)
+    const tight = new KeywordIndex();
+    addPostings(tight, 0, `'a':1A,3A,5A 'b':2A,4A,6A`);
+    const two = new CoverRanker(tight, [['a', 'b']]);
+    expect(two.rank(0)).toBe(Math.fround(5 / 6));
+    expect(two.bound(0)).toBe(two.rank(0));
   });
 
   it('counts positions per weight class beside each posting, and reads the pool past 15', () => {

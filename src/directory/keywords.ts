@@ -264,8 +264,28 @@ export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo
     }
     results.push(out);
   }
-  if (results.length === 1) return results[0]!;
-  return [...new Set(results.flat())].sort((a, b) => a - b);
+  // each group's matches are ascending: merge them, each listing once
+  let merged = results[0] ?? [];
+  for (let r = 1; r < results.length; r++) {
+    const other = results[r]!;
+    const out: number[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < merged.length || j < other.length) {
+      const a = i < merged.length ? merged[i]! : Number.POSITIVE_INFINITY;
+      const b = j < other.length ? other[j]! : Number.POSITIVE_INFINITY;
+      if (a <= b) {
+        out.push(a);
+        i++;
+        if (a === b) j++;
+      } else {
+        out.push(b);
+        j++;
+      }
+    }
+    merged = out;
+  }
+  return merged;
 }
 
 /** Keyword matches and their ranks, as parallel arrays (position i: listing ats[i], rank ranks[i]). */
@@ -363,6 +383,10 @@ export class CoverRanker {
   /** Per operand, where the last lookup ended: ranks are asked in ascending positions. */
   private readonly cursors: Int32Array;
   private last = -1;
+  /** Scratch of bound: entries per operand. */
+  private readonly counts: Int32Array;
+  /** Each group's operands as bits, when there are at most 30. */
+  private readonly masks: number[] | undefined;
 
   constructor(index: KeywordIndex, groups: string[][]) {
     this.index = index;
@@ -372,6 +396,15 @@ export class CoverRanker {
     this.lists = operands.map((lexeme) => index.postings.get(lexeme));
     this.exist = new Uint8Array(operands.length);
     this.cursors = new Int32Array(operands.length);
+    this.counts = new Int32Array(operands.length);
+    this.masks =
+      operands.length <= 30 ? this.groups.map((g) => g.reduce((m, o) => m | (1 << o), 0)) : undefined;
+  }
+
+  /** Whether the operands in `mask` satisfy a group (at most 30 operands, else `exist`). */
+  private satisfiedBy(mask: number): boolean {
+    for (const m of this.masks!) if ((mask & m) === m) return true;
+    return false;
   }
 
   /** The pair index of `list`'s posting for `at`, or -1: galloping on from the operand's cursor. */
@@ -396,37 +429,98 @@ export class CoverRanker {
   }
 
   /**
-   * An upper bound of `rank(at)` read without ranking: each cover adds at most its heaviest
-   * weight (a harmonic mean of its weights, over 1 + noise), and covers begin at distinct
-   * entries, so the sum is at most (entries) x (heaviest weight).
+   * An upper bound of `rank(at)` read without ranking. Each cover adds at most its heaviest
+   * weight (a harmonic mean of its weights, over 1 + noise). The covers found are distinct
+   * minimal extents, each minimal for a group it satisfies, so there are at most as many as
+   * the groups' minimal extents together: for one lexeme its entries, for two (a, b) at most
+   * min(a + b - 1, 2 min(a, b)) (they alternate), for more the group's entries; and never more
+   * than all the entries.
    */
   bound(at: number): number {
     if (at < this.last) this.cursors.fill(0);
     this.last = at;
     let entries = 0;
     let heaviest = 0;
+    const counts = this.counts;
     for (let operand = 0; operand < this.lists.length; operand++) {
+      counts[operand] = 0;
       const list = this.lists[operand];
       const pair = list ? this.find(operand, list, at) : -1;
       if (pair < 0) continue;
       const code = list!.codes[pair]!;
       if (code !== 0) {
         // the counts per class, from the code: no read of the pool
+        let n = 0;
         for (let w = 0; w < 4; w++) {
           const count = (code >>> (w * 4)) & 15;
-          entries += count;
+          n += count;
           if (count > 0) heaviest = Math.max(heaviest, w);
         }
+        counts[operand] = n;
+      } else {
+        const offset = list!.data[pair * 2 + 1]!;
+        const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
+        const start = offset % CHUNK;
+        const n = chunk[start]!;
+        counts[operand] = n;
+        for (let k = 0; k < n; k++) heaviest = Math.max(heaviest, chunk[start + 1 + k]! >>> 14);
+      }
+      entries += counts[operand]!;
+    }
+    let covers = 0;
+    for (const group of this.groups) {
+      if (group.length === 2) {
+        const a = counts[group[0]!]!;
+        const b = counts[group[1]!]!;
+        if (a > 0 && b > 0) covers += Math.min(a + b - 1, 2 * Math.min(a, b));
         continue;
       }
-      const offset = list!.data[pair * 2 + 1]!;
-      const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
-      const start = offset % CHUNK;
-      const n = chunk[start]!;
-      entries += n;
-      for (let k = 0; k < n; k++) heaviest = Math.max(heaviest, chunk[start + 1 + k]! >>> 14);
+      let sum = 0;
+      let all = true;
+      for (const o of group) {
+        if (counts[o] === 0) all = false;
+        sum += counts[o]!;
+      }
+      if (all) covers += sum;
     }
-    return rankOf(entries * (1 / INV[heaviest]!));
+    return rankOf(Math.min(entries, covers) * (1 / INV[heaviest]!));
+  }
+
+  /** The cover loop of `rank` with the operands present as bits (sorted `keys`, `len` of them). */
+  private rankByMasks(keys: Int32Array, len: number): number {
+    let wdoc = 0;
+    let from = 0;
+    for (;;) {
+      let mask = 0;
+      let end = -1;
+      for (let e = from; e < len; e++) {
+        mask |= 1 << (keys[e]! & 0x3ff);
+        if (this.satisfiedBy(mask)) {
+          end = e;
+          break;
+        }
+      }
+      if (end < 0) break;
+      mask = 0;
+      let begin = end;
+      for (let b = end; b >= from; b--) {
+        mask |= 1 << (keys[b]! & 0x3ff);
+        if (this.satisfiedBy(mask)) {
+          begin = b;
+          break;
+        }
+      }
+      const p = keys[begin]! >>> 12;
+      const q = keys[end]! >>> 12;
+      let invSum = 0;
+      for (let k = begin; k <= end; k++) invSum += INV[(keys[k]! >>> 10) & 3]!;
+      const cpos = (end - begin + 1) / invSum;
+      let noise = q - p - (end - begin);
+      if (noise < 0) noise = Math.trunc((end - begin) / 2);
+      wdoc += cpos / (1 + noise);
+      from = begin + 1;
+    }
+    return rankOf(wdoc);
   }
 
   rank(at: number): number {
@@ -453,7 +547,21 @@ export class CoverRanker {
       }
     }
     if (len === 0) return 0;
-    const keys = this.keys.subarray(0, len).sort();
+    let keys = this.keys;
+    if (len > 48) keys = keys.subarray(0, len).sort();
+    else {
+      // a few entries: insertion sort (the native sort of a subarray costs more)
+      for (let i = 1; i < len; i++) {
+        const key = keys[i]!;
+        let j = i - 1;
+        while (j >= 0 && keys[j]! > key) {
+          keys[j + 1] = keys[j]!;
+          j--;
+        }
+        keys[j + 1] = key;
+      }
+    }
+    if (this.masks) return this.rankByMasks(keys, len);
     const exist = this.exist;
     let wdoc = 0;
     let from = 0;

@@ -13,7 +13,7 @@ import type { Principal } from '../platform/principal.ts';
 import { recordUsage } from '../platform/usage.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano, SEARCH_PRICE_NANO } from './pricing.ts';
-import { searchListings, type SearchParams } from './search.ts';
+import { searchCacheOn, searchListings, type SearchParams } from './search.ts';
 
 export interface DirectoryRouterOptions {
   db: Db;
@@ -90,9 +90,11 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
         res.type('application/json').send(body);
         return;
       }
-      res.once('finish', () => {
-        if (res.statusCode === 200) sentBodies.set(page, Buffer.from(JSON.stringify(page)));
-      });
+      if (searchCacheOn()) {
+        res.once('finish', () => {
+          if (res.statusCode === 200) sentBodies.set(page, Buffer.from(JSON.stringify(page)));
+        });
+      }
       res.json(page);
     }),
   );
