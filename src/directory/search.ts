@@ -435,6 +435,36 @@ function rankByValueThenId(db: Db, ats: number[], values: number[]): Int32Array 
   return out;
 }
 
+/**
+ * Visits the first `count` items from the highest of `bounds` down, by buckets of bounds (a
+ * counting sort, no comparison sort), while `reach(edge)` says an item whose bound is at most
+ * `edge` (the bucket's upper edge) can still matter; `lowest` and `highest` bracket the bounds.
+ */
+function fromHighest(
+  bounds: ArrayLike<number>,
+  count: number,
+  lowest: number,
+  highest: number,
+  reach: (edge: number) => boolean,
+  visit: (i: number) => void,
+): void {
+  const BUCKETS = 1024;
+  const width = (highest - lowest) / BUCKETS || 1;
+  const bucketOf = (b: number) => Math.min(BUCKETS - 1, Math.floor((b - lowest) / width));
+  const starts = new Int32Array(BUCKETS + 1);
+  for (let i = 0; i < count; i++) starts[bucketOf(bounds[i]!) + 1]!++;
+  for (let b = 0; b < BUCKETS; b++) starts[b + 1]! += starts[b]!;
+  const order = new Int32Array(count);
+  const fill = starts.slice(0, BUCKETS);
+  for (let i = 0; i < count; i++) order[fill[bucketOf(bounds[i]!)]!++] = i;
+  for (let b = BUCKETS - 1; b >= 0; b--) {
+    if (starts[b] === starts[b + 1]) continue;
+    // every bound in bucket b is below its upper edge (the top one holds the highest)
+    if (!reach(b === BUCKETS - 1 ? highest : lowest + (b + 1) * width)) break;
+    for (let o = starts[b]!; o < starts[b + 1]!; o++) visit(order[o]!);
+  }
+}
+
 const f32 = new Float32Array(1);
 const f32Bits = new Uint32Array(f32.buffer);
 
@@ -669,7 +699,7 @@ function memoryHits(
   if (mode === 'keyword' && 'ranker' in ranks) {
     // No fusion. Every match's score is bounded first (its rank bounded from the postings'
     // counts, no positions read), then matches are ranked from the highest bound down (in
-    // buckets of bounds) until no bound left can reach the page: a few hundred of 35,000.
+    // buckets of bounds) until no bound left can reach the page.
     const n = ranks.ats.length;
     const bounds = new Float64Array(n);
     const ats = new Int32Array(n);
@@ -689,31 +719,25 @@ function memoryHits(
       if (bound > highest) highest = bound;
       if (bound < lowest) lowest = bound;
     }
-    const BUCKETS = 1024;
-    const width = (highest - lowest) / BUCKETS || 1;
-    const bucketOf = (b: number) => Math.min(BUCKETS - 1, Math.floor((b - lowest) / width));
-    const starts = new Int32Array(BUCKETS + 1);
-    for (let i = 0; i < m; i++) starts[bucketOf(bounds[i]!) + 1]!++;
-    for (let b = 0; b < BUCKETS; b++) starts[b + 1]! += starts[b]!;
-    const order = new Int32Array(m);
-    const fill = starts.slice(0, BUCKETS);
-    for (let i = 0; i < m; i++) order[fill[bucketOf(bounds[i]!)]!++] = i;
-    for (let b = BUCKETS - 1; b >= 0; b--) {
-      // every bound in this bucket is below its upper edge
-      if (lowest + (b + 1) * width < top.floor() - 1e-6 && b < BUCKETS - 1) break;
-      for (let o = starts[b]!; o < starts[b + 1]!; o++) {
-        const i = order[o]!;
-        if (bounds[i]! < top.floor() - 1e-6) continue;
+    fromHighest(
+      bounds,
+      m,
+      lowest,
+      highest,
+      (edge) => edge >= top.floor() - 1e-6,
+      (i) => {
+        if (bounds[i]! < top.floor() - 1e-6) return;
         const at = ats[i]!;
         const kw = ranks.ranker.rank(at);
         offer(at, kw, kw, null, near ? dists[i]! : null);
-      }
-    }
+      },
+    );
     return top.sorted();
   }
   if ('ranker' in ranks) throw new Error('lazy keyword ranks serve keyword mode only');
   if (mode === 'keyword') {
-    // no fusion: each match is scored as it comes
+    // no fusion: each match is scored as it comes (bucketing by rank prunes little: a broad
+    // word's matches share a few rank values)
     for (let i = 0; i < ranks.ats.length; i++) {
       const at = ranks.ats[i]!;
       const kw = ranks.ranks[i]!;

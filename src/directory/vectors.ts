@@ -261,15 +261,20 @@ function threshold(
   options: SimilarityOptions,
 ): Similar {
   let best = 0;
-  for (const s of all) if (s > best) best = s;
+  for (let i = 0; i < all.length; i++) if (all[i]! > best) best = all[i]!;
   const min = Math.max(options.floor ?? 0.2, (options.relative ?? 0.7) * best);
-  const out: Similar = { seqs: [], sims: [], ats: [] };
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (all[i]! >= min) n++;
+  // arrays of their final length, filled in place (no growth by push)
+  const out: Similar = { seqs: new Array<number>(n), sims: new Array<number>(n), ats: new Array<number>(n) };
+  let o = 0;
   for (let i = 0; i < all.length; i++) {
-    if ((all[i] ?? -1) >= min) {
-      const at = ats[i] ?? 0;
-      out.seqs.push(index.seqs[at] ?? 0);
-      out.sims.push(all[i] ?? 0);
-      out.ats.push(at);
+    const sim = all[i]!;
+    if (sim >= min) {
+      const at = ats[i]!;
+      out.seqs[o] = index.seqs[at]!;
+      out.sims[o] = sim;
+      out.ats[o++] = at;
     }
   }
   return out;
