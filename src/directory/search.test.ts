@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
-import { searchListings, semanticSet, type SearchParams } from './search.ts';
+import { latestSeq, searchListings, semanticSet, type SearchParams } from './search.ts';
 import { refreshVectors, similarities, vectorCount } from './vectors.ts';
 import { embedOne } from '../embeddings/index.ts';
 import { EMBEDDING_DIMENSIONS } from './store.ts';
@@ -318,5 +318,36 @@ describe('semantic ranking in memory', () => {
         q,
       ).toEqual(sql.map(({ id, score }) => ({ id, score })));
     }
+  });
+});
+
+describe('the snapshot of a search', () => {
+  it('comes from a query begun after the search arrived; searches waiting together share one', async () => {
+    // a database whose max(seq) query reads the state when it begins, and answers when told
+    let committed = 1;
+    const answers: (() => void)[] = [];
+    const fake = {
+      query: () => {
+        const s = committed;
+        return new Promise((resolve) => answers.push(() => resolve([{ s }])));
+      },
+    } as unknown as Db;
+    const first = latestSeq(fake); // query 1 begins: it reads seq 1
+    committed = 2; // a listing commits while it runs
+    const second = latestSeq(fake); // arrived after the commit: query 1's answer is too old
+    const third = latestSeq(fake);
+    expect(answers).toHaveLength(1);
+    answers.shift()!();
+    expect(await first).toBe(1);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(answers).toHaveLength(1); // one query for both waiting searches
+    answers.shift()!();
+    expect(await second).toBe(2);
+    expect(await third).toBe(2);
+    // nothing running: the next search starts its own query at once
+    const fourth = latestSeq(fake);
+    expect(answers).toHaveLength(1);
+    answers.shift()!();
+    expect(await fourth).toBe(2);
   });
 });

@@ -106,9 +106,43 @@ function parseNear(near: string): { lat: number; lon: number } {
 
 const meanCache = new WeakMap<object, { maxSeq: number; mean: number }>();
 
+/**
+ * The highest sequence number committed, read by a query that began after this call: while
+ * one such query runs, callers wait for the next one, which then serves them all (under a
+ * burst the database sees one query per round trip, not one per request; a search still sees
+ * every listing committed before it arrived).
+ */
+const flights = new WeakMap<
+  object,
+  { running?: Promise<number> | undefined; queued?: Promise<number> | undefined }
+>();
+export function latestSeq(db: Db): Promise<number> {
+  let flight = flights.get(db);
+  if (!flight) flights.set(db, (flight = {}));
+  const f = flight;
+  const run = (): Promise<number> => {
+    const p = db
+      .query<{ s: number | null }>('select max(seq) as s from listings')
+      .then(([row]) => Number(row?.s ?? 0));
+    f.running = p;
+    const done = () => {
+      if (f.running === p) f.running = undefined;
+    };
+    p.then(done, done);
+    return p;
+  };
+  if (!f.running) return run();
+  f.queued ??= f.running
+    .catch(() => undefined)
+    .then(() => {
+      f.queued = undefined;
+      return run();
+    });
+  return f.queued;
+}
+
 async function snapshotOf(db: Db): Promise<{ seq: number; mean: number }> {
-  const [row] = await db.query<{ s: number | null }>('select max(seq) as s from listings');
-  const seq = Number(row?.s ?? 0);
+  const seq = await latestSeq(db);
   const cached = meanCache.get(db);
   if (cached && cached.maxSeq === seq) return { seq, mean: cached.mean };
   const [m] = await db.query<{ m: number | null }>(
