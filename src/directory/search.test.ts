@@ -3,7 +3,7 @@ import { openDb, type Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
 import { latestSeq, searchListings, semanticSet, type SearchParams } from './search.ts';
-import { refreshVectors, similarities, vectorCount } from './vectors.ts';
+import { positionsOfSeqs, positionsWithCodes, refreshVectors, similarities, vectorCount } from './vectors.ts';
 import { embedOne } from '../embeddings/index.ts';
 import { EMBEDDING_DIMENSIONS } from './store.ts';
 import { insertListings } from './store.ts';
@@ -349,5 +349,32 @@ describe('the snapshot of a search', () => {
     expect(answers).toHaveLength(1);
     answers.shift()!();
     expect(await fourth).toBe(2);
+  });
+});
+
+describe('candidates by activity', () => {
+  it('are the listings under any of the codes, each once, ascending, as SQL selects them', async () => {
+    const [{ s }] = (await db.query<{ s: number }>('select max(seq)::int as s from listings')) as [
+      { s: number },
+    ];
+    await refreshVectors(db, s);
+    for (const codes of [
+      ['43.22'],
+      ['43.22', '43.21', '43.2', '56.10'],
+      ['56.10', '56.10', '10.71'],
+      ['99.99'],
+    ]) {
+      const rows = await db.query<{ seq: number }>(
+        'select seq from listings where activity_path && $1::text[] and seq <= $2 order by seq',
+        [codes, s - 5],
+      );
+      const expected = positionsOfSeqs(
+        db,
+        rows.map((r) => Number(r.seq)),
+        s - 5,
+      );
+      expect([...positionsWithCodes(db, codes, s - 5)], codes.join(',')).toEqual([...expected]);
+      expect(expected.length > 0 || codes[0] === '99.99').toBe(true);
+    }
   });
 });

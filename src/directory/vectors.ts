@@ -330,28 +330,48 @@ export function vectorCount(db: object): number {
 export function positionsWithCodes(db: object, codes: string[], snapshot: number): Int32Array {
   const index = indexOf(db);
   const upTo = positionsUpTo(db, snapshot);
-  // each code's list is ascending: merge them, dropping repeats (a listing under two codes)
-  let merged = new Int32Array(0);
-  for (const code of new Set(codes)) {
+  const lists = [...new Set(codes)].flatMap((code) => {
     const list = index.byCode.get(code);
-    if (!list || list.length === 0) continue;
-    const out = new Int32Array(merged.length + list.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < merged.length || j < list.length) {
-      const a = i < merged.length ? merged[i]! : Infinity;
-      const b = j < list.length ? list[j]! : Infinity;
-      const next = a <= b ? a : b;
-      if (a === next) i++;
-      if (b === next) j++;
-      if (next >= upTo) break;
-      out[k++] = next;
-    }
-    merged = out.subarray(0, k);
+    return list && list.length > 0 ? [list] : [];
+  });
+  if (lists.length === 1) {
+    // ascending already: only the part up to the snapshot
+    const list = lists[0]!;
+    let n = list.length;
+    while (n > 0 && list[n - 1]! >= upTo) n--;
+    return Int32Array.from(list.slice(0, n));
   }
-  return merged;
+  // several lists (a listing may be under two codes): marked in a bitmap, then read in order;
+  // merging them pairwise copied the growing result once per code
+  if (marks.length < upTo) marks = new Uint8Array(Math.max(upTo, Math.ceil(marks.length * 1.5)));
+  let total = 0;
+  let lowest = upTo;
+  let highest = -1;
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i++) {
+      const at = list[i]!;
+      if (at >= upTo) break;
+      if (marks[at] === 0) {
+        marks[at] = 1;
+        total++;
+        if (at < lowest) lowest = at;
+        if (at > highest) highest = at;
+      }
+    }
+  }
+  const out = new Int32Array(total);
+  let k = 0;
+  for (let at = lowest; at <= highest; at++) {
+    if (marks[at] === 1) {
+      out[k++] = at;
+      marks[at] = 0;
+    }
+  }
+  return out;
 }
+
+/** Scratch of positionsWithCodes: one mark per index position, all 0 between calls. */
+let marks = new Uint8Array(0);
 
 /** The positions of these sequence numbers up to `snapshot` (the unknown ones left out). */
 export function positionsOfSeqs(db: object, seqs: number[], snapshot: number): Int32Array {
