@@ -369,6 +369,22 @@ export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: numbe
 }
 
 /**
+ * What the cover of sorted entries `begin..end` adds to calc_rank_cd's Wdoc: its entries over
+ * the sum of their inverse weights, divided by 1 + the noise words inside it (p <= q always
+ * holds, the entries being sorted).
+ */
+function coverWeight(keys: Int32Array, begin: number, end: number): number {
+  const p = keys[begin]! >>> 12;
+  const q = keys[end]! >>> 12;
+  let invSum = 0;
+  for (let k = begin; k <= end; k++) invSum += INV[(keys[k]! >>> 10) & 3]!;
+  const cpos = (end - begin + 1) / invSum;
+  let noise = q - p - (end - begin);
+  if (noise < 0) noise = Math.trunc((end - begin) / 2);
+  return cpos / (1 + noise);
+}
+
+/**
  * ts_rank_cd(tsv, query, 32) for a query that is a disjunction of conjunctions of lexemes
  * (`groups`), ported from PostgreSQL's calc_rank_cd and Cover (tsrank.c): the query's
  * positions in the listing in order, each minimal extent (cover) satisfying the query found
@@ -510,14 +526,7 @@ export class CoverRanker {
           break;
         }
       }
-      const p = keys[begin]! >>> 12;
-      const q = keys[end]! >>> 12;
-      let invSum = 0;
-      for (let k = begin; k <= end; k++) invSum += INV[(keys[k]! >>> 10) & 3]!;
-      const cpos = (end - begin + 1) / invSum;
-      let noise = q - p - (end - begin);
-      if (noise < 0) noise = Math.trunc((end - begin) / 2);
-      wdoc += cpos / (1 + noise);
+      wdoc += coverWeight(keys, begin, end);
       from = begin + 1;
     }
     return rankOf(wdoc);
@@ -587,15 +596,7 @@ export class CoverRanker {
           break;
         }
       }
-      // p <= q always holds (entries are sorted), so this is a cover
-      const p = keys[begin]! >>> 12;
-      const q = keys[end]! >>> 12;
-      let invSum = 0;
-      for (let k = begin; k <= end; k++) invSum += INV[(keys[k]! >>> 10) & 3]!;
-      const cpos = (end - begin + 1) / invSum;
-      let noise = q - p - (end - begin);
-      if (noise < 0) noise = Math.trunc((end - begin) / 2);
-      wdoc += cpos / (1 + noise);
+      wdoc += coverWeight(keys, begin, end);
       from = begin + 1;
     }
     return rankOf(wdoc);

@@ -707,7 +707,7 @@ function memoryHits(
     return true;
   };
 
-  const { trust, bayes } = trustColumns(db, snapshot.mean, upTo);
+  const { trust, bayes, max: maxTrust } = trustColumns(db, snapshot.mean, upTo);
   let top = new TopK<Omit<Row, 'profile'>>(limit + 1);
   /** The score before rounding, as the SQL computes it. */
   const weigh = (relevance: number, at: number, dist: number | null) => {
@@ -831,7 +831,6 @@ function memoryHits(
   if (keys) {
     if (semSlots.length < upTo) semSlots = new Int32Array(slots.length);
     for (let j = 0; j < semAts.length; j++) semSlots[semAts[j]!] = j + 1;
-    const maxTrust = trustColumns(db, snapshot.mean, upTo).max;
     let page: Omit<Row, 'profile'>[] | undefined;
     for (let depth = fusionDepth; depth < Math.max(kwAts.length, semAts.length); depth *= 2) {
       const best = bestOfBoth(keys, kwAts, semAts, depth);
