@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
 import {
   addPostings,
-  conjunctionMatches,
   keywordRanks,
   weightCode,
   lexemeGroups,
@@ -86,6 +85,21 @@ const FILTERS: Omit<SearchParams, 'q'>[] = [
   { near: '52.52,13.405', radius_km: 300 },
   { near: '48.8566,2.3522', radius_km: 500, claimed: false },
 ];
+
+/** The matches of a disjunction of conjunctions, by brute force over every listing's lexemes. */
+function matchesOf(index: KeywordIndex, groups: string[][], upTo: number): number[] {
+  const out: number[] = [];
+  for (let at = 0; at < upTo; at++) {
+    const has = (lexeme: string) => {
+      const list = index.postings.get(lexeme);
+      if (!list) return false;
+      for (let i = 0; i < list.length; i += 2) if (list.data[i] === at) return true;
+      return false;
+    };
+    if (groups.some((group) => group.every(has))) out.push(at);
+  }
+  return out;
+}
 
 describe("ranking in memory gives the SQL path's pages", () => {
   it.each(QUERIES)('keyword, hybrid and semantic: "%s", every filter, every page', async (q) => {
@@ -189,13 +203,34 @@ describe('keyword index pieces', () => {
     addPostings(postings, 3, `'kapsalon':1`);
     expect(lexemeGroups([`'hair' & 'salon'`, `'kapsalon'`])).toEqual([['hair', 'salon'], ['kapsalon']]);
     expect(lexemeGroups([`'a' <-> 'b'`])).toBeUndefined();
-    expect(conjunctionMatches(postings, [['hair', 'salon'], ['kapsalon']], 4)).toEqual([0, 2, 3]);
-    expect(conjunctionMatches(postings, [['hair', 'salon']], 2)).toEqual([0]);
-    expect(conjunctionMatches(postings, [['hair', 'nothing']], 4)).toEqual([]);
+    const walked = (groups: string[][], upTo: number) => [
+      ...new CoverRanker(postings, groups).matches(upTo).ats,
+    ];
+    expect(walked([['hair', 'salon'], ['kapsalon']], 4)).toEqual([0, 2, 3]);
+    expect(walked([['hair', 'salon']], 2)).toEqual([0]);
+    expect(walked([['hair', 'nothing']], 4)).toEqual([]);
     // overlapping groups, merged: each listing once, ascending
-    expect(conjunctionMatches(postings, [['kapsalon'], ['salon'], ['hair', 'salon'], ['hair']], 4)).toEqual([
-      0, 1, 2, 3,
-    ]);
+    expect(walked([['kapsalon'], ['salon'], ['hair', 'salon'], ['hair']], 4)).toEqual([0, 1, 2, 3]);
+    // one list far longer than the other (galloped, not merged), both ways round
+    const skewed = new KeywordIndex();
+    const rare = new Set([5, 72, 138, 201]);
+    for (let at = 0; at < 400; at++) {
+      const lexemes = [...(at % 2 === 0 ? [`'common':1`] : []), ...(rare.has(at) ? [`'rare':2`] : [])];
+      if (lexemes.length > 0) addPostings(skewed, at, lexemes.join(' '));
+    }
+    for (const groups of [
+      [['rare', 'common']],
+      [['common', 'rare']],
+      [
+        ['rare', 'common'],
+        ['common', 'rare', 'x'],
+      ],
+    ]) {
+      expect([...new CoverRanker(skewed, groups).matches(400).ats]).toEqual([72, 138]);
+    }
+    expect([...new CoverRanker(skewed, [['rare', 'common']]).matches(100).ats]).toEqual([72]);
+    // a lexeme no listing has leaves its group out, not the others
+    expect(walked([['hair', 'nothing'], ['kapsalon']], 4)).toEqual([2, 3]);
     // one cover (1..2), no noise: 2 / (1 / 0.1 + 1 / 0.1) = 0.1; then 0.1 / 1.1
     expect(coverDensity(postings, [['hair', 'salon']], 0)).toBeCloseTo(0.1 / 1.1, 6);
     // the cover of 'salon':1 and 'hair':3 holds one noise word: 0.1 / 2
@@ -233,9 +268,14 @@ describe('keyword index pieces', () => {
       ...Array.from({ length: 30 }, (_, i) => [`absent${i}`]),
     ]);
     let ranked = 0;
-    for (const at of conjunctionMatches(postings, groups, 400)) {
+    const cover = new CoverRanker(postings, groups).matches(400);
+    expect([...cover.ats]).toEqual(matchesOf(postings, groups, 400));
+    for (const [i, at] of cover.ats.entries()) {
       const bound = ranker.bound(at);
       const rank = ranker.rank(at);
+      // the walk's bound and rank, from the postings it found, are the lookups'
+      expect(cover.bounds[i]).toBe(bound);
+      expect(ranker.rankMatch(cover, i)).toBe(rank);
       expect(bound, `listing ${at}`).toBeGreaterThanOrEqual(rank);
       expect(rank).toBe(coverDensity(postings, groups, at));
       expect(wide.rank(at)).toBe(rank);

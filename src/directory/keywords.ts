@@ -218,11 +218,16 @@ export function lexemeGroups(variants: string[]): string[][] | undefined {
  * galloping forward then a binary search, so walking a list in order costs little per step.
  */
 function gallop(list: Postings, from: number, at: number): number {
-  const pairs = list.length / 2;
-  let lo = from;
+  const pairs = list.length >> 1;
+  const data = list.data;
+  // a few steps first: walking a list alongside a similar one, the next is usually near
+  const near = Math.min(pairs, from + 8);
+  for (let i = from; i < near; i++) if (data[i * 2]! >= at) return i;
+  let lo = near;
+  if (lo >= pairs) return pairs;
   let step = 1;
   let hi = lo;
-  while (hi < pairs && list.data[hi * 2]! < at) {
+  while (hi < pairs && data[hi * 2]! < at) {
     lo = hi + 1;
     hi += step;
     step *= 2;
@@ -230,62 +235,10 @@ function gallop(list: Postings, from: number, at: number): number {
   hi = Math.min(hi, pairs - 1);
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (list.data[mid * 2]! < at) lo = mid + 1;
+    if (data[mid * 2]! < at) lo = mid + 1;
     else hi = mid - 1;
   }
   return lo;
-}
-
-/**
- * The listings (positions below `upTo`) holding every lexeme of at least one group: the
- * matches of a disjunction of conjunctions, from the postings alone.
- */
-export function conjunctionMatches(index: KeywordIndex, groups: string[][], upTo: number): number[] {
-  const results: number[][] = [];
-  for (const group of groups) {
-    const lists = group.map((lexeme) => index.postings.get(lexeme));
-    if (lists.length === 0 || lists.some((l) => !l)) continue;
-    // walk the shortest list; the others by galloping forward (positions are sorted)
-    const sorted = (lists as Postings[]).slice().sort((a, b) => a.length - b.length);
-    const [first, ...rest] = sorted as [Postings, ...Postings[]];
-    const cursors = rest.map(() => 0);
-    const out: number[] = [];
-    outer: for (let i = 0; i < first.length; i += 2) {
-      const at = first.data[i]!;
-      if (at >= upTo) break;
-      for (let r = 0; r < rest.length; r++) {
-        const list = rest[r]!;
-        const lo = gallop(list, cursors[r]!, at);
-        cursors[r] = lo;
-        if (lo >= list.length / 2) break outer;
-        if (list.data[lo * 2] !== at) continue outer;
-      }
-      out.push(at);
-    }
-    results.push(out);
-  }
-  // each group's matches are ascending: merge them, each listing once
-  let merged = results[0] ?? [];
-  for (let r = 1; r < results.length; r++) {
-    const other = results[r]!;
-    const out: number[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < merged.length || j < other.length) {
-      const a = i < merged.length ? merged[i]! : Number.POSITIVE_INFINITY;
-      const b = j < other.length ? other[j]! : Number.POSITIVE_INFINITY;
-      if (a <= b) {
-        out.push(a);
-        i++;
-        if (a === b) j++;
-      } else {
-        out.push(b);
-        j++;
-      }
-    }
-    merged = out;
-  }
-  return merged;
 }
 
 /** Keyword matches and their ranks, as parallel arrays (position i: listing ats[i], rank ranks[i]). */
@@ -369,6 +322,109 @@ export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: numbe
 }
 
 /**
+ * The positions below `upTo` in every one of `lists`, written to `out` (room for the shortest
+ * list), their count returned: the shortest walked, the others merged or galloped.
+ */
+function intersect(lists: Postings[], upTo: number, out: Int32Array): number {
+  const sorted = lists.slice().sort((a, b) => a.length - b.length);
+  const first = sorted[0]!;
+  const rest = sorted.slice(1);
+  let n = 0;
+  const data = first.data;
+  const end = first.length;
+  if (rest.length === 1) {
+    // the common case (two words), without the inner loop
+    const other = rest[0]!;
+    const odata = other.data;
+    const oend = other.length;
+    if (oend > 16 * end) {
+      // far longer: gallop in it
+      const pairs = oend >> 1;
+      let c = 0;
+      for (let i = 0; i < end; i += 2) {
+        const at = data[i]!;
+        if (at >= upTo) break;
+        c = gallop(other, c, at);
+        if (c >= pairs) break;
+        if (odata[c * 2] === at) out[n++] = at;
+      }
+      return n;
+    }
+    // of like lengths: a plain merge
+    let c = 0;
+    for (let i = 0; i < end; i += 2) {
+      const at = data[i]!;
+      if (at >= upTo) break;
+      while (c < oend && odata[c]! < at) c += 2;
+      if (c >= oend) break;
+      if (odata[c] === at) out[n++] = at;
+    }
+    return n;
+  }
+  const cursors = new Int32Array(rest.length);
+  outer: for (let i = 0; i < end; i += 2) {
+    const at = data[i]!;
+    if (at >= upTo) break;
+    for (let r = 0; r < rest.length; r++) {
+      const list = rest[r]!;
+      const c = gallop(list, cursors[r]!, at);
+      cursors[r] = c;
+      if (c >= list.length >> 1) break outer;
+      if (list.data[c * 2] !== at) continue outer;
+    }
+    out[n++] = at;
+  }
+  return n;
+}
+
+/** The first `na` of `a` and `nb` of `b` (ascending) merged into `out`, each value once; the count. */
+function union(a: Int32Array, na: number, b: Int32Array, nb: number, out: Int32Array): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < na && j < nb) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x <= y) {
+      out[n++] = x;
+      i++;
+      if (x === y) j++;
+    } else {
+      out[n++] = y;
+      j++;
+    }
+  }
+  while (i < na) out[n++] = a[i++]!;
+  while (j < nb) out[n++] = b[j++]!;
+  return n;
+}
+
+/**
+ * Scratch of `CoverRanker.matches`, reused (a broad query allocated megabytes a search, which
+ * the collector then paid for): the union so far, a group's matches, the next union, pairs.
+ * What `matches` returns lives here until its next call.
+ */
+const scratch32: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0), new Int32Array(0)];
+let scratchBounds = new Float64Array(0);
+
+/** Scratch buffer `which`, with room for at least `need` entries (its content not kept). */
+function grown(which: number, need: number): Int32Array {
+  if (scratch32[which]!.length < need) scratch32[which] = new Int32Array(Math.ceil(need * 1.5));
+  return scratch32[which]!;
+}
+
+/** The matches of a CoverRanker's groups (see `CoverRanker.matches`). */
+export interface CoverMatches {
+  /** ascending positions in the index */
+  ats: Int32Array;
+  /** beside each, an upper bound of its rank */
+  bounds: Float64Array;
+  /** each match's posting in each operand's list (pair index, -1 absent), `operands` a match */
+  pairs: Int32Array;
+  operands: number;
+}
+
+/**
  * What the cover of sorted entries `begin..end` adds to calc_rank_cd's Wdoc: its entries over
  * the sum of their inverse weights, divided by 1 + the noise words inside it (p <= q always
  * holds, the entries being sorted).
@@ -403,6 +459,8 @@ export class CoverRanker {
   private readonly counts: Int32Array;
   /** Each group's operands as bits, when there are at most 30. */
   private readonly masks: number[] | undefined;
+  /** Scratch of `rank(at)` and `bound(at)`: each operand's posting. */
+  private readonly scratchPairs: Int32Array;
 
   constructor(index: KeywordIndex, groups: string[][]) {
     this.index = index;
@@ -413,6 +471,7 @@ export class CoverRanker {
     this.exist = new Uint8Array(operands.length);
     this.cursors = new Int32Array(operands.length);
     this.counts = new Int32Array(operands.length);
+    this.scratchPairs = new Int32Array(operands.length);
     this.masks =
       operands.length <= 30 ? this.groups.map((g) => g.reduce((m, o) => m | (1 << o), 0)) : undefined;
   }
@@ -444,6 +503,83 @@ export class CoverRanker {
     return false;
   }
 
+  /** Each operand's posting for `at` (pair index, or -1) into `pairs` from `base`, by galloping. */
+  private findAll(at: number, pairs: Int32Array, base: number): void {
+    if (at < this.last) this.cursors.fill(0);
+    this.last = at;
+    for (let operand = 0; operand < this.lists.length; operand++) {
+      const list = this.lists[operand];
+      pairs[base + operand] = list ? this.find(operand, list, at) : -1;
+    }
+  }
+
+  /**
+   * Every listing below `upTo` satisfying a group, in ascending order, with its posting in each
+   * operand's list and the bound of its rank: each group's matches by intersecting its lists,
+   * their union, then one walk of each operand's list alongside the matches. Ranking a match
+   * afterwards (`rankMatch`) reads its positions from the postings found here, with no second
+   * search. The arrays returned are scratch, valid until the next call (use them at once).
+   */
+  matches(upTo: number): CoverMatches {
+    const ops = this.lists.length;
+    // each group's matches (tight loops over typed arrays), then their union
+    let n = 0;
+    for (const group of this.groups) {
+      const lists = group.map((o) => this.lists[o]);
+      if (lists.some((l) => !l)) continue; // a lexeme no listing has: the group matches nothing
+      const found = intersect(lists as Postings[], upTo, grown(1, lists[0]!.length >> 1));
+      if (n === 0) {
+        grown(0, found).set(scratch32[1]!.subarray(0, found));
+        n = found;
+      } else {
+        n = union(scratch32[0]!, n, scratch32[1]!, found, grown(2, n + found));
+        [scratch32[0], scratch32[2]] = [scratch32[2]!, scratch32[0]!];
+      }
+    }
+    const ats = scratch32[0]!.subarray(0, n);
+    // each match's posting in each operand's list: one walk of each list alongside the matches
+    const pairs = grown(3, n * ops).subarray(0, n * ops);
+    for (let o = 0; o < ops; o++) {
+      const list = this.lists[o];
+      if (!list) {
+        for (let i = 0; i < n; i++) pairs[i * ops + o] = -1;
+        continue;
+      }
+      const data = list.data;
+      const end = list.length;
+      let c = 0; // an index into data (two entries a posting)
+      for (let i = 0; i < n; i++) {
+        const at = ats[i]!;
+        while (c < end && data[c]! < at) c += 2;
+        pairs[i * ops + o] = c < end && data[c] === at ? c >> 1 : -1;
+      }
+    }
+    if (scratchBounds.length < n) scratchBounds = new Float64Array(Math.ceil(n * 1.5));
+    const bounds = scratchBounds.subarray(0, n);
+    for (let i = 0; i < n; i++) bounds[i] = this.boundOf(pairs, i * ops);
+    return { ats, bounds, pairs, operands: ops };
+  }
+
+  /** Whether the operands found (`pairs[base + o] >= 0`) satisfy a group (any number of operands). */
+  private satisfiedByPairs(pairs: Int32Array, base: number): boolean {
+    for (const group of this.groups) {
+      let all = true;
+      for (const o of group) {
+        if (pairs[base + o]! < 0) {
+          all = false;
+          break;
+        }
+      }
+      if (all) return true;
+    }
+    return false;
+  }
+
+  /** The rank of match `i` of `m` (from `matches`): `rank(m.ats[i])`. */
+  rankMatch(m: CoverMatches, i: number): number {
+    return this.rankFrom(m.pairs, i * m.operands);
+  }
+
   /**
    * An upper bound of `rank(at)` read without ranking. Each cover adds at most its heaviest
    * weight (a harmonic mean of its weights, over 1 + noise). The covers found are distinct
@@ -453,17 +589,21 @@ export class CoverRanker {
    * than all the entries.
    */
   bound(at: number): number {
-    if (at < this.last) this.cursors.fill(0);
-    this.last = at;
+    this.findAll(at, this.scratchPairs, 0);
+    return this.boundOf(this.scratchPairs, 0);
+  }
+
+  /** `bound` from each operand's posting (`pairs[base + operand]`, -1 when absent). */
+  private boundOf(pairs: Int32Array, base: number): number {
     let entries = 0;
     let heaviest = 0;
     const counts = this.counts;
     for (let operand = 0; operand < this.lists.length; operand++) {
       counts[operand] = 0;
-      const list = this.lists[operand];
-      const pair = list ? this.find(operand, list, at) : -1;
+      const pair = pairs[base + operand]!;
       if (pair < 0) continue;
-      const code = list!.codes[pair]!;
+      const list = this.lists[operand]!;
+      const code = list.codes[pair]!;
       if (code !== 0) {
         // the counts per class, from the code: no read of the pool
         let n = 0;
@@ -474,7 +614,7 @@ export class CoverRanker {
         }
         counts[operand] = n;
       } else {
-        const offset = list!.data[pair * 2 + 1]!;
+        const offset = list.data[pair * 2 + 1]!;
         const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
         const start = offset % CHUNK;
         const n = chunk[start]!;
@@ -533,15 +673,19 @@ export class CoverRanker {
   }
 
   rank(at: number): number {
+    this.findAll(at, this.scratchPairs, 0);
+    return this.rankFrom(this.scratchPairs, 0);
+  }
+
+  /** `rank` from each operand's posting (`pairs[base + operand]`, -1 when absent). */
+  private rankFrom(pairs: Int32Array, base: number): number {
     // get_docrep: (position, weight, operand) as one sort key: position, then weight, then operand
     let len = 0;
-    if (at < this.last) this.cursors.fill(0);
-    this.last = at;
     for (let operand = 0; operand < this.lists.length; operand++) {
-      const list = this.lists[operand];
-      const pair = list ? this.find(operand, list, at) : -1;
+      const pair = pairs[base + operand]!;
       if (pair < 0) continue;
-      const offset = list!.data[pair * 2 + 1]!;
+      const list = this.lists[operand]!;
+      const offset = list.data[pair * 2 + 1]!;
       const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
       const start = offset % CHUNK;
       const n = chunk[start]!;

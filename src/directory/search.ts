@@ -26,7 +26,7 @@ import {
   type ReadOptions,
 } from './store.ts';
 import {
-  conjunctionMatches,
+  type CoverMatches,
   CoverRanker,
   keywordRanks,
   lexemeGroups,
@@ -385,7 +385,7 @@ export async function prepareSearch(db: Db): Promise<void> {
 }
 
 /** Keyword matches with their ranks, or (keyword mode, several words) to be ranked lazily. */
-type KeywordRanks = Matches | { ats: number[]; ranker: CoverRanker };
+type KeywordRanks = Matches | { cover: CoverMatches; ranker: CoverRanker };
 
 /** Scratch of memoryHits: a listing's place among the keyword matches, by position. */
 let slots = new Int32Array(0);
@@ -734,20 +734,22 @@ function memoryHits(
     // No fusion. Every match's score is bounded first (its rank bounded from the postings'
     // counts, no positions read), then matches are ranked from the highest bound down (in
     // buckets of bounds) until no bound left can reach the page.
-    const n = ranks.ats.length;
+    const { cover, ranker } = ranks;
+    const n = cover.ats.length;
     const bounds = new Float64Array(n);
-    const ats = new Int32Array(n);
+    const which = new Int32Array(n); // the match's index in `cover`
     const dists = new Float64Array(n);
     let m = 0;
     let highest = Number.NEGATIVE_INFINITY;
     let lowest = Number.POSITIVE_INFINITY;
-    for (const at of ranks.ats) {
+    for (let i = 0; i < n; i++) {
+      const at = cover.ats[i]!;
       if (!keep(at)) continue;
       const dist = distanceAt(at);
       if (near && !(dist! <= near.radius)) continue;
-      const bound = weigh(ranks.ranker.bound(at), at, dist);
+      const bound = weigh(cover.bounds[i]!, at, dist);
       bounds[m] = bound;
-      ats[m] = at;
+      which[m] = i;
       dists[m] = dist ?? Number.NaN;
       m++;
       if (bound > highest) highest = bound;
@@ -761,9 +763,8 @@ function memoryHits(
       (edge) => edge >= top.floor() - 1e-6,
       (i) => {
         if (bounds[i]! < top.floor() - 1e-6) return;
-        const at = ats[i]!;
-        const kw = ranks.ranker.rank(at);
-        offer(at, kw, kw, null, near ? dists[i]! : null);
+        const kw = ranker.rankMatch(cover, which[i]!);
+        offer(cover.ats[which[i]!]!, kw, kw, null, near ? dists[i]! : null);
       },
     );
     return top.sorted();
@@ -1013,12 +1014,12 @@ export async function searchListings(
       // several words: the matches from the postings, their cover density from the positions
       const keywords = listingColumns(db).keywords;
       const ranker = new CoverRanker(keywords, groups);
-      const matches = conjunctionMatches(keywords, groups, upTo);
+      const cover = ranker.matches(upTo);
       // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
       ranks =
         mode === 'keyword'
-          ? { ats: matches, ranker }
-          : { ats: Int32Array.from(matches), ranks: Float64Array.from(matches, (at) => ranker.rank(at)) };
+          ? { cover, ranker }
+          : { ats: cover.ats, ranks: Float64Array.from(cover.ats, (_, i) => ranker.rankMatch(cover, i)) };
     }
     if (ranks) {
       const hits = memoryHits(db, ranks, mode, sem, snapshot, filters, limit, cursor);
