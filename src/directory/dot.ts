@@ -85,8 +85,12 @@ export interface VectorStore {
   set(at: number, bytes: Int8Array): void;
   /** The embedding at `at` (a view: copy it before the store grows). */
   read(at: number): Int8Array;
-  /** The integer dot products of the query with the embeddings at `positions[0..count)`. */
-  dots(query: Int16Array, positions: ArrayLike<number>, count: number): Int32Array;
+  /**
+   * The integer dot products of the query with the embeddings at `positions[0..count)`, each
+   * read at `slots[position]` when `slots` covers it. The result may be a view of scratch
+   * memory, valid until the next call: read it at once.
+   */
+  dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array;
 }
 
 class JsStore implements VectorStore {
@@ -105,11 +109,12 @@ class JsStore implements VectorStore {
   read(at: number): Int8Array {
     return this.data.subarray(at * DIMENSIONS, (at + 1) * DIMENSIONS);
   }
-  dots(query: Int16Array, positions: ArrayLike<number>, count: number): Int32Array {
+  dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array {
     const out = new Int32Array(count);
     const data = this.data;
     for (let k = 0; k < count; k++) {
-      const base = positions[k]! * DIMENSIONS;
+      const p = positions[k]!;
+      const base = (slots && p < slots.length ? slots[p]! : p) * DIMENSIONS;
       // four sums: about three times faster than one
       let s0 = 0;
       let s1 = 0;
@@ -154,8 +159,9 @@ class WasmStore implements VectorStore {
   read(at: number): Int8Array {
     return new Int8Array(this.memory.buffer, at * DIMENSIONS, DIMENSIONS);
   }
-  dots(query: Int16Array, positions: ArrayLike<number>, count: number): Int32Array {
-    // scratch after the embeddings: the query, the positions, the results
+  dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array {
+    // scratch after the embeddings: the query, the positions, the results (a view of it is
+    // returned: no copy of up to 150,000 results a search)
     const queryAt = this.capacity * DIMENSIONS;
     const positionsAt = queryAt + DIMENSIONS * 2;
     const outAt = positionsAt + count * 4;
@@ -163,9 +169,14 @@ class WasmStore implements VectorStore {
     const buffer = this.memory.buffer;
     new Int16Array(buffer, queryAt, DIMENSIONS).set(query);
     const at = new Int32Array(buffer, positionsAt, count);
-    for (let k = 0; k < count; k++) at[k] = positions[k]!;
+    if (slots) {
+      for (let k = 0; k < count; k++) {
+        const p = positions[k]!;
+        at[k] = p < slots.length ? slots[p]! : p;
+      }
+    } else for (let k = 0; k < count; k++) at[k] = positions[k]!;
     this.kernel(queryAt, positionsAt, count, outAt);
-    return new Int32Array(buffer, outAt, count).slice();
+    return new Int32Array(buffer, outAt, count);
   }
 }
 

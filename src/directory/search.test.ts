@@ -273,8 +273,8 @@ describe('semantic candidates', () => {
       const kept = all.seqs.filter((s) => found.has(s)).length;
       expect(kept / all.seqs.length, q).toBeGreaterThanOrEqual(0.98);
       // the best ten are the same, with the same similarities
-      const top = (x: { seqs: number[]; sims: number[] }) =>
-        x.seqs
+      const top = (x: { seqs: Float64Array; sims: Float64Array }) =>
+        Array.from(x.seqs)
           .map((seq, i) => [x.sims[i] ?? 0, seq] as const)
           .sort((a, b) => b[0] - a[0] || a[1] - b[1])
           .slice(0, 10);

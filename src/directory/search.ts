@@ -969,7 +969,7 @@ export async function searchListings(
     limit,
   ].join('|');
   let rows = pageCache.get(db, pageKey);
-  let sem: Similar = { seqs: [], sims: [], ats: [] };
+  let sem: Similar = { seqs: new Float64Array(0), sims: new Float64Array(0), ats: new Int32Array(0) };
   if (!rows && q && useSemantic) sem = await semanticSet(db, q, vectorOf(q), snapshot.seq);
   const filters: MemoryFilters = {
     activity: params.activity,
@@ -1066,8 +1066,8 @@ export async function searchListings(
     // neither side scans the table); filters only: the table under the filters' indexes.
     let from = 'listings l';
     if (useSemantic) {
-      const seqs = arg(sem.seqs, '::bigint[]');
-      const sims = arg(sem.sims, '::float8[]');
+      const seqs = arg(Array.from(sem.seqs), '::bigint[]');
+      const sims = arg(Array.from(sem.sims), '::float8[]');
       from =
         mode === 'semantic'
           ? `unnest(${seqs}, ${sims}) as s(seq, sim) join listings l on l.seq = s.seq`

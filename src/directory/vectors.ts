@@ -211,40 +211,11 @@ function positionOf(index: Index, seq: number): number {
   return -1;
 }
 
-/**
- * The similarities of `query` to the listings at these positions: the kernel's exact integer
- * dot product, scaled back by the query's and each listing's scale, rounded to 1e-6.
- */
-function similaritiesAt(
-  index: Index,
-  query: Float32Array,
-  positions: ArrayLike<number>,
-  count: number,
-): Float64Array {
-  const { values, scale } = quantizeQuery(query);
-  const slots = index.slots;
-  let where: ArrayLike<number> = positions;
-  if (slots) {
-    const mapped = new Int32Array(count);
-    for (let k = 0; k < count; k++) {
-      const at = positions[k]!;
-      mapped[k] = at < slots.length ? slots[at]! : at;
-    }
-    where = mapped;
-  }
-  const dots = index.store.dots(values, where, count);
-  const out = new Float64Array(count);
-  for (let k = 0; k < count; k++) {
-    out[k] = Math.round(dots[k]! * scale * (index.scales[positions[k]!] ?? 0) * 1e6) / 1e6;
-  }
-  return out;
-}
-
 export interface Similar {
-  seqs: number[];
-  sims: number[];
+  seqs: Float64Array;
+  sims: Float64Array;
   /** positions in the index, beside `seqs` */
-  ats: number[];
+  ats: Int32Array;
 }
 
 export interface SimilarityOptions {
@@ -254,29 +225,53 @@ export interface SimilarityOptions {
   relative?: number;
 }
 
-function threshold(
+/** Scratch of `similar`: the unrounded similarities, the positions and similarities kept. */
+let rawSims = new Float64Array(0);
+let keptAts = new Int32Array(0);
+let keptSims = new Float64Array(0);
+
+/**
+ * The listings at these positions similar enough to `query`: the kernel's exact integer dot
+ * product, scaled back by the query's and each listing's scale, rounded to 1e-6; kept when at
+ * least `floor` and `relative` times the best. Rounding is monotonic, so the best is the
+ * rounded highest, and only values within 1e-6 of the cut are rounded to be compared.
+ */
+function similar(
   index: Index,
-  all: Float64Array,
-  ats: ArrayLike<number>,
+  query: Float32Array,
+  positions: ArrayLike<number>,
+  count: number,
   options: SimilarityOptions,
 ): Similar {
-  let best = 0;
-  for (let i = 0; i < all.length; i++) if (all[i]! > best) best = all[i]!;
-  const min = Math.max(options.floor ?? 0.2, (options.relative ?? 0.7) * best);
-  let n = 0;
-  for (let i = 0; i < all.length; i++) if (all[i]! >= min) n++;
-  // arrays of their final length, filled in place (no growth by push)
-  const out: Similar = { seqs: new Array<number>(n), sims: new Array<number>(n), ats: new Array<number>(n) };
-  let o = 0;
-  for (let i = 0; i < all.length; i++) {
-    const sim = all[i]!;
-    if (sim >= min) {
-      const at = ats[i]!;
-      out.seqs[o] = index.seqs[at]!;
-      out.sims[o] = sim;
-      out.ats[o++] = at;
-    }
+  const { values, scale } = quantizeQuery(query);
+  const dots = index.store.dots(values, positions, count, index.slots);
+  if (rawSims.length < count) rawSims = new Float64Array(Math.ceil(count * 1.5));
+  const raw = rawSims;
+  const scales = index.scales;
+  let highest = Number.NEGATIVE_INFINITY;
+  for (let k = 0; k < count; k++) {
+    const x = dots[k]! * scale * (scales[positions[k]!] ?? 0);
+    raw[k] = x;
+    if (x > highest) highest = x;
   }
+  const best = Math.max(0, Math.round(highest * 1e6) / 1e6);
+  const min = Math.max(options.floor ?? 0.2, (options.relative ?? 0.7) * best);
+  const near = min - 1e-6;
+  // most candidates of a query's activities are kept: one pass into scratch, then copies
+  if (keptAts.length < count) {
+    keptAts = new Int32Array(Math.ceil(count * 1.5));
+    keptSims = new Float64Array(keptAts.length);
+  }
+  let n = 0;
+  for (let k = 0; k < count; k++) {
+    if (raw[k]! < near) continue;
+    const sim = Math.round(raw[k]! * 1e6) / 1e6;
+    if (sim < min) continue;
+    keptAts[n] = positions[k]!;
+    keptSims[n++] = sim;
+  }
+  const out: Similar = { seqs: new Float64Array(n), sims: keptSims.slice(0, n), ats: keptAts.slice(0, n) };
+  for (let o = 0; o < n; o++) out.seqs[o] = index.seqs[out.ats[o]!]!;
   return out;
 }
 
@@ -292,8 +287,7 @@ export function similarAmong(
   candidates: Int32Array,
   options: SimilarityOptions = {},
 ): Similar {
-  const index = indexOf(db);
-  return threshold(index, similaritiesAt(index, query, candidates, candidates.length), candidates, options);
+  return similar(indexOf(db), query, candidates, candidates.length, options);
 }
 
 /** The same over every listing up to `snapshot`: exhaustive, the reference for `similarAmong`. */
@@ -307,15 +301,21 @@ export function similarities(
   const upTo = positionsUpTo(db, snapshot);
   const all = new Int32Array(upTo);
   for (let i = 0; i < upTo; i++) all[i] = i;
-  return threshold(index, similaritiesAt(index, query, all, upTo), all, options);
+  return similar(index, query, all, upTo, options);
 }
 
 /** The similarity of `query` to the listings with these sequence numbers (absent when unknown). */
 export function similarityOf(db: object, query: Float32Array, seqs: number[]): Map<number, number> {
   const index = indexOf(db);
   const known = seqs.map((seq) => positionOf(index, seq)).filter((at) => at >= 0);
-  const sims = similaritiesAt(index, query, known, known.length);
-  return new Map(known.map((at, k) => [index.seqs[at] ?? 0, sims[k] ?? 0]));
+  const { values, scale } = quantizeQuery(query);
+  const dots = index.store.dots(values, known, known.length, index.slots);
+  return new Map(
+    known.map((at, k) => [
+      index.seqs[at] ?? 0,
+      Math.round(dots[k]! * scale * (index.scales[at] ?? 0) * 1e6) / 1e6,
+    ]),
+  );
 }
 
 /** How many embeddings this process holds for `db` (for metrics and tests). */
