@@ -1,6 +1,8 @@
 // The model API benchmark (issue 3, point 11): buffered and streamed chat through our model
 // service, against a bare node:http server answering the same bytes and against LiteLLM's proxy
-// (mock_response, no network). Every server runs in a child process; this process only makes
+// (mock_response, no network), and against two floors: Express alone and Express with the OpenAPI
+// validator answering the same bytes (bench/express-server.ts; `--no-floors` leaves them out),
+// which show what the framework costs before any work of ours. Every server runs in a child process; this process only makes
 // load (autocannon for closed-loop throughput, an open-loop fixed-rate sender for the 1,000 rps
 // p99, a streaming client for chunks/s and time to first byte) and reads the servers' RSS.
 // `npm run bench:model -- [--duration 15] [--connections 10] [--rate 1000] [--no-litellm] [--profile]`
@@ -26,6 +28,8 @@ const { values: args } = parseArgs({
     streams: { type: 'string', default: '10' },
     'stream-tokens': { type: 'string', default: '64' },
     'no-litellm': { type: 'boolean', default: false },
+    /** Leave out the Express and Express + validator floors. */
+    'no-floors': { type: 'boolean', default: false },
     /** Our service on PostgreSQL instead of PGlite (an empty database it may migrate). */
     'database-url': { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -58,7 +62,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const load = () => loadavg().map((l) => Math.round(l * 100) / 100) as [number, number, number];
 
 interface Target {
-  name: 'ours' | 'bare' | 'litellm';
+  name: 'ours' | 'bare' | 'express' | 'express+validator' | 'litellm';
   url: string;
   key: string;
   child: ChildProcess;
@@ -153,6 +157,31 @@ async function startBare(recorded: { json: string; stream: string[] }): Promise<
   for (let i = 0; i < 100 && !readFileSync(join(work, 'bare.log'), 'utf8').includes('port'); i++)
     await sleep(50);
   return { name: 'bare', url, key: 'none', child };
+}
+
+/** Express alone, or Express with the OpenAPI validator, answering the recorded bytes. */
+async function startExpress(
+  recorded: { json: string; stream: string[] },
+  validator: boolean,
+): Promise<Target> {
+  const file = join(work, 'recorded.json');
+  writeFileSync(file, JSON.stringify(recorded));
+  const port = await freePort();
+  const log = validator ? 'express-validator.log' : 'express.log';
+  const child = start(
+    NODE,
+    ['bench/express-server.ts'],
+    { BENCH_BODY_FILE: file, PORT: String(port), BENCH_VALIDATOR: validator ? '1' : '0' },
+    log,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (
+    let i = 0;
+    i < 200 && !(existsSync(join(work, log)) && readFileSync(join(work, log), 'utf8').includes('port'));
+    i++
+  )
+    await sleep(50);
+  return { name: validator ? 'express+validator' : 'express', url, key: 'sk-bench', child };
 }
 
 /** The LiteLLM release measured in docs/benchmarks.md. */
@@ -496,8 +525,11 @@ async function main() {
   await sleep(2000);
   const rest = rssMiB(ours.child.pid);
   const bare = await startBare(recorded);
+  const floors = args['no-floors']
+    ? []
+    : [await startExpress(recorded, false), await startExpress(recorded, true)];
   const litellm = await startLitellm(recorded.content);
-  const targets = [bare, ours, ...(litellm ? [litellm] : [])];
+  const targets = [bare, ...floors, ours, ...(litellm ? [litellm] : [])];
 
   const throughput: Partial<Record<Target['name'], Throughput>> = {};
   let oursLoad = { peak: NaN, median: NaN };
@@ -573,6 +605,8 @@ async function main() {
     throughput,
     ratios: {
       oursToBare: ratio(throughput.ours?.rps, throughput.bare?.rps),
+      expressToBare: ratio(throughput.express?.rps, throughput.bare?.rps),
+      expressValidatorToBare: ratio(throughput['express+validator']?.rps, throughput.bare?.rps),
       oursToLitellm: ratio(throughput.ours?.rps, throughput.litellm?.rps),
     },
     fixedRate: fixed,
@@ -614,7 +648,8 @@ async function main() {
   console.log();
   console.table(rows);
   console.log(
-    `ours / bare throughput: ${results.ratios.oursToBare}; ours / LiteLLM: ${results.ratios.oursToLitellm}`,
+    `ours / bare throughput: ${results.ratios.oursToBare}; ours / LiteLLM: ${results.ratios.oursToLitellm}; ` +
+      `Express / bare: ${results.ratios.expressToBare}; Express + validator / bare: ${results.ratios.expressValidatorToBare}`,
   );
   if (fixed.ours) console.log(`ours at ${RATE}/s (open loop): ${JSON.stringify(fixed.ours)}`);
   console.log(`RSS of ours (MiB): ${JSON.stringify(results.rssMiB)}`);
