@@ -13,8 +13,10 @@ import {
 } from './keywords.ts';
 import { mulberry32 } from '../platform/prng.ts';
 import {
+  giveWayStats,
   round6,
   searchListings,
+  setSliceMs,
   setFusionDepth,
   useMemoryRanking,
   withoutElisions,
@@ -127,6 +129,29 @@ describe("ranking in memory gives the SQL path's pages", () => {
       }
     } finally {
       setFusionDepth(128);
+    }
+  });
+
+  it('gives way between phases, and searches interleaved there rank as alone', async () => {
+    const params: SearchParams[] = [
+      { q: 'car repair', mode: 'hybrid', limit: 15 },
+      { q: 'hair salon', mode: 'keyword', limit: 15, claimed: true },
+      { q: 'plumber', mode: 'hybrid', limit: 15, country: 'DE' },
+      { q: 'my kitchen pipe is leaking', mode: 'semantic', limit: 15 },
+      { q: 'dolor de muelas', mode: 'hybrid', limit: 15, near: '52.52,13.405', radius_km: 300 },
+    ];
+    const alone = [];
+    for (const p of params) alone.push(await walk(p, false));
+    setSliceMs(0); // give way at every chance
+    const before = giveWayStats.pauses;
+    try {
+      useMemoryRanking(true);
+      // all at once: each gives way while the others rank, with the scratch they share
+      const together = await Promise.all(params.map((p) => walk(p, true)));
+      expect(together).toEqual(alone);
+      expect(giveWayStats.pauses - before).toBeGreaterThan(params.length);
+    } finally {
+      setSliceMs(4);
     }
   });
 

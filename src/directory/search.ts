@@ -41,7 +41,7 @@ import {
   groupByActivity,
   positionsOfSeqs,
   positionsWithCodes,
-  similarAmong,
+  similarAmongInSlices,
   similarityOf,
   type Similar,
 } from './vectors.ts';
@@ -244,6 +244,8 @@ export async function semanticSet(
   q: string,
   vector: Float32Array,
   snapshot: number,
+  /** awaited between slices of candidates (a search gives way to others there) */
+  between: () => Promise<void> = async () => {},
 ): Promise<Similar> {
   const key = `${snapshot}\u0000${q}`;
   const hit = semanticCache.get(db, key);
@@ -266,7 +268,7 @@ export async function semanticSet(
       snapshot,
     );
   }
-  const set = similarAmong(db, vector, candidates);
+  const set = await similarAmongInSlices(db, vector, candidates, between);
   semanticCache.set(db, key, set);
   return set;
 }
@@ -887,6 +889,51 @@ function memoryHits(
   return top.sorted();
 }
 
+/** A search gives way to other requests once it has held the thread this long (ms). */
+let sliceMs = 4;
+/** How often searches gave way (tests). */
+export const giveWayStats = { pauses: 0 };
+export function setSliceMs(ms: number): void {
+  sliceMs = ms;
+}
+
+/**
+ * Lets other requests' I/O run when this search has held the thread for `sliceMs`: a search of
+ * several words can rank for 50 ms at a million listings, and searches that arrived meanwhile
+ * would wait all of it. Called only where no shared scratch (module-level arrays) is in use.
+ */
+async function giveWay(held: { since: number }): Promise<void> {
+  if (performance.now() - held.since < sliceMs) return;
+  giveWayStats.pauses++;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  held.since = performance.now();
+}
+
+/**
+ * Every match's rank (hybrid needs them all), in slices that give way between them: the matches
+ * are first copied out of `CoverRanker.matches`' scratch, which another search may reuse.
+ */
+async function rankEvery(
+  ranker: CoverRanker,
+  cover: CoverMatches,
+  held: { since: number },
+): Promise<Matches> {
+  const n = cover.ats.length;
+  const own: CoverMatches = {
+    ats: cover.ats.slice(),
+    bounds: new Float64Array(0), // not read by rankMatch
+    pairs: cover.pairs.slice(0, n * cover.operands),
+    operands: cover.operands,
+  };
+  const ranks = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    ranks[i] = ranker.rankMatch(own, i);
+    if ((i & 1023) === 1023) await giveWay(held);
+  }
+  await giveWay(held);
+  return { ats: own.ats, ranks };
+}
+
 interface Row {
   seq: number;
   id: string;
@@ -970,7 +1017,12 @@ export async function searchListings(
   ].join('|');
   let rows = pageCache.get(db, pageKey);
   let sem: Similar = { seqs: new Float64Array(0), sims: new Float64Array(0), ats: new Int32Array(0) };
-  if (!rows && q && useSemantic) sem = await semanticSet(db, q, vectorOf(q), snapshot.seq);
+  // from here to the profiles' query a search ranks without waiting: it gives way between phases
+  const held = { since: performance.now() };
+  if (!rows && q && useSemantic) {
+    sem = await semanticSet(db, q, vectorOf(q), snapshot.seq, () => giveWay(held));
+    await giveWay(held);
+  }
   const filters: MemoryFilters = {
     activity: params.activity,
     country: params.country,
@@ -1009,17 +1061,16 @@ export async function searchListings(
     let ranks: KeywordRanks | undefined;
     if (lexemes || groups) await refreshVectors(db, snapshot.seq);
     const upTo = positionsUpTo(db, snapshot.seq);
-    if (lexemes) ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
-    else if (groups) {
+    if (lexemes) {
+      ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
+      await giveWay(held);
+    } else if (groups) {
       // several words: the matches from the postings, their cover density from the positions
       const keywords = listingColumns(db).keywords;
       const ranker = new CoverRanker(keywords, groups);
       const cover = ranker.matches(upTo);
       // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
-      ranks =
-        mode === 'keyword'
-          ? { cover, ranker }
-          : { ats: cover.ats, ranks: Float64Array.from(cover.ats, (_, i) => ranker.rankMatch(cover, i)) };
+      ranks = mode === 'keyword' ? { cover, ranker } : await rankEvery(ranker, cover, held);
     }
     if (ranks) {
       const hits = memoryHits(db, ranks, mode, sem, snapshot, filters, limit, cursor);

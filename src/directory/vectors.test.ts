@@ -3,7 +3,13 @@ import { embedOne } from '../embeddings/index.ts';
 import { openDb, type Db } from '../platform/db.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
 import { EMBEDDING_DIMENSIONS, insertListings } from './store.ts';
-import { groupByActivity, refreshVectors, similarities } from './vectors.ts';
+import {
+  groupByActivity,
+  refreshVectors,
+  similarAmong,
+  similarAmongInSlices,
+  similarities,
+} from './vectors.ts';
 
 // Two copies of one directory: `grouped` is laid out by activity (as the service does after
 // its start-up load), `plain` is not.
@@ -48,5 +54,33 @@ describe('the vector index', () => {
     const after = all(grouped);
     expect(after).toEqual(all(plain));
     expect(after).not.toEqual(before); // the new listings are in
+  });
+
+  it('scores candidates in slices, giving way between them, with the same result', async () => {
+    const candidates = Int32Array.from({ length: 1500 }, (_, i) => 1499 - i); // any order
+    for (const db of [grouped, plain]) {
+      for (const q of QUERIES) {
+        const vector = embedOne(q, EMBEDDING_DIMENSIONS);
+        let pauses = 0;
+        let interleaved = 0;
+        const sliced = similarAmongInSlices(
+          db,
+          vector,
+          candidates,
+          async () => {
+            pauses++;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          },
+          {},
+          200,
+        );
+        setImmediate(() => interleaved++); // runs while the slices give way
+        const result = await sliced;
+        expect(result, q).toEqual(similarAmong(db, vector, candidates));
+        expect(result.seqs.length, q).toBeGreaterThan(0);
+        expect(pauses).toBe(8);
+        expect(interleaved).toBe(1);
+      }
+    }
   });
 });

@@ -244,16 +244,46 @@ function similar(
   options: SimilarityOptions,
 ): Similar {
   const { values, scale } = quantizeQuery(query);
-  const dots = index.store.dots(values, positions, count, index.slots);
   if (rawSims.length < count) rawSims = new Float64Array(Math.ceil(count * 1.5));
-  const raw = rawSims;
+  const highest = rawSimilarities(index, values, scale, positions, 0, count, rawSims);
+  return kept(index, rawSims, positions, count, highest, options);
+}
+
+/**
+ * The unrounded similarities of the candidates `from..to` into `raw` (same indexes), from the
+ * kernel's integer dot products; returns the highest.
+ */
+function rawSimilarities(
+  index: Index,
+  values: Int16Array,
+  scale: number,
+  positions: ArrayLike<number>,
+  from: number,
+  to: number,
+  raw: Float64Array,
+): number {
+  const slice =
+    from === 0 && to === positions.length ? positions : (positions as Int32Array).subarray(from, to);
+  const dots = index.store.dots(values, slice, to - from, index.slots);
   const scales = index.scales;
   let highest = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < count; k++) {
-    const x = dots[k]! * scale * (scales[positions[k]!] ?? 0);
-    raw[k] = x;
+  for (let k = 0; k < to - from; k++) {
+    const x = dots[k]! * scale * (scales[slice[k]!] ?? 0);
+    raw[from + k] = x;
     if (x > highest) highest = x;
   }
+  return highest;
+}
+
+/** The candidates whose rounded similarity makes the cut (see `similar`), in their order. */
+function kept(
+  index: Index,
+  raw: Float64Array,
+  positions: ArrayLike<number>,
+  count: number,
+  highest: number,
+  options: SimilarityOptions,
+): Similar {
   const best = Math.max(0, Math.round(highest * 1e6) / 1e6);
   const min = Math.max(options.floor ?? 0.2, (options.relative ?? 0.7) * best);
   const near = min - 1e-6;
@@ -288,6 +318,36 @@ export function similarAmong(
   options: SimilarityOptions = {},
 ): Similar {
   return similar(indexOf(db), query, candidates, candidates.length, options);
+}
+
+/** Candidates a slice of `similarAmongInSlices` scores before it awaits `between`. */
+const SLICE = 32_768;
+
+/**
+ * `similarAmong` in slices of candidates, awaiting `between` after each (a search gives way to
+ * others there: 150,000 candidates take 10 to 20 ms). The kernel's scratch is used within a
+ * slice only; the similarities so far are the call's own.
+ */
+export async function similarAmongInSlices(
+  db: object,
+  query: Float32Array,
+  candidates: Int32Array,
+  between: () => Promise<void>,
+  options: SimilarityOptions = {},
+  slice = SLICE,
+): Promise<Similar> {
+  const index = indexOf(db);
+  const count = candidates.length;
+  if (count <= slice) return similar(index, query, candidates, count, options);
+  const { values, scale } = quantizeQuery(query);
+  const raw = new Float64Array(count);
+  let highest = Number.NEGATIVE_INFINITY;
+  for (let from = 0; from < count; from += slice) {
+    const to = Math.min(count, from + slice);
+    highest = Math.max(highest, rawSimilarities(index, values, scale, candidates, from, to, raw));
+    await between();
+  }
+  return kept(index, raw, candidates, count, highest, options);
 }
 
 /** The same over every listing up to `snapshot`: exhaustive, the reference for `similarAmong`. */
