@@ -307,6 +307,19 @@ describe('keyword index pieces', () => {
       ranked++;
     }
     expect(ranked).toBeGreaterThan(50);
+    // one group of two (its own walk, which records both postings as it merges), both ways round
+    for (const pair of [
+      ['a', 'b'],
+      ['c', 'a'],
+    ]) {
+      const one = new CoverRanker(postings, [pair]);
+      const found = one.matches(400);
+      expect([...found.ats]).toEqual(matchesOf(postings, [pair], 400));
+      for (const [i, at] of found.ats.entries()) {
+        expect(found.bounds[i]).toBe(one.bound(at));
+        expect(one.rankMatch(found, i)).toBe(coverDensity(postings, [pair], at));
+      }
+    }
     // the bound is reached: a and b alternating side by side, all weight A (5 covers of 1)
     const tight = new KeywordIndex();
     addPostings(tight, 0, `'a':1A,3A,5A 'b':2A,4A,6A`);

@@ -377,6 +377,45 @@ function intersect(lists: Postings[], upTo: number, out: Int32Array): number {
   return n;
 }
 
+/**
+ * The positions below `upTo` in both `a` and `b`, into `out`, with their postings' pair indexes
+ * into `pairs` (a's then b's, two a match); the count. The shorter list is walked, the other
+ * merged or, when far longer, galloped.
+ */
+function intersectTwo(a: Postings, b: Postings, upTo: number, out: Int32Array, pairs: Int32Array): number {
+  const aFirst = a.length <= b.length;
+  const first = aFirst ? a : b;
+  const other = aFirst ? b : a;
+  const data = first.data;
+  const end = first.length;
+  const odata = other.data;
+  const oend = other.length;
+  const gallops = oend > 16 * end;
+  let n = 0;
+  let c = 0; // in `other`: a pair index when galloping, an index into data when merging
+  for (let i = 0; i < end; i += 2) {
+    const at = data[i]!;
+    if (at >= upTo) break;
+    let pair: number;
+    if (gallops) {
+      c = gallop(other, c, at);
+      if (c >= oend >> 1) break;
+      if (odata[c * 2] !== at) continue;
+      pair = c;
+    } else {
+      while (c < oend && odata[c]! < at) c += 2;
+      if (c >= oend) break;
+      if (odata[c] !== at) continue;
+      pair = c >> 1;
+    }
+    out[n] = at;
+    pairs[2 * n + (aFirst ? 0 : 1)] = i >> 1;
+    pairs[2 * n + (aFirst ? 1 : 0)] = pair;
+    n++;
+  }
+  return n;
+}
+
 /** The first `na` of `a` and `nb` of `b` (ascending) merged into `out`, each value once; the count. */
 function union(a: Int32Array, na: number, b: Int32Array, nb: number, out: Int32Array): number {
   let i = 0;
@@ -522,6 +561,13 @@ export class CoverRanker {
    */
   matches(upTo: number): CoverMatches {
     const ops = this.lists.length;
+    if (this.groups.length === 1 && ops === 2 && this.lists[0] && this.lists[1]) {
+      // two words in one group (the common case): the merge finds both postings as it goes
+      const room = Math.min(this.lists[0].length, this.lists[1].length) >> 1;
+      const pairs = grown(3, room * 2);
+      const n = intersectTwo(this.lists[0], this.lists[1], upTo, grown(0, room), pairs);
+      return this.withBounds(scratch32[0]!.subarray(0, n), scratch32[3]!.subarray(0, n * 2), 2);
+    }
     // each group's matches (tight loops over typed arrays), then their union
     let n = 0;
     for (const group of this.groups) {
@@ -554,6 +600,12 @@ export class CoverRanker {
         pairs[i * ops + o] = c < end && data[c] === at ? c >> 1 : -1;
       }
     }
+    return this.withBounds(ats, pairs, ops);
+  }
+
+  /** The matches with the bound of each (in scratch, as `matches` returns them). */
+  private withBounds(ats: Int32Array, pairs: Int32Array, ops: number): CoverMatches {
+    const n = ats.length;
     if (scratchBounds.length < n) scratchBounds = new Float64Array(Math.ceil(n * 1.5));
     const bounds = scratchBounds.subarray(0, n);
     for (let i = 0; i < n; i++) bounds[i] = this.boundOf(pairs, i * ops);
