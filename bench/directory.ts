@@ -234,7 +234,8 @@ async function startService(env: Record<string, string>): Promise<Service> {
   const port = await freePort();
   const key = `sk_bench_${randomBytes(16).toString('hex')}`;
   const started = performance.now();
-  const child = spawn(NODE, ['--max-semi-space-size=64', 'src/main.ts', 'directory'], {
+  const flags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []; // e.g. --trace-gc
+  const child = spawn(NODE, ['--max-semi-space-size=64', ...flags, 'src/main.ts', 'directory'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -3,12 +3,14 @@
 // model service answered (read from BENCH_BODY_FILE, as bench/bare-server.ts does). With
 // BENCH_VALIDATOR=1 it also runs express-openapi-validator with our model spec (requests and
 // responses validated, as in src/platform/app.ts; the bearer check accepts any token): the
-// contract enforcement every call of ours pays before our own code runs.
+// contract enforcement every call of ours pays before our own code runs (with the route
+// matchers kept, as ours keeps them: src/platform/route-cache.ts).
 // `BENCH_BODY_FILE=... PORT=0 node bench/express-server.ts` prints its port on stdout.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { cacheRouteMatchers } from '../src/platform/route-cache.ts';
 
 const file = process.env.BENCH_BODY_FILE;
 if (!file) throw new Error('BENCH_BODY_FILE is required');
@@ -18,6 +20,7 @@ const app = express();
 app.disable('x-powered-by');
 app.use(express.json({ limit: '10mb' }));
 if (process.env.BENCH_VALIDATOR === '1') {
+  cacheRouteMatchers(); // as src/platform/app.ts does
   app.use(
     OpenApiValidator.middleware({
       apiSpec: JSON.parse(readFileSync('generated/model/openapi.json', 'utf8')) as never, // the bundled spec, as ours

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { type Running, startServices } from '../server.ts';
+import { routeMatchers } from './route-cache.ts';
 
 let running: Running;
 let model: string;
@@ -208,5 +209,23 @@ describe('errors of the directory API skeleton', () => {
   it('501 not_implemented for a valid call to an operation not built yet', async () => {
     const res = await fetch(`${directory}/v1/target-lists`, { headers: AUTH });
     await expectEnvelope(res, 501, 'api_error', 'not_implemented');
+  });
+});
+
+describe('route lookup', () => {
+  it("compiles each route's matcher once, not on every request (the validator's lookup)", async () => {
+    const call = () => fetch(`${model}/v1/models`, { headers: AUTH });
+    const search = () => fetch(`${directory}/v1/search?q=plumber&limit=1`, { headers: AUTH });
+    expect((await call()).status).toBe(200);
+    expect((await search()).status).toBeLessThan(500);
+    const after = routeMatchers.compiled;
+    expect(after).toBeGreaterThan(0); // the first requests compiled them, through the memo
+    for (let i = 0; i < 20; i++) {
+      expect((await call()).status).toBe(200);
+      expect((await search()).status).toBeLessThan(500);
+    }
+    // the same operations again, resolved from the kept matchers, and still validated
+    expect(routeMatchers.compiled).toBe(after);
+    expect((await fetch(`${model}/v1/models/nope`, { headers: AUTH })).status).toBe(404);
   });
 });

@@ -16,6 +16,7 @@ import { errorHandler } from './error-handler.ts';
 import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { requestId } from './request-id.ts';
+import { cacheRouteMatchers } from './route-cache.ts';
 
 export interface ServiceOptions {
   name: 'model' | 'directory';
@@ -140,6 +141,7 @@ export function createServiceApp(options: ServiceOptions): Express {
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
   // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
   // (query and path parameters always are). Two validator instances, one per body kind.
+  cacheRouteMatchers(); // the validator compiled every route it scanned, on every request
   const validator = (coerceBody: boolean) =>
     Router().use(
       OpenApiValidator.middleware({
