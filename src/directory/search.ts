@@ -775,6 +775,21 @@ function memoryHits(
   if (mode === 'keyword') {
     // no fusion: each match is scored as it comes (bucketing by rank prunes little: a broad
     // word's matches share a few rank values)
+    const { ats, ranks: values } = ranks;
+    if (!near && !activity && country === undefined && city === undefined) {
+      // no filter that reads more than the trust columns (the common case): the score before
+      // rounding in the loop, and only matches that can still reach the page are offered
+      let floor = top.floor() - 1e-6;
+      for (let i = 0; i < ats.length; i++) {
+        const at = ats[i]!;
+        if (0.7 * values[i]! + 0.3 * trust[at]! < floor) continue;
+        if (filters.claimed !== undefined && (cols.claimed[at] === 1) !== filters.claimed) continue;
+        if (filters.minRating !== undefined && !(cols.ratings64[at]! >= filters.minRating)) continue;
+        offer(at, values[i]!, values[i]!, null, null);
+        floor = top.floor() - 1e-6;
+      }
+      return top.sorted();
+    }
     for (let i = 0; i < ranks.ats.length; i++) {
       const at = ranks.ats[i]!;
       const kw = ranks.ranks[i]!;
