@@ -301,6 +301,8 @@ interface StorageFigures {
   database_mb: number;
   scenarios: ScenarioFigures[];
   burst_caches_on: Burst | null;
+  /** the same rate on an even schedule, latency from each request's due time */
+  burst_caches_on_even?: Burst | null;
   burst_caches_off: Burst | null;
 }
 type Burst = LoadResult & { rate: number; load_avg: string };
@@ -351,6 +353,7 @@ async function benchStorage(storage: 'pglite' | 'postgres', file: string): Promi
       database_mb: size?.mb ?? 0,
       scenarios: [],
       burst_caches_on: null,
+      burst_caches_on_even: null,
       burst_caches_off: null,
     };
   }
@@ -379,8 +382,23 @@ async function benchStorage(storage: 'pglite' | 'postgres', file: string): Promi
     return { rate, ...result, load_avg: loadAvg };
   };
   let burstWarm: Burst | null = null;
+  let burstEven: Burst | null = null;
   let burstCold: Burst | null = null;
-  if (!opts.only || opts.only === 'burst') burstWarm = await burst('caches on');
+  if (!opts.only || opts.only === 'burst') {
+    burstWarm = await burst('caches on');
+    // the same rate on an even schedule (bench/load.ts, `paced`): autocannon's rate sends each
+    // second's requests back to back at the start of the second
+    const loadAvg = load();
+    const even = await runLoad(service, {
+      paths: mix,
+      connections: 64,
+      duration: Number(opts['burst-duration']),
+      rate,
+      paced: true,
+    });
+    log(`  burst ${rate}/s (caches on, even): ${fmt(even)} (load ${loadAvg})`);
+    burstEven = { rate, ...even, load_avg: loadAvg };
+  }
   let peak = rssMb(service.pid).hwm;
   await service.stop();
 
@@ -411,6 +429,7 @@ async function benchStorage(storage: 'pglite' | 'postgres', file: string): Promi
     database_mb: size?.mb ?? 0,
     scenarios,
     burst_caches_on: burstWarm,
+    burst_caches_on_even: burstEven,
     burst_caches_off: burstCold,
   };
 }
@@ -459,6 +478,7 @@ function table(results: StorageFigures[]): string {
   for (const r of results) {
     for (const [caches, b] of [
       ['on', r.burst_caches_on],
+      ['on, even', r.burst_caches_on_even ?? null],
       ['off', r.burst_caches_off],
     ] as const) {
       if (b)
