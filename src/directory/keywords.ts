@@ -220,11 +220,7 @@ export function lexemeGroups(variants: string[]): string[][] | undefined {
 function gallop(list: Postings, from: number, at: number): number {
   const pairs = list.length >> 1;
   const data = list.data;
-  // a few steps first: walking a list alongside a similar one, the next is usually near
-  const near = Math.min(pairs, from + 8);
-  for (let i = from; i < near; i++) if (data[i * 2]! >= at) return i;
-  let lo = near;
-  if (lo >= pairs) return pairs;
+  let lo = from;
   let step = 1;
   let hi = lo;
   while (hi < pairs && data[hi * 2]! < at) {
@@ -329,38 +325,11 @@ function intersect(lists: Postings[], upTo: number, out: Int32Array): number {
   const sorted = lists.slice().sort((a, b) => a.length - b.length);
   const first = sorted[0]!;
   const rest = sorted.slice(1);
-  let n = 0;
   const data = first.data;
   const end = first.length;
-  if (rest.length === 1) {
-    // the common case (two words), without the inner loop
-    const other = rest[0]!;
-    const odata = other.data;
-    const oend = other.length;
-    if (oend > 16 * end) {
-      // far longer: gallop in it
-      const pairs = oend >> 1;
-      let c = 0;
-      for (let i = 0; i < end; i += 2) {
-        const at = data[i]!;
-        if (at >= upTo) break;
-        c = gallop(other, c, at);
-        if (c >= pairs) break;
-        if (odata[c * 2] === at) out[n++] = at;
-      }
-      return n;
-    }
-    // of like lengths: a plain merge
-    let c = 0;
-    for (let i = 0; i < end; i += 2) {
-      const at = data[i]!;
-      if (at >= upTo) break;
-      while (c < oend && odata[c]! < at) c += 2;
-      if (c >= oend) break;
-      if (odata[c] === at) out[n++] = at;
-    }
-    return n;
-  }
+  // the common case (two words): the merge of intersectTwo, its postings left in scratch
+  if (rest.length === 1) return intersectTwo(first, rest[0]!, upTo, out, grown(4, end));
+  let n = 0;
   const cursors = new Int32Array(rest.length);
   outer: for (let i = 0; i < end; i += 2) {
     const at = data[i]!;
@@ -440,10 +409,11 @@ function union(a: Int32Array, na: number, b: Int32Array, nb: number, out: Int32A
 
 /**
  * Scratch of `CoverRanker.matches`, reused (a broad query allocated megabytes a search, which
- * the collector then paid for): the union so far, a group's matches, the next union, pairs.
+ * the collector then paid for): the union so far, a group's matches, the next union, pairs, and
+ * the postings intersectTwo records for `intersect` (not read there).
  * What `matches` returns lives here until its next call.
  */
-const scratch32: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0), new Int32Array(0)];
+const scratch32: Int32Array[] = Array.from({ length: 5 }, () => new Int32Array(0));
 let scratchBounds = new Float64Array(0);
 
 /** Scratch buffer `which`, with room for at least `need` entries (its content not kept). */
@@ -627,8 +597,8 @@ export class CoverRanker {
     return false;
   }
 
-  /** The rank of match `i` of `m` (from `matches`): `rank(m.ats[i])`. */
-  rankMatch(m: CoverMatches, i: number): number {
+  /** The rank of match `i` of `m` (from `matches`, or its postings copied): `rank(m.ats[i])`. */
+  rankMatch(m: Pick<CoverMatches, 'pairs' | 'operands'>, i: number): number {
     return this.rankFrom(m.pairs, i * m.operands);
   }
 

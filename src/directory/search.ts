@@ -934,9 +934,8 @@ async function rankEvery(
   held: { since: number },
 ): Promise<Matches> {
   const n = cover.ats.length;
-  const own: CoverMatches = {
+  const own = {
     ats: cover.ats.slice(),
-    bounds: new Float64Array(0), // not read by rankMatch
     pairs: cover.pairs.slice(0, n * cover.operands),
     operands: cover.operands,
   };

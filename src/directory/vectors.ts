@@ -367,15 +367,11 @@ export function similarities(
 /** The similarity of `query` to the listings with these sequence numbers (absent when unknown). */
 export function similarityOf(db: object, query: Float32Array, seqs: number[]): Map<number, number> {
   const index = indexOf(db);
-  const known = seqs.map((seq) => positionOf(index, seq)).filter((at) => at >= 0);
+  const known = Int32Array.from(seqs.map((seq) => positionOf(index, seq)).filter((at) => at >= 0));
   const { values, scale } = quantizeQuery(query);
-  const dots = index.store.dots(values, known, known.length, index.slots);
-  return new Map(
-    known.map((at, k) => [
-      index.seqs[at] ?? 0,
-      Math.round(dots[k]! * scale * (index.scales[at] ?? 0) * 1e6) / 1e6,
-    ]),
-  );
+  const raw = new Float64Array(known.length);
+  rawSimilarities(index, values, scale, known, 0, known.length, raw);
+  return new Map(Array.from(known, (at, k) => [index.seqs[at] ?? 0, Math.round(raw[k]! * 1e6) / 1e6]));
 }
 
 /** How many embeddings this process holds for `db` (for metrics and tests). */
