@@ -20,6 +20,7 @@ import {
 import { redisAvailable } from '../support/instances.ts';
 import { fetchExample } from '../support/requests.ts';
 import { type Api, operations } from '../support/spec.ts';
+import { reportOf } from './report.ts';
 
 const HERE = 'contract-tests/schemathesis';
 const VENV = '.venv';
@@ -148,19 +149,6 @@ function run(command: string, args: string[], env: Record<string, string>, log: 
       resolve(code ?? (signal ? 1 : 0));
     });
   });
-}
-
-/** The report part of schemathesis's output, without ANSI escape codes or carriage returns. */
-function reportOf(output: string): string {
-  // eslint-disable-next-line no-control-regex
-  const plain = output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '\n');
-  const lines = plain.split('\n');
-  const start = lines.findIndex((l) => /^={3,} [A-Za-z].* ={3,}$/.test(l.trim()));
-  // no banner: schemathesis stopped before testing (a bad option, an unloadable spec): show it all
-  return (start >= 0 ? lines.slice(start) : lines)
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 interface Pass {
