@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
 import {
   addPostings,
+  inlineRun,
   keywordRanks,
   weightCode,
   lexemeGroups,
@@ -341,6 +342,52 @@ describe('keyword index pieces', () => {
     expect(ranks[0]).toBe(Math.fround(w / (w + 1)));
     const w1 = 1 + 1 / (1 / Math.fround(0.4)) + 1 / (1 / Math.fround(0.2)) + 1 / (1 / Math.fround(0.1));
     expect(ranks[1]).toBe(Math.fround(w1 / (w1 + 1)));
+  });
+
+  it('keeps runs of one or two positions below 8192 inline, and ranks them as from the pool', () => {
+    const A = 3 << 14;
+    const B = 2 << 14;
+    for (const run of [[A | 1], [5], [A | 1, B | 7], [B | 8191, A | 8191], [1, 2]]) {
+      expect(inlineRun(run)).toBeLessThan(0);
+    }
+    for (const run of [[], [A | 8192], [1, A | 9000], [1, 2, 3]]) expect(inlineRun(run)).toBeUndefined();
+    const index = new KeywordIndex();
+    // listing 0: both runs inline; 1: one inline, one in the pool (three entries); 2: past 8191
+    addPostings(index, 0, `'a':3A,5B 'b':4`);
+    addPostings(index, 1, `'a':2A 'b':1C,5,9B`);
+    addPostings(index, 2, `'a':9000A,9001 'b':8999B`);
+    const a = index.postings.get('a')!;
+    const b = index.postings.get('b')!;
+    expect(index.run(a, 0)).toEqual([A | 3, B | 5]);
+    expect(index.run(b, 1)).toEqual([(1 << 14) | 1, 5, B | 9]);
+    expect(index.run(a, 2)).toEqual([A | 9000, 9001]);
+    expect([0, 1, 2].map((pair) => a.data[pair * 2 + 1]! < 0)).toEqual([true, true, false]);
+    // the same ranks as a ranker that reads every run from the pool (brute force: cover density
+    // over the listing's positions, computed here from the runs)
+    const ranker = new CoverRanker(index, [['a', 'b']]);
+    const pooled = new KeywordIndex();
+    for (const [at, tsv] of [
+      [0, `'a':3A,5B 'b':4`],
+      [1, `'a':2A 'b':1C,5,9B`],
+      [2, `'a':9000A,9001 'b':8999B`],
+    ] as const) {
+      addPostings(pooled, at, tsv);
+      for (const list of pooled.postings.values()) {
+        // move every inline run to the pool
+        for (let pair = 0; pair < list.length / 2; pair++) {
+          if (list.data[pair * 2 + 1]! < 0) list.data[pair * 2 + 1] = pooled.store(pooled.run(list, pair));
+        }
+      }
+    }
+    const reference = new CoverRanker(pooled, [['a', 'b']]);
+    for (const at of [0, 1, 2]) {
+      expect(ranker.rank(at)).toBe(reference.rank(at));
+      expect(ranker.bound(at)).toBe(reference.bound(at));
+    }
+    // 'a' at 3 (A) and 5 (B), 'b' at 4 (D): two covers of two entries, no noise word
+    const inv = (w: number) => 1 / Math.fround(w);
+    const wdoc = 2 / (inv(1) + inv(0.1)) + 2 / (inv(0.1) + inv(0.4));
+    expect(ranker.rank(0)).toBe(Math.fround(wdoc / (wdoc + 1)));
   });
 
   it('keeps the best k by score then id', () => {

@@ -14,9 +14,11 @@
 // the SQL path, whose cover density needs the positions (they match far fewer listings).
 
 /**
- * One lexeme's postings: pairs (position in the index, offset of its positions in the pool),
- * and beside each pair the count of its positions per weight class (see `weightCode`), so a
- * rank or a bound reads the postings in order and not the pool (one cache miss per match).
+ * One lexeme's postings: pairs (position in the index, where its positions are), and beside
+ * each pair the count of its positions per weight class (see `weightCode`), so a rank or a bound
+ * reads the postings in order and not the pool (one cache miss per match). Where its positions
+ * are: an offset in the pool, or, for a run of one or two positions below 8192 (most runs), the
+ * run itself, inline (`inlineRun`): ranking several words then reads no pool for most matches.
  */
 export interface Postings {
   data: Int32Array;
@@ -38,6 +40,28 @@ export function weightCode(positions: ArrayLike<number>): number {
 
 /** Positions are kept in chunks of this many 16-bit entries (no copy as the index grows). */
 const CHUNK = 1 << 20;
+
+/**
+ * A run of one or two positions (WordEntryPos, each below 8192) as a negative int32: -1 minus
+ * (first entry | second entry << 15 | 1 << 30 when there are two), an entry being its weight
+ * (2 bits) above its position (13 bits). Undefined for any other run (it goes to the pool).
+ */
+export function inlineRun(positions: ArrayLike<number>): number | undefined {
+  const n = positions.length;
+  if (n === 0 || n > 2) return undefined;
+  let payload = 0;
+  for (let k = 0; k < n; k++) {
+    const p = positions[k]!;
+    if ((p & 0x3fff) >= 8192) return undefined;
+    payload |= (((p >>> 14) << 13) | (p & 0x1fff)) << (15 * k);
+  }
+  return -1 - (n === 2 ? payload | (1 << 30) : payload);
+}
+
+/** The entries of an inline run back in WordEntryPos form (see `inlineRun`). */
+function inlineEntry(entry: number): number {
+  return ((entry >>> 13) << 14) | (entry & 0x1fff);
+}
 
 /**
  * The inverted index: postings by lexeme, and a pool of positions in PostgreSQL's own 16-bit
@@ -63,11 +87,17 @@ export class KeywordIndex {
     return offset;
   }
 
-  /** The run of positions stored at `offset`. */
-  positions(offset: number): Uint16Array {
-    const chunk = this.chunks[Math.floor(offset / CHUNK)]!;
-    const at = offset % CHUNK;
-    return chunk.subarray(at + 1, at + 1 + chunk[at]!);
+  /** The run of positions of posting `pair` of `list` (WordEntryPos), inline or from the pool. */
+  run(list: Postings, pair: number): number[] {
+    const where = list.data[pair * 2 + 1]!;
+    if (where < 0) {
+      const payload = -1 - where;
+      const first = inlineEntry(payload & 0x7fff);
+      return payload & (1 << 30) ? [first, inlineEntry((payload >>> 15) & 0x7fff)] : [first];
+    }
+    const chunk = this.chunks[where >>> 20]!; // CHUNK is 2^20
+    const at = where & (CHUNK - 1);
+    return [...chunk.subarray(at + 1, at + 1 + chunk[at]!)];
   }
 
   add(lexeme: string, at: number, positions: number[]): void {
@@ -84,7 +114,7 @@ export class KeywordIndex {
       list.codes = codes;
     }
     list.data[list.length] = at;
-    list.data[list.length + 1] = this.store(positions);
+    list.data[list.length + 1] = inlineRun(positions) ?? this.store(positions);
     list.codes[list.length / 2] = weightCode(positions);
     list.length += 2;
   }
@@ -636,9 +666,10 @@ export class CoverRanker {
         }
         counts[operand] = n;
       } else {
+        // a class past 15: never inline (runs of at most two are)
         const offset = list.data[pair * 2 + 1]!;
-        const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
-        const start = offset % CHUNK;
+        const chunk = this.index.chunks[offset >>> 20]!; // CHUNK is 2^20
+        const start = offset & (CHUNK - 1);
         const n = chunk[start]!;
         counts[operand] = n;
         for (let k = 0; k < n; k++) heaviest = Math.max(heaviest, chunk[start + 1 + k]! >>> 14);
@@ -694,6 +725,13 @@ export class CoverRanker {
     return rankOf(wdoc);
   }
 
+  /** Room for `needed` keys in the scratch of `rankFrom`, what it holds kept. */
+  private grow(needed: number): void {
+    const keys = new Int32Array(needed * 2);
+    keys.set(this.keys);
+    this.keys = keys;
+  }
+
   rank(at: number): number {
     this.findAll(at, this.scratchPairs, 0);
     return this.rankFrom(this.scratchPairs, 0);
@@ -707,15 +745,23 @@ export class CoverRanker {
       const pair = pairs[base + operand]!;
       if (pair < 0) continue;
       const list = this.lists[operand]!;
-      const offset = list.data[pair * 2 + 1]!;
-      const chunk = this.index.chunks[Math.floor(offset / CHUNK)]!;
-      const start = offset % CHUNK;
-      const n = chunk[start]!;
-      if (len + n > this.keys.length) {
-        const keys = new Int32Array((len + n) * 2);
-        keys.set(this.keys);
-        this.keys = keys;
+      const where = list.data[pair * 2 + 1]!;
+      if (len + 2 > this.keys.length) this.grow(len + 2);
+      if (where < 0) {
+        // inline: one or two entries (weight 2 bits, position 13 bits), no read of the pool
+        const payload = -1 - where;
+        const first = payload & 0x7fff;
+        this.keys[len++] = ((first & 0x1fff) << 12) | ((first >>> 13) << 10) | operand;
+        if (payload & (1 << 30)) {
+          const second = (payload >>> 15) & 0x7fff;
+          this.keys[len++] = ((second & 0x1fff) << 12) | ((second >>> 13) << 10) | operand;
+        }
+        continue;
       }
+      const chunk = this.index.chunks[where >>> 20]!; // CHUNK is 2^20
+      const start = where & (CHUNK - 1);
+      const n = chunk[start]!;
+      if (len + n > this.keys.length) this.grow(len + n);
       for (let k = 0; k < n; k++) {
         const p = chunk[start + 1 + k]!;
         this.keys[len++] = ((p & 0x3fff) << 12) | ((p >>> 14) << 10) | operand;
