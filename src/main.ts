@@ -1,5 +1,9 @@
-// `node src/main.ts [model|directory]`: both services by default, or one alone.
+// `node src/main.ts [model|directory]`: both services by default, or one alone; with WORKERS
+// set above 1, as that many processes sharing the ports (src/cluster.ts).
+import cluster from 'node:cluster';
+import { joinCluster, runPrimary, whyNotWorkers, workersOf } from './cluster.ts';
 import { loadConfig } from './config.ts';
+import { createLogger } from './platform/logger.ts';
 import { type ServiceName, startServices } from './server.ts';
 
 const arg = process.argv[2];
@@ -8,16 +12,45 @@ if (arg !== undefined && arg !== 'model' && arg !== 'directory') {
   process.exit(2);
 }
 const which: ServiceName[] = arg ? [arg] : ['model', 'directory'];
-const running = await startServices(loadConfig(), which);
+const config = loadConfig();
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
+let workers = 1;
+try {
+  workers = workersOf(process.env);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+if (workers > 1 && cluster.isPrimary) {
+  const why = whyNotWorkers(process.env);
+  if (why) {
+    console.error(why);
+    process.exit(2);
+  }
+  const ports = { model: config.modelPort, directory: config.directoryPort };
+  runPrimary(
+    workers,
+    which.map((service) => ({ service, host: config.host, port: ports[service] })),
+    createLogger(config.logLevel, 'primary'),
+  );
+} else {
+  const running = await startServices(config, which, { handedOver: cluster.isWorker });
+  joinCluster(running.ready, running.accept);
+
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        // A second signal forces the exit; in a cluster it is the primary's echo of the
+        // terminal's (both reach a worker), and the primary forces the exit itself if needed.
+        if (!cluster.isWorker) process.exit(1);
+        return;
+      }
+      stopping = true;
+      running.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
 }

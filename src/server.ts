@@ -1,7 +1,8 @@
 // Starts the services on their ports and stops them gracefully: no new connections, open
-// streams drained for up to `drainMs`, then the rest closed.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// streams drained for up to `drainMs`, then the rest closed. In a cluster worker (cluster.ts)
+// the services listen on no port: the primary hands each connection over (`accept`).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from './config.ts';
 import { createDirectoryService } from './directory/app.ts';
@@ -14,16 +15,32 @@ export type ServiceName = 'model' | 'directory';
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;
   platform: Platform;
+  /** Resolves when every service started is ready (/readyz); rejects if one fails to start. */
+  ready: Promise<void>;
+  /** Serves a connection accepted elsewhere (the cluster's primary) on this service. */
+  accept(service: ServiceName, socket: Socket): void;
   close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** How long open requests and streams may run on after a stop (ms). */
+  drainMs?: number;
+  /** Listen on no port: connections arrive through `accept` (a cluster worker). */
+  handedOver?: boolean;
+}
+
+/** Idle keep-alive sockets outlive clients' (undici 4 s, load balancers 60 s): no ECONNRESET. */
+function keepAlive(server: Server): Server {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }
 
 function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    // Idle keep-alive connections stay open longer than clients keep theirs (undici 4 s, load
-    // balancers 60 s), so a client never reuses a socket the server is closing (ECONNRESET).
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
+    const server = keepAlive(
+      app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server))),
+    );
     server.once('error', reject);
   });
 }
@@ -32,6 +49,56 @@ function urlOf(server: Server, host: string): string {
   const { port } = server.address() as AddressInfo;
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${shown}:${port}`;
+}
+
+/**
+ * A server that listens on no port, fed sockets by `accept`. Stopping it closes idle sockets at
+ * once and busy ones when their requests are answered, for up to `drainMs`, then every one.
+ */
+function handedOver(app: Express): { accept(socket: Socket): void; drain(drainMs: number): Promise<void> } {
+  const server = keepAlive(createServer(app));
+  const busy = new Map<Socket, number>(); // open sockets, with their requests in flight
+  let draining = false;
+  let drained: (() => void) | undefined;
+  const forget = (socket: Socket) => {
+    busy.delete(socket);
+    if (draining && busy.size === 0) drained?.();
+  };
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      if (busy.has(socket)) busy.set(socket, left);
+      if (draining && left === 0) socket.destroySoon();
+    });
+  });
+  return {
+    accept(socket) {
+      if (draining) {
+        socket.destroy();
+        return;
+      }
+      busy.set(socket, 0);
+      socket.once('close', () => forget(socket));
+      server.emit('connection', socket);
+      socket.resume();
+    },
+    drain(drainMs) {
+      draining = true;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          for (const socket of busy.keys()) socket.destroy();
+        }, drainMs);
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (busy.size === 0) drained();
+        for (const [socket, inFlight] of busy) if (inFlight === 0) socket.destroySoon();
+      });
+    },
+  };
 }
 
 function drain(server: Server, drainMs: number): Promise<void> {
@@ -48,36 +115,56 @@ function drain(server: Server, drainMs: number): Promise<void> {
 export async function startServices(
   config: Config,
   which: ServiceName[] = ['model', 'directory'],
-  drainMs = 10_000,
+  options: StartOptions = {},
 ): Promise<Running> {
+  const drainMs = options.drainMs ?? 10_000;
   const urls: Running['urls'] = {};
+  const accepts: Partial<Record<ServiceName, (socket: Socket) => void>> = {};
+  /** Serves `app` on `port`, or, handed over, on the sockets `accept` receives. */
+  const serve = async (name: ServiceName, app: Express, port: number): Promise<() => Promise<void>> => {
+    if (options.handedOver) {
+      const server = handedOver(app);
+      accepts[name] = server.accept;
+      urls[name] = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+      return () => server.drain(drainMs);
+    }
+    const server = await listen(app, config.host, port);
+    urls[name] = urlOf(server, config.host);
+    return () => drain(server, drainMs);
+  };
   const stops: Array<() => Promise<void>> = [];
+  const ready: Promise<void>[] = [];
   const platform: Platform = await openPlatform(config, createLogger(config.logLevel, 'platform'));
   if (which.includes('model')) {
     const logger = createLogger(config.logLevel, 'model-api');
     const service = await createModelService(platform, logger);
-    const server = await listen(service.app, config.host, config.modelPort);
-    urls.model = urlOf(server, config.host);
+    const stop = await serve('model', service.app, config.modelPort);
     logger.info({ url: urls.model }, 'model API listening');
     stops.push(async () => {
-      await drain(server, drainMs);
+      await stop();
       await service.close();
     });
   }
   if (which.includes('directory')) {
     const logger = createLogger(config.logLevel, 'directory-api');
     const service = await createDirectoryService(platform, logger);
-    const server = await listen(service.app, config.host, config.directoryPort);
-    urls.directory = urlOf(server, config.host);
+    const stop = await serve('directory', service.app, config.directoryPort);
+    ready.push(service.ready);
     logger.info({ url: urls.directory }, 'directory API listening');
     stops.push(async () => {
-      await drain(server, drainMs);
+      await stop();
       await service.close();
     });
   }
   return {
     urls,
     platform,
+    ready: Promise.all(ready).then(() => undefined),
+    accept(service, socket) {
+      const accept = accepts[service];
+      if (accept) accept(socket);
+      else socket.destroy();
+    },
     close: async () => {
       await Promise.all(stops.map((stop) => stop()));
       await platform.close();

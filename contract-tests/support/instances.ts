@@ -9,6 +9,10 @@ import { TEST_REDIS_URL } from './server.ts';
 export interface Instance {
   model: string;
   directory: string;
+  /** The process started (with WORKERS > 1, the primary). */
+  pid: number;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
   /** What the process wrote, for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -32,7 +36,10 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   });
   child.stdout?.on('data', (d: Buffer) => chunks.push(d.toString()));
   child.stderr?.on('data', (d: Buffer) => chunks.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const instance: Instance = {
+    pid: child.pid!,
+    exited,
     model: `http://127.0.0.1:${ports.model}`,
     directory: `http://127.0.0.1:${ports.directory}`,
     output: () => chunks.join(''),

@@ -107,7 +107,7 @@ export async function startTestServers(
     databaseUrl: storage === 'postgres' ? databaseUrl : undefined,
     bootstrapAdminKey: adminKey,
   };
-  const running = await startServices(config, options.which, 1000);
+  const running = await startServices(config, options.which, { drainMs: 1000 });
   if (running.urls.directory) await untilReady(running.urls.directory);
   return {
     ...running,

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { rateLimit } from '../limits/middleware.ts';
 import { directoryBuckets } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
+import { readyInCluster } from '../cluster.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -13,6 +14,8 @@ import { prepareSearch } from './search.ts';
 
 export interface DirectoryService {
   app: Express;
+  /** Resolves once the directory is loaded and search is prepared (/readyz then says ready). */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,8 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     await prepareSearch(platform.db); // loads the vector index, then what ranking keeps beside it
     if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
     ready = true;
-  })().catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
+  })();
+  loading.catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
@@ -68,7 +72,11 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
       createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.env.PUBLIC_DIRECTORY_URL }),
       createUsageRouter(platform.db, 'directory'),
     ],
-    isReady: () => ready,
+    isReady: () => readyInCluster(ready),
   });
-  return { app, close: async () => void (await loading) };
+  return {
+    app,
+    ready: loading,
+    close: async () => void (await loading.catch(() => undefined)),
+  };
 }

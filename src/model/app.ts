@@ -7,6 +7,7 @@ import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
 import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings.ts';
 import { createModelsRouter } from './models.ts';
+import { readyInCluster } from '../cluster.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -60,7 +61,7 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
     ],
-    isReady: () => true,
+    isReady: () => readyInCluster(true),
   });
   return { app, close: async () => engines.close() };
 }
