@@ -6,6 +6,11 @@
 //   npm run bench:directory -- [--storage pglite,postgres] [--listings 1000000] [--duration 15]
 //                              [--connections 4] [--burst-rate 600] [--burst-duration 10]
 //                              [--dir .tmp/bench] [--out FILE.json] [--only load|burst|scenarios]
+//                              [--workers N]
+//
+// --workers N runs the PostgreSQL service as N processes on one port (WORKERS, src/cluster.ts),
+// with REDIS_URL (default: the test Redis, redis://127.0.0.1:6379) for their shared limits;
+// PGlite is one process's database and always runs one. RSS is then the sum over the processes.
 //
 // The listings are generated once (src/directory/generate.ts) into DIR/listings-N.jsonl and
 // imported once per storage (src/directory/import.ts): PGlite under DIR/pglite-N, PostgreSQL at
@@ -46,8 +51,10 @@ const { values: opts } = parseArgs({
     dir: { type: 'string', default: '.tmp/bench' },
     out: { type: 'string' },
     only: { type: 'string' },
+    workers: { type: 'string', default: '1' },
   },
 });
+const WORKERS = Number(opts.workers);
 const N = Number(opts.listings);
 const DIR = resolve(ROOT, opts.dir);
 const DURATION = Number(opts.duration);
@@ -216,10 +223,24 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
+/** RSS and its peak of the service: its process and, with workers, theirs added up. */
 function rssMb(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
+  let rss = 0;
+  let hwm = 0;
+  const children = (() => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  })();
+  for (const one of [pid, ...children]) {
+    const status = readFileSync(`/proc/${one}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+    rss += kb('VmRSS');
+    hwm += kb('VmHWM');
+  }
+  return { rss: Math.round(rss / 1024), hwm: Math.round(hwm / 1024) };
 }
 
 interface Service {
@@ -329,6 +350,9 @@ async function benchStorage(storage: 'pglite' | 'postgres', file: string): Promi
       ? {
           DATABASE_URL:
             process.env.DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/eurus_bench_directory',
+          ...(WORKERS > 1
+            ? { WORKERS: String(WORKERS), REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }
+            : {}),
         }
       : { DATA_DIR: join(DIR, `pglite-${N}`), DATABASE_URL: '' };
   if (storage === 'postgres' && env.DATABASE_URL) await ensurePostgres(env.DATABASE_URL);
@@ -501,6 +525,7 @@ const report = {
   listings: N,
   connections: CONNECTIONS,
   duration_s: DURATION,
+  workers_postgres: WORKERS,
   cpus: (await import('node:os')).cpus().length,
   results,
 };
