@@ -38,9 +38,7 @@ function keepAlive(server: Server): Server {
 
 function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = keepAlive(
-      app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server))),
-    );
+    const server = keepAlive(app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server))));
     server.once('error', reject);
   });
 }
@@ -125,7 +123,8 @@ export async function startServices(
     if (options.handedOver) {
       const server = handedOver(app);
       accepts[name] = server.accept;
-      urls[name] = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+      urls[name] =
+        `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
       return () => server.drain(drainMs);
     }
     const server = await listen(app, config.host, port);
