@@ -44,27 +44,33 @@ async function until<T>(
   }
 }
 
+/** Starts `node src/main.ts` with `env` and waits for it to exit: its code and standard error. */
+async function refusal(env: Record<string, string>): Promise<{ code: number | null; err: string }> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, err };
+}
+
 describe('WORKERS without what several processes need', () => {
   it('refuses to start without DATABASE_URL and REDIS_URL, and says why', async () => {
-    const child = spawn(process.execPath, ['src/main.ts'], {
-      env: { ...process.env, WORKERS: '2', DATABASE_URL: '', REDIS_URL: '', DATA_DIR: 'memory://' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { code, err } = await refusal({
+      WORKERS: '2',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      DATA_DIR: 'memory://',
     });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
     expect(err).toContain('WORKERS > 1 needs DATABASE_URL and REDIS_URL');
   });
 
   it('refuses a count that is not a whole number from 1 to 64', async () => {
-    const child = spawn(process.execPath, ['src/main.ts'], {
-      env: { ...process.env, WORKERS: 'two' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+    const { code, err } = await refusal({ WORKERS: 'two' });
+    expect(code).toBe(2);
     expect(err).toContain('WORKERS must be a whole number from 1 to 64, or auto');
   });
 });

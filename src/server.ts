@@ -43,8 +43,8 @@ function listen(app: Express, host: string, port: number): Promise<Server> {
   });
 }
 
-function urlOf(server: Server, host: string): string {
-  const { port } = server.address() as AddressInfo;
+/** The URL of `port` on `host` as a client on this machine reaches it. */
+function urlOf(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${shown}:${port}`;
 }
@@ -123,12 +123,11 @@ export async function startServices(
     if (options.handedOver) {
       const server = handedOver(app);
       accepts[name] = server.accept;
-      urls[name] =
-        `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+      urls[name] = urlOf(config.host, port);
       return () => server.drain(drainMs);
     }
     const server = await listen(app, config.host, port);
-    urls[name] = urlOf(server, config.host);
+    urls[name] = urlOf(config.host, (server.address() as AddressInfo).port);
     return () => drain(server, drainMs);
   };
   const stops: Array<() => Promise<void>> = [];
