@@ -54,10 +54,23 @@ export function pageOf<Row, T>(
   };
 }
 
-/** Sets `Link: <...>; rel="next"` when there is a next page, keeping the request's other query parameters. */
-export function setNextLink(req: Request, res: Response, page: Page<unknown>): void {
-  if (!page.next_cursor) return;
+/** `Link: <...>; rel="next"` when there is a next page, keeping the request's other query parameters. */
+export function nextLinkOf(req: Request, page: Page<unknown>): Record<string, string> {
+  if (!page.next_cursor) return {};
   const url = new URL(req.originalUrl, 'http://placeholder');
   url.searchParams.set('cursor', page.next_cursor);
-  res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
+  return { Link: `<${url.pathname}${url.search}>; rel="next"` };
+}
+
+/** A list reply of a typed route: the page and its `Link` header. */
+export function pageReply<P extends Page<unknown>>(
+  req: Request,
+  page: P,
+): { status: 200; body: P; headers: Record<string, string> } {
+  return { status: 200, body: page, headers: nextLinkOf(req, page) };
+}
+
+/** Sets `Link: <...>; rel="next"` when there is a next page (routes not yet typed). */
+export function setNextLink(req: Request, res: Response, page: Page<unknown>): void {
+  for (const [name, value] of Object.entries(nextLinkOf(req, page))) res.setHeader(name, value);
 }
