@@ -1495,6 +1495,2167 @@ export const CreateEmbeddingResponseSchema = {
     }
 } as const;
 
+export const ResponseInputContentSchema = {
+    title: 'ResponseInputContent',
+    description: 'A text part of an input message: `input_text`, or `output_text` when an earlier assistant message is sent back.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'text'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the part.',
+            type: 'string',
+            enum: [
+                'input_text',
+                'output_text'
+            ]
+        },
+        text: {
+            description: 'The text.',
+            type: 'string',
+            maxLength: 1048576
+        },
+        annotations: {
+            description: 'Annotations of an earlier `output_text`; ignored.',
+            type: 'array',
+            maxItems: 0
+        },
+        logprobs: {
+            description: 'Log probabilities of an earlier `output_text`; ignored.',
+            type: 'array',
+            maxItems: 0
+        }
+    }
+} as const;
+
+export const ResponseInputMessageSchema = {
+    title: 'ResponseInputMessage',
+    description: 'A message of the input. `content` is a text or a list of text parts (`input_text`, or `output_text` for earlier assistant turns).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'role',
+        'content'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `message`.',
+            type: 'string',
+            const: 'message'
+        },
+        id: {
+            description: 'The id of the item, when it is an earlier output item.',
+            type: 'string',
+            maxLength: 64
+        },
+        role: {
+            description: 'Who speaks.',
+            type: 'string',
+            enum: [
+                'user',
+                'system',
+                'developer',
+                'assistant'
+            ]
+        },
+        status: {
+            description: 'The status of an earlier output item; ignored.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        },
+        content: {
+            description: 'The text, or its parts.',
+            oneOf: [
+                {
+                    title: 'ResponseInputMessageText',
+                    description: 'The text of the message.',
+                    type: 'string',
+                    maxLength: 1048576
+                },
+                {
+                    title: 'ResponseInputMessageParts',
+                    description: 'The parts of the message, in order.',
+                    type: 'array',
+                    maxItems: 64,
+                    items: {
+                        $ref: '#/components/schemas/ResponseInputContent'
+                    }
+                }
+            ]
+        }
+    }
+} as const;
+
+export const ResponseFunctionToolCallSchema = {
+    title: 'ResponseFunctionToolCall',
+    description: 'A call of a function tool that the model asks the client to run. Answer it with a `function_call_output` item with the same `call_id` in the next request.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'call_id',
+        'name',
+        'arguments'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `function_call`.',
+            type: 'string',
+            const: 'function_call'
+        },
+        id: {
+            description: 'The id of the output item.',
+            type: 'string',
+            pattern: '^fc_[0-9A-Za-z]{1,60}$'
+        },
+        call_id: {
+            description: 'The id of the call, echoed by its `function_call_output`.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 64
+        },
+        name: {
+            description: 'The name of the function.',
+            type: 'string',
+            pattern: '^[a-zA-Z0-9_-]{1,128}$'
+        },
+        arguments: {
+            description: 'The arguments as a JSON text, valid against the function\'s `parameters`.',
+            type: 'string',
+            maxLength: 1048576
+        },
+        status: {
+            description: 'The status of the item.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseFunctionCallOutputSchema = {
+    title: 'ResponseFunctionCallOutput',
+    description: 'What a function tool returned, for the call with the same `call_id`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'call_id',
+        'output'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `function_call_output`.',
+            type: 'string',
+            const: 'function_call_output'
+        },
+        id: {
+            description: 'The id of the item, assigned when it is stored.',
+            type: 'string',
+            maxLength: 64
+        },
+        call_id: {
+            description: 'The id of the call this answers.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 64
+        },
+        output: {
+            description: 'The function\'s result, as text (often JSON).',
+            type: 'string',
+            maxLength: 1048576
+        },
+        status: {
+            description: 'The status of the item; ignored.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseMcpCallSchema = {
+    title: 'ResponseMcpCall',
+    description: 'An output item: a tool call this service made on an MCP server (the hub or a remote one), with its output or its error.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'server_label',
+        'name',
+        'arguments',
+        'output',
+        'error',
+        'status'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `mcp_call`.',
+            type: 'string',
+            const: 'mcp_call'
+        },
+        id: {
+            description: 'The id of the output item.',
+            type: 'string',
+            pattern: '^mcp_[0-9A-Za-z]{26}$'
+        },
+        server_label: {
+            description: 'The label of the mcp tool the call went to.',
+            type: 'string'
+        },
+        name: {
+            description: 'The name of the tool on that server.',
+            type: 'string'
+        },
+        arguments: {
+            description: 'The arguments as a JSON text.',
+            type: 'string'
+        },
+        output: {
+            description: 'The tool\'s result as text (JSON for the hub\'s tools); null on failure.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        error: {
+            description: 'Why the call failed (the server was down or slow, bad arguments); null on success.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        status: {
+            description: 'The status of the item.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'calling',
+                'completed',
+                'failed',
+                'incomplete'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseMcpListToolsSchema = {
+    title: 'ResponseMcpListTools',
+    description: 'An output item: the tools an MCP server offered (after `allowed_tools`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'server_label',
+        'tools'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `mcp_list_tools`.',
+            type: 'string',
+            const: 'mcp_list_tools'
+        },
+        id: {
+            description: 'The id of the output item.',
+            type: 'string',
+            pattern: '^mcpl_[0-9A-Za-z]{26}$'
+        },
+        server_label: {
+            description: 'The label of the mcp tool.',
+            type: 'string'
+        },
+        tools: {
+            description: 'The tools.',
+            type: 'array',
+            maxItems: 512,
+            items: {
+                title: 'McpListedTool',
+                description: 'One tool of the server.',
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'name',
+                    'input_schema'
+                ],
+                properties: {
+                    name: {
+                        description: 'The tool\'s name.',
+                        type: 'string'
+                    },
+                    description: {
+                        description: 'What the tool does.',
+                        type: [
+                            'string',
+                            'null'
+                        ]
+                    },
+                    input_schema: {
+                        description: 'The JSON Schema of its arguments.',
+                        type: 'object',
+                        additionalProperties: true
+                    },
+                    annotations: {
+                        description: 'The tool\'s MCP annotations.',
+                        type: [
+                            'object',
+                            'null'
+                        ],
+                        additionalProperties: true
+                    }
+                }
+            }
+        },
+        error: {
+            description: 'Why listing failed; null on success.',
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseInputItemSchema = {
+    title: 'ResponseInputItem',
+    description: 'One item of the input: a message (`role` user, system, developer or assistant), a `function_call` the model made earlier, a `function_call_output` answering one, or an earlier response\'s `mcp_call` or `mcp_list_tools` item sent back as it was.',
+    anyOf: [
+        {
+            $ref: '#/components/schemas/ResponseInputMessage'
+        },
+        {
+            $ref: '#/components/schemas/ResponseFunctionToolCall'
+        },
+        {
+            $ref: '#/components/schemas/ResponseFunctionCallOutput'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpCall'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpListTools'
+        }
+    ]
+} as const;
+
+export const ResponseInputSchema = {
+    title: 'ResponseInput',
+    description: 'The input: a text (one user message), or a list of items (messages, earlier function calls and their outputs), at most 256.',
+    oneOf: [
+        {
+            title: 'ResponseInputText',
+            description: 'A text, sent as one user message.',
+            type: 'string',
+            maxLength: 1048576
+        },
+        {
+            title: 'ResponseInputItems',
+            description: 'Input items in order.',
+            type: 'array',
+            maxItems: 256,
+            items: {
+                $ref: '#/components/schemas/ResponseInputItem'
+            }
+        }
+    ]
+} as const;
+
+export const ResponseFunctionToolSchema = {
+    title: 'ResponseFunctionTool',
+    description: 'A function the model may call and the client runs.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'name'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the tool, always `function`.',
+            type: 'string',
+            const: 'function'
+        },
+        name: {
+            description: 'The name of the function, unique among the tools.',
+            type: 'string',
+            pattern: '^[a-zA-Z0-9_-]{1,64}$'
+        },
+        description: {
+            description: 'What the function does; the model reads it to choose a tool.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 1024
+        },
+        parameters: {
+            description: 'The arguments the function takes, as a JSON Schema object.',
+            type: [
+                'object',
+                'null'
+            ],
+            additionalProperties: true
+        },
+        strict: {
+            description: 'Whether the arguments must follow `parameters` exactly. Defaults to true.',
+            type: [
+                'boolean',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseMcpToolSchema = {
+    title: 'ResponseMcpTool',
+    description: 'The tools of an MCP server, run by this service: `server_label: eurus` without `server_url` is the hub at `/v1/mcp` (directory search, place details, geocode, reverse geocode, and the project\'s registered servers), called with the request\'s own key; a `server_url` is a remote Streamable HTTP MCP server (through the outbound guard).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'server_label'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the tool, always `mcp`.',
+            type: 'string',
+            const: 'mcp'
+        },
+        server_label: {
+            description: 'A label for the server, used in `mcp_call` items.',
+            type: 'string',
+            pattern: '^[a-zA-Z0-9_-]{1,64}$'
+        },
+        server_url: {
+            description: 'The URL of a remote MCP server (https, or http on a private test network).',
+            type: 'string',
+            format: 'uri',
+            maxLength: 2048
+        },
+        server_description: {
+            description: 'What the server offers; shown to the model.',
+            type: 'string',
+            maxLength: 1024
+        },
+        allowed_tools: {
+            description: 'The only tools of the server the model may call, by name.',
+            oneOf: [
+                {
+                    title: 'McpAllowedToolNames',
+                    description: 'Tool names.',
+                    type: 'array',
+                    maxItems: 128,
+                    items: {
+                        type: 'string',
+                        maxLength: 128
+                    }
+                },
+                {
+                    title: 'McpToolFilter',
+                    description: 'A filter of tool names.',
+                    type: 'object',
+                    additionalProperties: false,
+                    properties: {
+                        tool_names: {
+                            description: 'Tool names.',
+                            type: 'array',
+                            maxItems: 128,
+                            items: {
+                                type: 'string',
+                                maxLength: 128
+                            }
+                        },
+                        read_only: {
+                            description: 'Accepted for compatibility; every hub tool is read-only.',
+                            type: 'boolean'
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        headers: {
+            description: 'Headers sent to a remote server (an API key); never stored or returned.',
+            type: [
+                'object',
+                'null'
+            ],
+            maxProperties: 16,
+            additionalProperties: {
+                type: 'string',
+                maxLength: 4096
+            }
+        },
+        authorization: {
+            description: 'A bearer token sent to a remote server; never stored or returned.',
+            type: 'string',
+            maxLength: 4096
+        },
+        require_approval: {
+            description: 'Only `never` is supported (this service runs the calls without asking).',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'never',
+                null
+            ]
+        }
+    }
+} as const;
+
+export const ResponseToolSchema = {
+    title: 'ResponseTool',
+    description: 'A tool of a response request, by `type`.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseFunctionTool'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpTool'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            function: '#/components/schemas/ResponseFunctionTool',
+            mcp: '#/components/schemas/ResponseMcpTool'
+        }
+    }
+} as const;
+
+export const ResponseToolChoiceSchema = {
+    title: 'ResponseToolChoice',
+    description: 'How the model picks tools: `none`, `auto` (the default), `required` (at least one call), a named function, or a named mcp tool.',
+    oneOf: [
+        {
+            title: 'ResponseToolChoiceMode',
+            description: '`none`, `auto` or `required`.',
+            type: 'string',
+            enum: [
+                'none',
+                'auto',
+                'required'
+            ]
+        },
+        {
+            title: 'ResponseToolChoiceFunction',
+            description: 'Call this function.',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'type',
+                'name'
+            ],
+            properties: {
+                type: {
+                    description: 'Always `function`.',
+                    type: 'string',
+                    const: 'function'
+                },
+                name: {
+                    description: 'The name of the function.',
+                    type: 'string',
+                    maxLength: 128
+                }
+            }
+        },
+        {
+            title: 'ResponseToolChoiceMcp',
+            description: 'Call a tool of this mcp server (the named one, or any).',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'type',
+                'server_label'
+            ],
+            properties: {
+                type: {
+                    description: 'Always `mcp`.',
+                    type: 'string',
+                    const: 'mcp'
+                },
+                server_label: {
+                    description: 'The label of the mcp tool.',
+                    type: 'string',
+                    maxLength: 64
+                },
+                name: {
+                    description: 'The name of the tool on that server.',
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    maxLength: 128
+                }
+            }
+        },
+        {
+            type: 'null'
+        }
+    ]
+} as const;
+
+export const ResponseTextConfigSchema = {
+    title: 'ResponseTextConfig',
+    description: 'The format of the text output.',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+        format: {
+            description: '`text` (the default), `json_object`, or `json_schema` (structured output).',
+            oneOf: [
+                {
+                    title: 'ResponseTextFormatText',
+                    description: 'Plain text.',
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'type'
+                    ],
+                    properties: {
+                        type: {
+                            description: 'Always `text`.',
+                            type: 'string',
+                            const: 'text'
+                        }
+                    }
+                },
+                {
+                    title: 'ResponseTextFormatJsonObject',
+                    description: 'A JSON object.',
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'type'
+                    ],
+                    properties: {
+                        type: {
+                            description: 'Always `json_object`.',
+                            type: 'string',
+                            const: 'json_object'
+                        }
+                    }
+                },
+                {
+                    title: 'ResponseTextFormatJsonSchema',
+                    description: 'A JSON document valid against `schema`.',
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'type',
+                        'name',
+                        'schema'
+                    ],
+                    properties: {
+                        type: {
+                            description: 'Always `json_schema`.',
+                            type: 'string',
+                            const: 'json_schema'
+                        },
+                        name: {
+                            description: 'The name of the format.',
+                            type: 'string',
+                            pattern: '^[a-zA-Z0-9_-]{1,64}$'
+                        },
+                        description: {
+                            description: 'What the format is for.',
+                            type: 'string',
+                            maxLength: 1024
+                        },
+                        schema: {
+                            description: 'The JSON Schema the output follows.',
+                            type: 'object',
+                            additionalProperties: true
+                        },
+                        strict: {
+                            description: 'Whether the output must follow `schema` exactly.',
+                            type: [
+                                'boolean',
+                                'null'
+                            ]
+                        }
+                    }
+                }
+            ]
+        },
+        verbosity: {
+            description: 'Accepted for compatibility.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'low',
+                'medium',
+                'high',
+                null
+            ]
+        }
+    }
+} as const;
+
+export const CreateResponseRequestSchema = {
+    title: 'CreateResponseRequest',
+    description: 'A Responses API request, in the shape the official OpenAI SDKs send. Unknown fields are rejected with a 400, as for chat completions.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'model'
+    ],
+    properties: {
+        model: {
+            description: 'The model that answers: a text model (`king`, `queen`, `prince`; scope `chat`) or the `agents` runtime (scope `agents`), which runs the tool loop on a text model (`queen` unless `metadata.agents_model` names another) and bills each step.',
+            type: 'string',
+            enum: [
+                'king',
+                'queen',
+                'prince',
+                'agents'
+            ]
+        },
+        input: {
+            $ref: '#/components/schemas/ResponseInput'
+        },
+        instructions: {
+            description: 'A system (developer) message placed before the input. Not carried over to a response that names this one as `previous_response_id`.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 262144
+        },
+        tools: {
+            description: 'The tools the model may call: `function` tools, which the client runs and answers with `function_call_output` items in the next request, and `mcp` tools, which this service runs (the hub at `/v1/mcp` with `server_label: eurus`, or a remote server by `server_url`). At most 128.',
+            type: 'array',
+            maxItems: 128,
+            items: {
+                $ref: '#/components/schemas/ResponseTool'
+            }
+        },
+        tool_choice: {
+            $ref: '#/components/schemas/ResponseToolChoice'
+        },
+        parallel_tool_calls: {
+            description: 'Whether the model may ask for several tool calls in one turn. Defaults to true.',
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: true
+        },
+        max_tool_calls: {
+            description: 'The most tool calls (function and mcp) the whole response may make; once reached, the response ends `incomplete` with `incomplete_details.reason: max_tool_calls`. With `agents` it also bounds the loop (at most 32 steps whatever the value).',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 1,
+            maximum: 256
+        },
+        previous_response_id: {
+            description: 'The id of a stored response of the same project to continue from: its input and output come before this request\'s `input`.',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^resp_[0-9A-Za-z]{26}$'
+        },
+        store: {
+            description: 'Whether to keep the response so that `GET /v1/responses/{id}`, `input_items` and `previous_response_id` can read it. Defaults to true.',
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: true
+        },
+        metadata: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Metadata'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        max_output_tokens: {
+            description: 'The most tokens the output may hold, over every model call of the response; the response then ends `incomplete` with `incomplete_details.reason: max_output_tokens`.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 16,
+            maximum: 200000
+        },
+        text: {
+            $ref: '#/components/schemas/ResponseTextConfig'
+        },
+        temperature: {
+            description: 'The sampling temperature, from 0 to 2. Defaults to 1.',
+            type: [
+                'number',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 2
+        },
+        top_p: {
+            description: 'Nucleus sampling, from 0 to 1. Defaults to 1.',
+            type: [
+                'number',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 1
+        },
+        seed: {
+            description: 'Makes the answer repeatable (an extension of this service; the OpenAI SDKs send it through `extra_body`). The built-in engine is fully deterministic by seed.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: -9007199254740991,
+            maximum: 9007199254740991
+        },
+        truncation: {
+            description: 'Only `disabled` is supported; an input that does not fit is a 400.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'disabled',
+                null
+            ]
+        },
+        user: {
+            description: 'An end-user id of your own, kept with the response.',
+            type: 'string',
+            maxLength: 256
+        },
+        include: {
+            description: 'Extra output to include; accepted for compatibility, nothing extra is produced.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 16,
+            items: {
+                type: 'string',
+                maxLength: 128
+            }
+        },
+        stream: {
+            description: 'When true, the response is streamed as `response.*` server-sent events. Defaults to false.',
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: false
+        },
+        background: {
+            description: 'When true, the response runs as a durable job: the call answers at once with status `queued`, and `GET /v1/responses/{id}` polls it. Needs `store` true.',
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: false
+        }
+    }
+} as const;
+
+export const ResponseOutputTextSchema = {
+    title: 'ResponseOutputText',
+    description: 'A text part of an output message.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'text',
+        'annotations'
+    ],
+    properties: {
+        type: {
+            description: 'Always `output_text`.',
+            type: 'string',
+            const: 'output_text'
+        },
+        text: {
+            description: 'The text.',
+            type: 'string'
+        },
+        annotations: {
+            description: 'Citations; none are produced.',
+            type: 'array',
+            maxItems: 0
+        },
+        logprobs: {
+            description: 'Log probabilities; none are produced.',
+            type: 'array',
+            maxItems: 0
+        }
+    }
+} as const;
+
+export const ResponseOutputMessageSchema = {
+    title: 'ResponseOutputMessage',
+    description: 'An output item: an assistant message.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'role',
+        'status',
+        'content'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `message`.',
+            type: 'string',
+            const: 'message'
+        },
+        id: {
+            description: 'The id of the output item.',
+            type: 'string',
+            pattern: '^msg_[0-9A-Za-z]{26}$'
+        },
+        role: {
+            description: 'Always `assistant`.',
+            type: 'string',
+            const: 'assistant'
+        },
+        status: {
+            description: 'The status of the item.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        },
+        content: {
+            description: 'The parts of the message.',
+            type: 'array',
+            maxItems: 16,
+            items: {
+                $ref: '#/components/schemas/ResponseOutputText'
+            }
+        }
+    }
+} as const;
+
+export const ResponseFunctionToolCallItemSchema = {
+    title: 'ResponseFunctionToolCallItem',
+    description: 'An output item: a call of a function tool the client runs. Answer it with a `function_call_output` input item with the same `call_id`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'call_id',
+        'name',
+        'arguments',
+        'status'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `function_call`.',
+            type: 'string',
+            const: 'function_call'
+        },
+        id: {
+            description: 'The id of the output item.',
+            type: 'string',
+            pattern: '^fc_[0-9A-Za-z]{26}$'
+        },
+        call_id: {
+            description: 'The id of the call, echoed by its `function_call_output`.',
+            type: 'string',
+            pattern: '^call_[0-9A-Za-z]{24}$'
+        },
+        name: {
+            description: 'The name of the function.',
+            type: 'string'
+        },
+        arguments: {
+            description: 'The arguments as a JSON text, valid against the function\'s `parameters` (cut short only when `max_output_tokens` ran out, with status `incomplete`).',
+            type: 'string'
+        },
+        status: {
+            description: 'The status of the item.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseOutputItemSchema = {
+    title: 'ResponseOutputItem',
+    description: 'An output item, by `type`.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseOutputMessage'
+        },
+        {
+            $ref: '#/components/schemas/ResponseFunctionToolCallItem'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpCall'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpListTools'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            message: '#/components/schemas/ResponseOutputMessage',
+            function_call: '#/components/schemas/ResponseFunctionToolCallItem',
+            mcp_call: '#/components/schemas/ResponseMcpCall',
+            mcp_list_tools: '#/components/schemas/ResponseMcpListTools'
+        }
+    }
+} as const;
+
+export const ResponseErrorSchema = {
+    title: 'ResponseError',
+    description: 'Why a response failed.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'code',
+        'message'
+    ],
+    properties: {
+        code: {
+            description: 'A machine-readable code (`server_error`, `upstream_failed`, `upstream_timeout`, ...).',
+            type: 'string'
+        },
+        message: {
+            description: 'What went wrong, for a person.',
+            type: 'string'
+        }
+    }
+} as const;
+
+export const ResponseUsageSchema = {
+    title: 'ResponseUsage',
+    description: 'The tokens a response used over all its model calls and what it cost in EUR: tokens at the text model\'s prices, plus 0.04 EUR a step for `agents`. Hub tool calls are billed separately, at the directory\'s prices, on the directory\'s usage.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'input_tokens',
+        'input_tokens_details',
+        'output_tokens',
+        'output_tokens_details',
+        'total_tokens',
+        'cost',
+        'currency'
+    ],
+    properties: {
+        input_tokens: {
+            description: 'Input tokens, over every model call.',
+            type: 'integer',
+            minimum: 0
+        },
+        input_tokens_details: {
+            description: 'Details of the input tokens.',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'cached_tokens'
+            ],
+            properties: {
+                cached_tokens: {
+                    description: 'Always 0.',
+                    type: 'integer',
+                    minimum: 0
+                }
+            }
+        },
+        output_tokens: {
+            description: 'Output tokens, over every model call.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_tokens_details: {
+            description: 'Details of the output tokens.',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'reasoning_tokens'
+            ],
+            properties: {
+                reasoning_tokens: {
+                    description: 'Always 0.',
+                    type: 'integer',
+                    minimum: 0
+                }
+            }
+        },
+        total_tokens: {
+            description: 'The sum of `input_tokens` and `output_tokens`.',
+            type: 'integer',
+            minimum: 0
+        },
+        steps: {
+            description: 'The steps billed (`agents` only).',
+            type: 'integer',
+            minimum: 0
+        },
+        cost: {
+            $ref: '#/components/schemas/Money',
+            description: 'What the response cost, in EUR with nine decimals.'
+        },
+        currency: {
+            $ref: '#/components/schemas/Currency'
+        }
+    }
+} as const;
+
+export const ResponseStepSchema = {
+    title: 'ResponseStep',
+    description: 'One step of the `agents` runtime: a model call and the tool calls it asked for.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'index',
+        'model',
+        'input_tokens',
+        'output_tokens',
+        'tool_calls',
+        'duration_ms',
+        'cost'
+    ],
+    properties: {
+        index: {
+            description: 'The position of the step, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        model: {
+            description: 'The text model called.',
+            type: 'string',
+            enum: [
+                'king',
+                'queen',
+                'prince'
+            ]
+        },
+        input_tokens: {
+            description: 'Input tokens of the model call.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_tokens: {
+            description: 'Output tokens of the model call.',
+            type: 'integer',
+            minimum: 0
+        },
+        tool_calls: {
+            description: 'The tool calls of the step, by name, with how each ended.',
+            type: 'array',
+            maxItems: 256,
+            items: {
+                title: 'ResponseStepToolCall',
+                description: 'One tool call of a step.',
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'type',
+                    'name',
+                    'status',
+                    'duration_ms'
+                ],
+                properties: {
+                    type: {
+                        description: '`function` (run by the client) or `mcp` (run here).',
+                        type: 'string',
+                        enum: [
+                            'function',
+                            'mcp'
+                        ]
+                    },
+                    name: {
+                        description: 'The tool\'s name (for mcp, `<server_label>.<tool>`).',
+                        type: 'string'
+                    },
+                    status: {
+                        description: '`completed`, `failed`, or `requested` for a function left to the client.',
+                        type: 'string',
+                        enum: [
+                            'completed',
+                            'failed',
+                            'requested'
+                        ]
+                    },
+                    duration_ms: {
+                        description: 'How long the call took here, in milliseconds.',
+                        type: 'integer',
+                        minimum: 0
+                    }
+                }
+            }
+        },
+        duration_ms: {
+            description: 'How long the step took, in milliseconds.',
+            type: 'integer',
+            minimum: 0
+        },
+        cost: {
+            $ref: '#/components/schemas/Money',
+            description: 'What the step cost (0.04 EUR plus the model call\'s tokens), in EUR.'
+        }
+    }
+} as const;
+
+export const ResponseSchema = {
+    title: 'Response',
+    description: 'A model response of the Responses API, as the official OpenAI SDKs read it, plus `steps` for the `agents` runtime and the cost in `usage`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'created_at',
+        'status',
+        'model',
+        'output',
+        'error',
+        'incomplete_details',
+        'instructions',
+        'metadata',
+        'parallel_tool_calls',
+        'tool_choice',
+        'tools',
+        'temperature',
+        'top_p',
+        'background',
+        'store',
+        'previous_response_id',
+        'max_output_tokens',
+        'max_tool_calls',
+        'usage'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the response.',
+            type: 'string',
+            pattern: '^resp_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        object: {
+            description: 'The type of the object, always `response`.',
+            type: 'string',
+            const: 'response'
+        },
+        created_at: {
+            description: 'When the response was created, in Unix seconds.',
+            type: 'integer',
+            minimum: 0,
+            readOnly: true
+        },
+        completed_at: {
+            description: 'When the response finished, in Unix seconds; null while it runs.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0
+        },
+        status: {
+            description: '`queued` (background, not started), `in_progress`, `completed`, `incomplete` (a limit was reached: see `incomplete_details`), `failed` (see `error`) or `cancelled`.',
+            type: 'string',
+            enum: [
+                'queued',
+                'in_progress',
+                'completed',
+                'incomplete',
+                'failed',
+                'cancelled'
+            ]
+        },
+        model: {
+            description: 'The model of the request.',
+            type: 'string',
+            enum: [
+                'king',
+                'queen',
+                'prince',
+                'agents'
+            ]
+        },
+        output: {
+            description: 'The output items in order.',
+            type: 'array',
+            maxItems: 1024,
+            items: {
+                $ref: '#/components/schemas/ResponseOutputItem'
+            }
+        },
+        error: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/ResponseError'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        incomplete_details: {
+            description: 'Why the response is `incomplete`; null otherwise.',
+            type: [
+                'object',
+                'null'
+            ],
+            additionalProperties: false,
+            required: [
+                'reason'
+            ],
+            properties: {
+                reason: {
+                    description: 'The limit that was reached.',
+                    type: 'string',
+                    enum: [
+                        'max_output_tokens',
+                        'max_tool_calls'
+                    ]
+                }
+            }
+        },
+        instructions: {
+            description: 'The request\'s `instructions`.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        metadata: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Metadata'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        parallel_tool_calls: {
+            description: 'Whether several tool calls per turn were allowed.',
+            type: 'boolean'
+        },
+        tool_choice: {
+            $ref: '#/components/schemas/ResponseToolChoice'
+        },
+        tools: {
+            description: 'The request\'s tools (without the headers of mcp tools).',
+            type: 'array',
+            maxItems: 128,
+            items: {
+                $ref: '#/components/schemas/ResponseTool'
+            }
+        },
+        temperature: {
+            description: 'The request\'s temperature.',
+            type: [
+                'number',
+                'null'
+            ]
+        },
+        top_p: {
+            description: 'The request\'s top_p.',
+            type: [
+                'number',
+                'null'
+            ]
+        },
+        text: {
+            $ref: '#/components/schemas/ResponseTextConfig'
+        },
+        truncation: {
+            description: 'Always `disabled`.',
+            type: 'string',
+            const: 'disabled'
+        },
+        background: {
+            description: 'Whether the response runs as a background job.',
+            type: 'boolean'
+        },
+        store: {
+            description: 'Whether the response is stored.',
+            type: 'boolean'
+        },
+        previous_response_id: {
+            description: 'The response this one continues, if any.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        max_output_tokens: {
+            description: 'The request\'s `max_output_tokens`.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        max_tool_calls: {
+            description: 'The request\'s `max_tool_calls`.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        user: {
+            description: 'The request\'s `user`.',
+            type: 'string'
+        },
+        usage: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/ResponseUsage'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        steps: {
+            description: 'The steps of an `agents` response (one model call and the tool calls it asked for each), with their cost; null for text models.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 64,
+            items: {
+                $ref: '#/components/schemas/ResponseStep'
+            }
+        }
+    }
+} as const;
+
+export const ResponseLifecycleEventSchema = {
+    title: 'ResponseLifecycleEvent',
+    description: 'The response changed state: created, queued (background), in progress, completed, incomplete or failed. `response` is the whole response as it stands.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'response'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.queued',
+                'response.created',
+                'response.in_progress',
+                'response.completed',
+                'response.incomplete',
+                'response.failed'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        response: {
+            $ref: '#/components/schemas/Response'
+        }
+    }
+} as const;
+
+export const ResponseOutputItemEventSchema = {
+    title: 'ResponseOutputItemEvent',
+    description: 'An output item was added (as it starts) or is done (as it ends).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.output_item.added',
+                'response.output_item.done'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item: {
+            $ref: '#/components/schemas/ResponseOutputItem'
+        }
+    }
+} as const;
+
+export const ResponseContentPartEventSchema = {
+    title: 'ResponseContentPartEvent',
+    description: 'A content part of a message was added (empty) or is done (whole).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item_id',
+        'content_index',
+        'part'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.content_part.added',
+                'response.content_part.done'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item_id: {
+            description: 'The id of the output item.',
+            type: 'string'
+        },
+        content_index: {
+            description: 'The index of the content part.',
+            type: 'integer',
+            minimum: 0
+        },
+        part: {
+            $ref: '#/components/schemas/ResponseOutputText'
+        }
+    }
+} as const;
+
+export const ResponseTextDeltaEventSchema = {
+    title: 'ResponseTextDeltaEvent',
+    description: 'The next piece of the text of a content part.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item_id',
+        'content_index',
+        'delta',
+        'logprobs'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            const: 'response.output_text.delta'
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item_id: {
+            description: 'The id of the output item.',
+            type: 'string'
+        },
+        content_index: {
+            description: 'The index of the content part.',
+            type: 'integer',
+            minimum: 0
+        },
+        delta: {
+            description: 'The text to append.',
+            type: 'string'
+        },
+        logprobs: {
+            description: 'Log probabilities; none are produced.',
+            type: 'array',
+            maxItems: 0
+        }
+    }
+} as const;
+
+export const ResponseTextDoneEventSchema = {
+    title: 'ResponseTextDoneEvent',
+    description: 'The text of a content part is complete.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item_id',
+        'content_index',
+        'text',
+        'logprobs'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            const: 'response.output_text.done'
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item_id: {
+            description: 'The id of the output item.',
+            type: 'string'
+        },
+        content_index: {
+            description: 'The index of the content part.',
+            type: 'integer',
+            minimum: 0
+        },
+        text: {
+            description: 'The whole text.',
+            type: 'string'
+        },
+        logprobs: {
+            description: 'Log probabilities; none are produced.',
+            type: 'array',
+            maxItems: 0
+        }
+    }
+} as const;
+
+export const ResponseArgumentsDeltaEventSchema = {
+    title: 'ResponseArgumentsDeltaEvent',
+    description: 'The next piece of the arguments of a function or mcp call.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item_id',
+        'delta'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.function_call_arguments.delta',
+                'response.mcp_call_arguments.delta'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item_id: {
+            description: 'The id of the output item.',
+            type: 'string'
+        },
+        delta: {
+            description: 'The JSON text to append.',
+            type: 'string'
+        }
+    }
+} as const;
+
+export const ResponseArgumentsDoneEventSchema = {
+    title: 'ResponseArgumentsDoneEvent',
+    description: 'The arguments of a function or mcp call are complete.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item_id',
+        'arguments'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.function_call_arguments.done',
+                'response.mcp_call_arguments.done'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item_id: {
+            description: 'The id of the output item.',
+            type: 'string'
+        },
+        arguments: {
+            description: 'The whole arguments, as JSON text.',
+            type: 'string'
+        }
+    }
+} as const;
+
+export const ResponseMcpProgressEventSchema = {
+    title: 'ResponseMcpProgressEvent',
+    description: 'An mcp call or tool listing started, completed or failed.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item_id'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.mcp_call.in_progress',
+                'response.mcp_call.completed',
+                'response.mcp_call.failed',
+                'response.mcp_list_tools.in_progress',
+                'response.mcp_list_tools.completed',
+                'response.mcp_list_tools.failed'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        output_index: {
+            description: 'The index of the output item.',
+            type: 'integer',
+            minimum: 0
+        },
+        item_id: {
+            description: 'The id of the output item.',
+            type: 'string'
+        }
+    }
+} as const;
+
+export const ResponseErrorEventSchema = {
+    title: 'ResponseErrorEvent',
+    description: 'The stream failed after the 200 went out (an engine that broke off); it is the last event.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'code',
+        'message',
+        'param'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            const: 'error'
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        code: {
+            description: 'A machine-readable code.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        message: {
+            description: 'What went wrong.',
+            type: 'string'
+        },
+        param: {
+            description: 'The parameter at fault, if any.',
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseStreamEventDataSchema = {
+    title: 'ResponseStreamEventData',
+    description: 'A `response.*` event, by `type`. The order for one response: `response.created`, `response.in_progress`, then per output item `response.output_item.added`, its content (`response.content_part.added`, `response.output_text.delta`..., `response.output_text.done`, `response.content_part.done` for a message; `response.function_call_arguments.delta`..., `.done` for a function call; `response.mcp_call.in_progress`, `response.mcp_call_arguments.delta`/`.done`, `response.mcp_call.completed` or `.failed` for an mcp call), `response.output_item.done`; finally `response.completed`, `response.incomplete` or `response.failed`. `sequence_number` counts from 0.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseLifecycleEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseOutputItemEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseContentPartEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseTextDeltaEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseTextDoneEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseArgumentsDeltaEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseArgumentsDoneEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpProgressEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseErrorEvent'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            'response.queued': '#/components/schemas/ResponseLifecycleEvent',
+            'response.created': '#/components/schemas/ResponseLifecycleEvent',
+            'response.in_progress': '#/components/schemas/ResponseLifecycleEvent',
+            'response.completed': '#/components/schemas/ResponseLifecycleEvent',
+            'response.incomplete': '#/components/schemas/ResponseLifecycleEvent',
+            'response.failed': '#/components/schemas/ResponseLifecycleEvent',
+            'response.output_item.added': '#/components/schemas/ResponseOutputItemEvent',
+            'response.output_item.done': '#/components/schemas/ResponseOutputItemEvent',
+            'response.content_part.added': '#/components/schemas/ResponseContentPartEvent',
+            'response.content_part.done': '#/components/schemas/ResponseContentPartEvent',
+            'response.output_text.delta': '#/components/schemas/ResponseTextDeltaEvent',
+            'response.output_text.done': '#/components/schemas/ResponseTextDoneEvent',
+            'response.function_call_arguments.delta': '#/components/schemas/ResponseArgumentsDeltaEvent',
+            'response.mcp_call_arguments.delta': '#/components/schemas/ResponseArgumentsDeltaEvent',
+            'response.function_call_arguments.done': '#/components/schemas/ResponseArgumentsDoneEvent',
+            'response.mcp_call_arguments.done': '#/components/schemas/ResponseArgumentsDoneEvent',
+            'response.mcp_call.in_progress': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_call.completed': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_call.failed': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_list_tools.in_progress': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_list_tools.completed': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_list_tools.failed': '#/components/schemas/ResponseMcpProgressEvent',
+            error: '#/components/schemas/ResponseErrorEvent'
+        }
+    }
+} as const;
+
+export const ResponseStreamEventSchema = {
+    title: 'ResponseStreamEvent',
+    description: 'One server-sent event of a streamed response, as an SSE parser reports it: `event:` names the event type and `data` is the event as JSON (`ResponseStreamEventData`), whose `type` repeats the name. `: keep-alive` comments, which parsers skip, may come between events. There is no `[DONE]`: the stream ends after `response.completed`, `response.incomplete`, `response.failed` or `error`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'data',
+        'event'
+    ],
+    properties: {
+        data: {
+            description: 'The event as one line of JSON.',
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                $ref: '#/components/schemas/ResponseStreamEventData'
+            }
+        },
+        event: {
+            description: 'The event type, the same as the `type` of `data`.',
+            type: 'string',
+            pattern: '^(response\\.[a-z_.]+|error)$'
+        },
+        id: {
+            description: 'The event\'s `sequence_number`, for resuming with `starting_after`.',
+            type: 'string',
+            pattern: '^[0-9]+$'
+        },
+        retry: {
+            description: 'The SSE reconnection time in milliseconds; not sent by this service.',
+            type: 'string',
+            pattern: '^[0-9]+$'
+        }
+    }
+} as const;
+
+export const DeletedResponseSchema = {
+    title: 'DeletedResponse',
+    description: 'The answer to deleting a stored response.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'deleted'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the deleted response.',
+            type: 'string',
+            pattern: '^resp_[0-9A-Za-z]{26}$'
+        },
+        object: {
+            description: 'Always `response.deleted`.',
+            type: 'string',
+            const: 'response.deleted'
+        },
+        deleted: {
+            description: 'Always true.',
+            type: 'boolean',
+            const: true
+        }
+    }
+} as const;
+
+export const ResponseInputMessageItemSchema = {
+    title: 'ResponseInputMessageItem',
+    description: 'A stored input message.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'role',
+        'status',
+        'content'
+    ],
+    properties: {
+        type: {
+            description: 'Always `message`.',
+            type: 'string',
+            const: 'message'
+        },
+        id: {
+            description: 'The id of the item.',
+            type: 'string',
+            pattern: '^msg_[0-9A-Za-z]{26}$'
+        },
+        role: {
+            description: 'Who speaks.',
+            type: 'string',
+            enum: [
+                'user',
+                'system',
+                'developer',
+                'assistant'
+            ]
+        },
+        status: {
+            description: 'Always `completed`.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        },
+        content: {
+            description: 'The parts of the message.',
+            type: 'array',
+            maxItems: 64,
+            items: {
+                $ref: '#/components/schemas/ResponseInputContent'
+            }
+        }
+    }
+} as const;
+
+export const ResponseFunctionCallOutputItemSchema = {
+    title: 'ResponseFunctionCallOutputItem',
+    description: 'A stored function call output.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'call_id',
+        'output',
+        'status'
+    ],
+    properties: {
+        type: {
+            description: 'Always `function_call_output`.',
+            type: 'string',
+            const: 'function_call_output'
+        },
+        id: {
+            description: 'The id of the item.',
+            type: 'string',
+            pattern: '^fco_[0-9A-Za-z]{26}$'
+        },
+        call_id: {
+            description: 'The id of the call it answers.',
+            type: 'string'
+        },
+        output: {
+            description: 'The function\'s result.',
+            type: 'string'
+        },
+        status: {
+            description: 'Always `completed`.',
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ]
+        }
+    }
+} as const;
+
+export const ResponseItemSchema = {
+    title: 'ResponseItem',
+    description: 'A stored input item, with its id: a message, a function call, or a function call output.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseInputMessageItem'
+        },
+        {
+            $ref: '#/components/schemas/ResponseFunctionToolCallItem'
+        },
+        {
+            $ref: '#/components/schemas/ResponseFunctionCallOutputItem'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            message: '#/components/schemas/ResponseInputMessageItem',
+            function_call: '#/components/schemas/ResponseFunctionToolCallItem',
+            function_call_output: '#/components/schemas/ResponseFunctionCallOutputItem'
+        }
+    }
+} as const;
+
+export const HasMoreSchema = {
+    title: 'HasMore',
+    description: 'Whether another page follows this one.',
+    type: 'boolean'
+} as const;
+
+export const NextCursorSchema = {
+    title: 'NextCursor',
+    description: 'The opaque cursor that fetches the next page, or null on the last page. Pass it back unchanged as `cursor`; it never expires and never skips or repeats an item.',
+    type: [
+        'string',
+        'null'
+    ]
+} as const;
+
+export const ResponseItemListSchema = {
+    title: 'ResponseItemList',
+    description: 'A page of the input items of a response, in the list envelope (with `first_id` and `last_id`, which the OpenAI SDKs page by through `after`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor',
+        'first_id',
+        'last_id'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The items of this page.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/ResponseItem'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        },
+        first_id: {
+            description: 'The id of the first item of the page; null on an empty page.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        last_id: {
+            description: 'The id of the last item of the page; null on an empty page.',
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
 export const CreateImageRequestSchema = {
     title: 'CreateImageRequest',
     description: 'An image generation request, in the shape of the OpenAI API. Unknown fields are rejected with a 400.',
@@ -2096,21 +4257,6 @@ export const ModelSchema = {
             readOnly: true
         }
     }
-} as const;
-
-export const HasMoreSchema = {
-    title: 'HasMore',
-    description: 'Whether another page follows this one.',
-    type: 'boolean'
-} as const;
-
-export const NextCursorSchema = {
-    title: 'NextCursor',
-    description: 'The opaque cursor that fetches the next page, or null on the last page. Pass it back unchanged as `cursor`; it never expires and never skips or repeats an item.',
-    type: [
-        'string',
-        'null'
-    ]
 } as const;
 
 export const ModelListSchema = {
@@ -2985,6 +5131,350 @@ export const ChatCompletionStreamEventWritableSchema = {
         id: {
             description: 'The SSE event id; not sent by this service, since a stream cannot be resumed.',
             type: 'string'
+        },
+        retry: {
+            description: 'The SSE reconnection time in milliseconds; not sent by this service.',
+            type: 'string',
+            pattern: '^[0-9]+$'
+        }
+    }
+} as const;
+
+export const ResponseWritableSchema = {
+    title: 'Response',
+    description: 'A model response of the Responses API, as the official OpenAI SDKs read it, plus `steps` for the `agents` runtime and the cost in `usage`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'status',
+        'model',
+        'output',
+        'error',
+        'incomplete_details',
+        'instructions',
+        'metadata',
+        'parallel_tool_calls',
+        'tool_choice',
+        'tools',
+        'temperature',
+        'top_p',
+        'background',
+        'store',
+        'previous_response_id',
+        'max_output_tokens',
+        'max_tool_calls',
+        'usage'
+    ],
+    properties: {
+        object: {
+            description: 'The type of the object, always `response`.',
+            type: 'string',
+            const: 'response'
+        },
+        completed_at: {
+            description: 'When the response finished, in Unix seconds; null while it runs.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0
+        },
+        status: {
+            description: '`queued` (background, not started), `in_progress`, `completed`, `incomplete` (a limit was reached: see `incomplete_details`), `failed` (see `error`) or `cancelled`.',
+            type: 'string',
+            enum: [
+                'queued',
+                'in_progress',
+                'completed',
+                'incomplete',
+                'failed',
+                'cancelled'
+            ]
+        },
+        model: {
+            description: 'The model of the request.',
+            type: 'string',
+            enum: [
+                'king',
+                'queen',
+                'prince',
+                'agents'
+            ]
+        },
+        output: {
+            description: 'The output items in order.',
+            type: 'array',
+            maxItems: 1024,
+            items: {
+                $ref: '#/components/schemas/ResponseOutputItem'
+            }
+        },
+        error: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/ResponseError'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        incomplete_details: {
+            description: 'Why the response is `incomplete`; null otherwise.',
+            type: [
+                'object',
+                'null'
+            ],
+            additionalProperties: false,
+            required: [
+                'reason'
+            ],
+            properties: {
+                reason: {
+                    description: 'The limit that was reached.',
+                    type: 'string',
+                    enum: [
+                        'max_output_tokens',
+                        'max_tool_calls'
+                    ]
+                }
+            }
+        },
+        instructions: {
+            description: 'The request\'s `instructions`.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        metadata: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Metadata'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        parallel_tool_calls: {
+            description: 'Whether several tool calls per turn were allowed.',
+            type: 'boolean'
+        },
+        tool_choice: {
+            $ref: '#/components/schemas/ResponseToolChoice'
+        },
+        tools: {
+            description: 'The request\'s tools (without the headers of mcp tools).',
+            type: 'array',
+            maxItems: 128,
+            items: {
+                $ref: '#/components/schemas/ResponseTool'
+            }
+        },
+        temperature: {
+            description: 'The request\'s temperature.',
+            type: [
+                'number',
+                'null'
+            ]
+        },
+        top_p: {
+            description: 'The request\'s top_p.',
+            type: [
+                'number',
+                'null'
+            ]
+        },
+        text: {
+            $ref: '#/components/schemas/ResponseTextConfig'
+        },
+        truncation: {
+            description: 'Always `disabled`.',
+            type: 'string',
+            const: 'disabled'
+        },
+        background: {
+            description: 'Whether the response runs as a background job.',
+            type: 'boolean'
+        },
+        store: {
+            description: 'Whether the response is stored.',
+            type: 'boolean'
+        },
+        previous_response_id: {
+            description: 'The response this one continues, if any.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        max_output_tokens: {
+            description: 'The request\'s `max_output_tokens`.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        max_tool_calls: {
+            description: 'The request\'s `max_tool_calls`.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        user: {
+            description: 'The request\'s `user`.',
+            type: 'string'
+        },
+        usage: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/ResponseUsage'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        steps: {
+            description: 'The steps of an `agents` response (one model call and the tool calls it asked for each), with their cost; null for text models.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 64,
+            items: {
+                $ref: '#/components/schemas/ResponseStep'
+            }
+        }
+    }
+} as const;
+
+export const ResponseLifecycleEventWritableSchema = {
+    title: 'ResponseLifecycleEvent',
+    description: 'The response changed state: created, queued (background), in progress, completed, incomplete or failed. `response` is the whole response as it stands.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'response'
+    ],
+    properties: {
+        type: {
+            description: 'The event type.',
+            type: 'string',
+            enum: [
+                'response.queued',
+                'response.created',
+                'response.in_progress',
+                'response.completed',
+                'response.incomplete',
+                'response.failed'
+            ]
+        },
+        sequence_number: {
+            description: 'The position of the event in the stream, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        response: {
+            $ref: '#/components/schemas/ResponseWritable'
+        }
+    }
+} as const;
+
+export const ResponseStreamEventDataWritableSchema = {
+    title: 'ResponseStreamEventData',
+    description: 'A `response.*` event, by `type`. The order for one response: `response.created`, `response.in_progress`, then per output item `response.output_item.added`, its content (`response.content_part.added`, `response.output_text.delta`..., `response.output_text.done`, `response.content_part.done` for a message; `response.function_call_arguments.delta`..., `.done` for a function call; `response.mcp_call.in_progress`, `response.mcp_call_arguments.delta`/`.done`, `response.mcp_call.completed` or `.failed` for an mcp call), `response.output_item.done`; finally `response.completed`, `response.incomplete` or `response.failed`. `sequence_number` counts from 0.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseLifecycleEventWritable'
+        },
+        {
+            $ref: '#/components/schemas/ResponseOutputItemEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseContentPartEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseTextDeltaEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseTextDoneEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseArgumentsDeltaEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseArgumentsDoneEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpProgressEvent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseErrorEvent'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            'response.queued': '#/components/schemas/ResponseLifecycleEventWritable',
+            'response.created': '#/components/schemas/ResponseLifecycleEventWritable',
+            'response.in_progress': '#/components/schemas/ResponseLifecycleEventWritable',
+            'response.completed': '#/components/schemas/ResponseLifecycleEventWritable',
+            'response.incomplete': '#/components/schemas/ResponseLifecycleEventWritable',
+            'response.failed': '#/components/schemas/ResponseLifecycleEventWritable',
+            'response.output_item.added': '#/components/schemas/ResponseOutputItemEvent',
+            'response.output_item.done': '#/components/schemas/ResponseOutputItemEvent',
+            'response.content_part.added': '#/components/schemas/ResponseContentPartEvent',
+            'response.content_part.done': '#/components/schemas/ResponseContentPartEvent',
+            'response.output_text.delta': '#/components/schemas/ResponseTextDeltaEvent',
+            'response.output_text.done': '#/components/schemas/ResponseTextDoneEvent',
+            'response.function_call_arguments.delta': '#/components/schemas/ResponseArgumentsDeltaEvent',
+            'response.mcp_call_arguments.delta': '#/components/schemas/ResponseArgumentsDeltaEvent',
+            'response.function_call_arguments.done': '#/components/schemas/ResponseArgumentsDoneEvent',
+            'response.mcp_call_arguments.done': '#/components/schemas/ResponseArgumentsDoneEvent',
+            'response.mcp_call.in_progress': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_call.completed': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_call.failed': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_list_tools.in_progress': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_list_tools.completed': '#/components/schemas/ResponseMcpProgressEvent',
+            'response.mcp_list_tools.failed': '#/components/schemas/ResponseMcpProgressEvent',
+            error: '#/components/schemas/ResponseErrorEvent'
+        }
+    }
+} as const;
+
+export const ResponseStreamEventWritableSchema = {
+    title: 'ResponseStreamEvent',
+    description: 'One server-sent event of a streamed response, as an SSE parser reports it: `event:` names the event type and `data` is the event as JSON (`ResponseStreamEventData`), whose `type` repeats the name. `: keep-alive` comments, which parsers skip, may come between events. There is no `[DONE]`: the stream ends after `response.completed`, `response.incomplete`, `response.failed` or `error`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'data',
+        'event'
+    ],
+    properties: {
+        data: {
+            description: 'The event as one line of JSON.',
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                $ref: '#/components/schemas/ResponseStreamEventDataWritable'
+            }
+        },
+        event: {
+            description: 'The event type, the same as the `type` of `data`.',
+            type: 'string',
+            pattern: '^(response\\.[a-z_.]+|error)$'
+        },
+        id: {
+            description: 'The event\'s `sequence_number`, for resuming with `starting_after`.',
+            type: 'string',
+            pattern: '^[0-9]+$'
         },
         retry: {
             description: 'The SSE reconnection time in milliseconds; not sent by this service.',
