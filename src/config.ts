@@ -1,4 +1,6 @@
 // Every setting comes from the environment; the README has the table.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dailyQuotaOverride, rpmOverride, tpmOverride } from './limits/policies.ts';
 
 export interface Config {
@@ -10,6 +12,13 @@ export interface Config {
   redisUrl: string | undefined;
   bootstrapAdminKey: string | undefined;
   logLevel: string;
+  /**
+   * MODEL_API_PUBLIC_URL: the model API's address as people reach it (links in the console's
+   * mail point to `<it>/console`; its session cookie is Secure when it is https).
+   */
+  publicModelUrl: string;
+  /** MAIL_OUTBOX_DIR: where mail is written as .eml files (src/mail/outbox.ts); DATA_DIR/outbox by default. */
+  outboxDir: string;
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
 }
@@ -28,20 +37,41 @@ function optional(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+function publicUrl(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
+  const raw = optional(env[name]);
+  if (raw === undefined) return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Read per request by the limiter; a bad value fails here, at start-up.
   rpmOverride(env);
   tpmOverride(env);
   dailyQuotaOverride(env);
+  const modelPort = port('MODEL_API_PORT', 8080, env);
+  const dataDir = env.DATA_DIR || './data';
   return {
     host: env.HOST || '0.0.0.0',
-    modelPort: port('MODEL_API_PORT', 8080, env),
+    modelPort,
     directoryPort: port('DIRECTORY_API_PORT', 8081, env),
-    dataDir: env.DATA_DIR || './data',
+    dataDir,
     databaseUrl: optional(env.DATABASE_URL),
     redisUrl: optional(env.REDIS_URL),
     bootstrapAdminKey: optional(env.BOOTSTRAP_ADMIN_KEY),
     logLevel: env.LOG_LEVEL || 'info',
+    outboxDir:
+      optional(env.MAIL_OUTBOX_DIR) ??
+      (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
+    publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
     env,
   };
 }

@@ -12,6 +12,10 @@ import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
+import { createConsoleRouter } from '../console/routes.ts';
+import { createSessionHandler } from '../console/session.ts';
+import { ConsoleStore } from '../console/store.ts';
+import { outboxMailer } from '../mail/outbox.ts';
 
 export interface ModelService {
   app: Express;
@@ -35,12 +39,14 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
       what: model === 'all' ? 'this key' : `model '${model}'`,
     };
   });
+  const consoleStore = new ConsoleStore(platform.db, platform.accounts);
   const app = createServiceApp({
     name: 'model',
     spec: readSpec('model'),
     docsPath: 'docs/reference/model.html',
     logger,
     securityHandler: platform.auth.handler,
+    otherSecurityHandlers: { SessionCookie: createSessionHandler(consoleStore, platform.accounts) },
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
       createModelsRouter(),
@@ -60,6 +66,12 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
       }),
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
+      createConsoleRouter({
+        store: consoleStore,
+        limiter: platform.limiter,
+        mailer: outboxMailer(platform.config.outboxDir),
+        consoleUrl: `${platform.config.publicModelUrl}/console`,
+      }),
     ],
     isReady: () => readyInCluster(true),
   });

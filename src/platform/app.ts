@@ -29,6 +29,10 @@ export interface ServiceOptions {
   routers: Router[];
   /** Authenticates the bearer key and checks the operation's scopes (src/accounts/auth.ts). */
   securityHandler: (req: Request, scopes: string[]) => Promise<boolean>;
+  /** Handlers of the spec's other security schemes, by name (the console's `SessionCookie`). */
+  otherSecurityHandlers?: Record<string, (req: Request, scopes: string[]) => Promise<boolean>>;
+  /** Routers outside the API contract, before the validator: web pages (the console). */
+  pages?: Router[];
   /** Whether the service can take traffic (storage migrated, data loaded). */
   isReady: () => boolean;
   jsonLimit?: string;
@@ -95,6 +99,24 @@ export function nulAt(value: unknown, path = ''): string | undefined {
 }
 
 // PostgreSQL text cannot hold U+0000: refuse it up front with a 400 rather than fail in storage.
+const MAX_COOKIES = 50;
+
+/** `req.cookies` from the Cookie header (the validator reads cookie security schemes there). */
+export function parseCookies(req: Request, _res: Response, next: NextFunction): void {
+  const cookies: Record<string, string> = {};
+  const header = req.headers.cookie ?? '';
+  for (const part of header.split(';').slice(0, MAX_COOKIES)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (name && !(name in cookies)) cookies[name] = value;
+  }
+  (req as Request & { cookies: Record<string, string> }).cookies = cookies;
+  next();
+}
+
 function rejectNul(req: Request, _res: Response, next: NextFunction): void {
   const param = nulAt(req.body) ?? nulAt(req.query);
   if (param === undefined) return next();
@@ -136,8 +158,11 @@ export function createServiceApp(options: ServiceOptions): Express {
     res.type(registry.contentType).send(await registry.metrics());
   });
 
+  for (const router of options.pages ?? []) app.use(router);
+
   app.use(express.json({ limit: options.jsonLimit ?? '10mb' }));
   app.use(rejectNul);
+  app.use(parseCookies);
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
   // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
   // (query and path parameters always are). Two validator instances, one per body kind.
@@ -148,7 +173,9 @@ export function createServiceApp(options: ServiceOptions): Express {
         apiSpec: spec as never,
         validateRequests: { allowUnknownQueryParameters: false, coerceTypes: coerceBody },
         validateResponses: true,
-        validateSecurity: { handlers: { BearerAuth: options.securityHandler } },
+        validateSecurity: {
+          handlers: { BearerAuth: options.securityHandler, ...options.otherSecurityHandlers },
+        },
         ignoreUndocumented: false,
         fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
       }),

@@ -52,7 +52,10 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
   if (raw instanceof ApiError) return raw;
   // The security handler's own error, which the validator passes on rebuilt without its code.
   const authError = res?.locals.authError as ApiError | undefined;
-  if (authError && (raw as HttpLikeError | undefined)?.status === authError.status) return authError;
+  // Where several schemes are accepted (a key or the console's session), the validator reports the
+  // first scheme's failure; the error of the scheme whose credential was sent is the one to tell.
+  const rawStatus = (raw as HttpLikeError | undefined)?.status;
+  if (authError && (rawStatus === 401 || rawStatus === 403)) return authError;
   const err = (raw ?? {}) as HttpLikeError;
   const status = err.status ?? err.statusCode ?? 500;
   // body-parser errors carry a `type`
@@ -82,6 +85,9 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
       return new ApiError(400, 'validation_failed', describe(err), { param });
     }
     case 401:
+      if (/cookie/i.test(err.message ?? '')) {
+        return new ApiError(401, 'missing_session', 'No console session: log in at /console.');
+      }
       return new ApiError(
         401,
         'missing_api_key',

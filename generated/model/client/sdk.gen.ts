@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses } from './types.gen.ts';
+import type { ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -81,106 +81,6 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
 });
 
 /**
- * Create a model response
- *
- * Runs a model on an input with the Responses API, buffered or streamed. Wire-compatible
- * with the OpenAI API: the official OpenAI SDKs' `responses.create` and `responses.stream`
- * work with only their base URL changed. Requires the `chat` scope for the text models
- * (`king`, `queen`, `prince`, billed by tokens) and the `agents` scope for `agents`.
- *
- * **Tools.** `function` tools are answered by the client: the response ends with
- * `function_call` items, and the next request sends `function_call_output` items (with
- * `previous_response_id`, or the whole conversation as input). `mcp` tools run here: the
- * hub (`server_label: eurus`, no `server_url`: directory search, place details, geocode,
- * reverse geocode, billed at the directory's prices on the caller's key, which needs the
- * directory's `search` and `places` scopes) or a remote MCP server by `server_url`. A
- * text model makes one model call and the mcp calls it asks for, then one more model call
- * with their results; `agents` loops until the model answers, `max_tool_calls` is
- * reached or 32 steps have run. A failing mcp call (unknown tool, arguments that fail its
- * schema, a server that is down or slow) is an `mcp_call` item with `status: failed` and
- * its `error`, and the model sees the error; it does not fail the response.
- *
- * **The `agents` runtime.** Each step is one model call on a text model (`queen` unless
- * `metadata.agents_model` names `king` or `prince`) and the tool calls it asked for; the
- * steps are listed in `steps` with their tokens, tool calls, duration and cost, and billed
- * 0.04 EUR each plus the text model's tokens (`usage.cost`, and `GET /v1/usage` with the
- * `steps` dimension).
- *
- * **Streaming.** With `"stream": true` the 200 is `text/event-stream`: each event is
- * `event: <type>` and `data: <the event as JSON>` (`ResponseStreamEventData`), in the
- * order the OpenAI API uses, each with a `sequence_number` from 0; `: keep-alive`
- * comments come every 15 seconds while nothing else does. Every check runs before the
- * first byte, so it answers with an ordinary JSON error; a failure after the 200 is a
- * `response.failed` event.
- *
- * **Storage.** With `store` (the default) the response is kept for
- * `GET /v1/responses/{id}`, its input items and `previous_response_id`, until deleted.
- *
- * **Background.** `"background": true` runs the response as a durable job; until the job
- * queue is available here it answers 501 `not_implemented`.
- *
- * **Errors.** 400 for an input that breaks a rule a schema cannot state: a
- * `previous_response_id` that does not exist (or was not stored), a `function_call_output`
- * whose `call_id` matches no call, a `tool_choice` naming a tool that is not in `tools`,
- * two tools of the same name, `background` without `store`, an input over the model's
- * context window (`context_length_exceeded`).
- *
- */
-export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>): RequestResult<CreateResponseResponses, CreateResponseErrors, ThrowOnError> => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/responses',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
- * Delete a model response
- *
- * Deletes a stored response of the caller's project and its input items; it can no longer be read or continued (404). Its usage records stay. Requires the `chat` or the `agents` scope.
- */
-export const deleteResponse = <ThrowOnError extends boolean = false>(options: Options<DeleteResponseData, ThrowOnError>): RequestResult<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError> => (options.client ?? client).delete<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/responses/{id}',
-    ...options
-});
-
-/**
- * Get a model response
- *
- * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given. Requires the `chat` or the `agents` scope.
- */
-export const getResponse = <ThrowOnError extends boolean = false>(options: Options<GetResponseData, ThrowOnError>): RequestResult<GetResponseResponses, GetResponseErrors, ThrowOnError> => (options.client ?? client).get<GetResponseResponses, GetResponseErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/responses/{id}',
-    ...options
-});
-
-/**
- * Cancel a background response
- *
- * Cancels a response created with `background: true` that is still queued or running; it ends with status `cancelled` and bills what it used until then. Cancelling a finished background response answers it unchanged; a response that was not created in the background is a 400 (`not_cancellable`). Requires the `chat` or the `agents` scope.
- */
-export const cancelResponse = <ThrowOnError extends boolean = false>(options: Options<CancelResponseData, ThrowOnError>): RequestResult<CancelResponseResponses, CancelResponseErrors, ThrowOnError> => (options.client ?? client).post<CancelResponseResponses, CancelResponseErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/responses/{id}/cancel',
-    ...options
-});
-
-/**
- * List the input items of a response
- *
- * The input items of a stored response (its own `input`, not the items of a `previous_response_id`), each with its id. `order` `asc` lists them as sent, `desc` (the default, as in the OpenAI API) newest first. Page with `cursor` (the previous page's `next_cursor`) or, as the OpenAI SDKs do, `after` (the previous page's `last_id`). Requires the `chat` or the `agents` scope.
- */
-export const listInputItems = <ThrowOnError extends boolean = false>(options: Options<ListInputItemsData, ThrowOnError>): RequestResult<ListInputItemsResponses, ListInputItemsErrors, ThrowOnError> => (options.client ?? client).get<ListInputItemsResponses, ListInputItemsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/responses/{id}/input_items',
-    ...options
-});
-
-/**
  * Create images
  *
  * Generates 1 to 4 PNG images from a prompt with the `imagine` model. Requires the `images` scope. Wire-compatible with the OpenAI API, except that `response_format` defaults to `b64_json`: no image is stored, so a `url` is a `data:` URL. Billed 0.008 EUR per image, whatever the size, quality or style; every call writes one usage record. A prompt the engine refuses to draw is a 400 (`content_policy_violation`) and is not billed.
@@ -254,7 +154,11 @@ export const getModel = <ThrowOnError extends boolean = false>(options: Options<
  * The keys of the caller's account, newest first, active, revoked and expired alike, without their secrets. Requires the `admin` scope. Paged with `limit` and `cursor`; `project_id` keeps the keys of one project (a project of another account gives an empty list).
  */
 export const listKeys = <ThrowOnError extends boolean = false>(options?: Options<ListKeysData, ThrowOnError>): RequestResult<ListKeysResponses, ListKeysErrors, ThrowOnError> => (options?.client ?? client).get<ListKeysResponses, ListKeysErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/keys',
     ...options
 });
@@ -265,7 +169,11 @@ export const listKeys = <ThrowOnError extends boolean = false>(options?: Options
  * Mints a new API key in a project of the caller's account (the default project unless `project_id` names another). Requires the `admin` scope. The answer holds the secret, shown exactly once: store it now; we keep only a hash of it, and afterwards show only the masked `preview`. A `project_id` of another account answers 404. It takes no `Idempotency-Key`: a replayable answer would mean storing the secret.
  */
 export const createKey = <ThrowOnError extends boolean = false>(options: Options<CreateKeyData, ThrowOnError>): RequestResult<CreateKeyResponses, CreateKeyErrors, ThrowOnError> => (options.client ?? client).post<CreateKeyResponses, CreateKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/keys',
     ...options,
     headers: {
@@ -280,7 +188,11 @@ export const createKey = <ThrowOnError extends boolean = false>(options: Options
  * Revokes a key for good: from the moment this call answers, every instance rejects it, and the very next call with its secret (or with a previous secret still in its rotation grace period) is a 401. Requires the `admin` scope. The key stays listed with `status` `revoked`. Revoking a revoked key changes nothing and answers it again; a key of another account answers 404. A key may revoke itself.
  */
 export const revokeKey = <ThrowOnError extends boolean = false>(options: Options<RevokeKeyData, ThrowOnError>): RequestResult<RevokeKeyResponses, RevokeKeyErrors, ThrowOnError> => (options.client ?? client).delete<RevokeKeyResponses, RevokeKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/keys/{id}',
     ...options
 });
@@ -291,7 +203,11 @@ export const revokeKey = <ThrowOnError extends boolean = false>(options: Options
  * One key of the caller's account, without its secret. Requires the `admin` scope. A key of another account answers 404.
  */
 export const getKey = <ThrowOnError extends boolean = false>(options: Options<GetKeyData, ThrowOnError>): RequestResult<GetKeyResponses, GetKeyErrors, ThrowOnError> => (options.client ?? client).get<GetKeyResponses, GetKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/keys/{id}',
     ...options
 });
@@ -302,7 +218,11 @@ export const getKey = <ThrowOnError extends boolean = false>(options: Options<Ge
  * Mints a new secret for an active key, keeping its id, name, project and scopes. Requires the `admin` scope. The new secret is in the answer, shown exactly once. The old secret keeps working for `grace_period_seconds` (0 by default: it stops at once, on every instance) until `previous_secret_expires_at`; a secret replaced by an earlier rotation stops at once. A revoked or expired key cannot be rotated (409 `key_not_active`); a key of another account answers 404. The body may be omitted. It takes no `Idempotency-Key`: a replayable answer would mean storing the secret.
  */
 export const rotateKey = <ThrowOnError extends boolean = false>(options: Options<RotateKeyData, ThrowOnError>): RequestResult<RotateKeyResponses, RotateKeyErrors, ThrowOnError> => (options.client ?? client).post<RotateKeyResponses, RotateKeyErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/keys/{id}/rotate',
     ...options,
     headers: {
@@ -317,7 +237,11 @@ export const rotateKey = <ThrowOnError extends boolean = false>(options: Options
  * The projects of the caller's account, newest first, the default project among them. Requires the `admin` scope. Paged with `limit` and `cursor`.
  */
 export const listProjects = <ThrowOnError extends boolean = false>(options?: Options<ListProjectsData, ThrowOnError>): RequestResult<ListProjectsResponses, ListProjectsErrors, ThrowOnError> => (options?.client ?? client).get<ListProjectsResponses, ListProjectsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/projects',
     ...options
 });
@@ -328,7 +252,11 @@ export const listProjects = <ThrowOnError extends boolean = false>(options?: Opt
  * Creates a project in the caller's account, to group keys and usage. Requires the `admin` scope. The new project is not the default project.
  */
 export const createProject = <ThrowOnError extends boolean = false>(options: Options<CreateProjectData, ThrowOnError>): RequestResult<CreateProjectResponses, CreateProjectErrors, ThrowOnError> => (options.client ?? client).post<CreateProjectResponses, CreateProjectErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/projects',
     ...options,
     headers: {
@@ -343,7 +271,11 @@ export const createProject = <ThrowOnError extends boolean = false>(options: Opt
  * One project of the caller's account. Requires the `admin` scope. A project of another account answers 404.
  */
 export const getProject = <ThrowOnError extends boolean = false>(options: Options<GetProjectData, ThrowOnError>): RequestResult<GetProjectResponses, GetProjectErrors, ThrowOnError> => (options.client ?? client).get<GetProjectResponses, GetProjectErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/projects/{id}',
     ...options
 });
@@ -354,7 +286,11 @@ export const getProject = <ThrowOnError extends boolean = false>(options: Option
  * Changes the name or the metadata of a project of the caller's account; fields left out keep their value, and `metadata` replaces the whole metadata object. Requires the `admin` scope. An empty body is a 400; a project of another account answers 404.
  */
 export const updateProject = <ThrowOnError extends boolean = false>(options: Options<UpdateProjectData, ThrowOnError>): RequestResult<UpdateProjectResponses, UpdateProjectErrors, ThrowOnError> => (options.client ?? client).patch<UpdateProjectResponses, UpdateProjectErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/projects/{id}',
     ...options,
     headers: {
@@ -380,7 +316,111 @@ export const updateProject = <ThrowOnError extends boolean = false>(options: Opt
  */
 export const getUsage = <ThrowOnError extends boolean = false>(options: Options<GetUsageData, ThrowOnError>): RequestResult<GetUsageResponses, GetUsageErrors, ThrowOnError> => (options.client ?? client).get<GetUsageResponses, GetUsageErrors, ThrowOnError>({
     querySerializer: { parameters: { group_by: { array: { explode: false } } } },
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/usage',
     ...options
+});
+
+/**
+ * Sign up
+ *
+ * Creates a console user with an account of its own and the account's default project, and sends a mail with a verification link (valid 24 hours) to `email`; the user can log in once the address is verified (`POST /v1/email-verifications`). No key is needed. The password is checked for strength (400 `weak_password`, with advice). When the address already has an account the answer is the same and the mail says so instead, so sign-up never tells who is registered. At most 20 sign-ups an hour from one address (429).
+ */
+export const createSignUp = <ThrowOnError extends boolean = false>(options: Options<CreateSignUpData, ThrowOnError>): RequestResult<CreateSignUpResponses, CreateSignUpErrors, ThrowOnError> => (options.client ?? client).post<CreateSignUpResponses, CreateSignUpErrors, ThrowOnError>({
+    url: '/v1/sign-ups',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Verify an email address
+ *
+ * Verifies the address of a sign-up with the token of the link mailed to it, and logs the user in: the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. No key is needed.
+ */
+export const verifyEmail = <ThrowOnError extends boolean = false>(options: Options<VerifyEmailData, ThrowOnError>): RequestResult<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError> => (options.client ?? client).post<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError>({
+    url: '/v1/email-verifications',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Log in
+ *
+ * Logs a console user in with email and password: the answer sets the session cookie (see `SessionCookie`) and holds the session's `csrf_token`. Every log-in starts a new session with a new secret, and a session cookie the browser already sent is ended, so a session id planted before log-in is worth nothing (session fixation). Wrong credentials answer 401 `invalid_credentials` whether or not the address exists; an address not yet verified answers 403 `email_not_verified`. Attempts are limited to 10 per 15 minutes per address and 30 per 15 minutes per client IP (429 with `Retry-After`). No key is needed.
+ */
+export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
+    url: '/v1/sessions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Log out
+ *
+ * Ends the console session the cookie names, on the server (the cookie's secret stops working at once, wherever it was copied), and clears the cookie. Needs the session's `X-CSRF-Token` (403 `csrf_token_invalid` without it).
+ */
+export const deleteSession = <ThrowOnError extends boolean = false>(options?: Options<DeleteSessionData, ThrowOnError>): RequestResult<DeleteSessionResponses, DeleteSessionErrors, ThrowOnError> => (options?.client ?? client).delete<DeleteSessionResponses, DeleteSessionErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/sessions/current',
+    ...options
+});
+
+/**
+ * Get the current session
+ *
+ * The console session the cookie names, with its `csrf_token` (so a reloaded page can go on). Only the session cookie authenticates this operation; no session, or an ended one, answers 401 `invalid_session`.
+ */
+export const getSession = <ThrowOnError extends boolean = false>(options?: Options<GetSessionData, ThrowOnError>): RequestResult<GetSessionResponses, GetSessionErrors, ThrowOnError> => (options?.client ?? client).get<GetSessionResponses, GetSessionErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/sessions/current',
+    ...options
+});
+
+/**
+ * Request a password reset
+ *
+ * Mails a password-reset link (single use, valid 1 hour) to `email` when it belongs to a console user. The answer is the same whether or not it does, so it never tells who is registered. At most 3 requests an hour per address and 20 per client IP (429). No key is needed.
+ */
+export const createPasswordReset = <ThrowOnError extends boolean = false>(options: Options<CreatePasswordResetData, ThrowOnError>): RequestResult<CreatePasswordResetResponses, CreatePasswordResetErrors, ThrowOnError> => (options.client ?? client).post<CreatePasswordResetResponses, CreatePasswordResetErrors, ThrowOnError>({
+    url: '/v1/password-resets',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Set a new password
+ *
+ * Sets a new password with the token of a reset link, marks the address verified (the link reached it), and ends every session of the user. An unknown, used or expired token answers 400 `invalid_token`; a weak password 400 `weak_password`. No key is needed.
+ */
+export const confirmPasswordReset = <ThrowOnError extends boolean = false>(options: Options<ConfirmPasswordResetData, ThrowOnError>): RequestResult<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError> => (options.client ?? client).post<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError>({
+    url: '/v1/password-resets/confirm',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });

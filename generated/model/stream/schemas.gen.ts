@@ -5024,6 +5024,215 @@ export const UsageReportSchema = {
     }
 } as const;
 
+export const EmailSchema = {
+    title: 'Email',
+    description: 'An email address, compared without regard to case.',
+    type: 'string',
+    format: 'email',
+    minLength: 3,
+    maxLength: 254
+} as const;
+
+export const PasswordSchema = {
+    title: 'Password',
+    description: 'A password of 10 to 200 characters that is not easy to guess: common passwords, words, keyboard walks, repeats and the email address itself are refused (400 `weak_password`, with advice in the message). Stored only as a salted scrypt hash.',
+    type: 'string',
+    minLength: 10,
+    maxLength: 200
+} as const;
+
+export const SignUpRequestSchema = {
+    title: 'SignUpRequest',
+    description: 'A new console user and account.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'email',
+        'password'
+    ],
+    properties: {
+        email: {
+            $ref: '#/components/schemas/Email'
+        },
+        password: {
+            $ref: '#/components/schemas/Password'
+        }
+    }
+} as const;
+
+export const SignUpSchema = {
+    title: 'SignUp',
+    description: 'A sign-up accepted: a mail with a verification link is on its way to `email`. The same answer is given when the address already has an account (that mail then says so), so the answer never tells whether an address is registered.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'email',
+        'status'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `sign_up`.',
+            type: 'string',
+            const: 'sign_up'
+        },
+        email: {
+            description: 'The address the verification mail was sent to.',
+            type: 'string'
+        },
+        status: {
+            description: 'Always `verification_sent`.',
+            type: 'string',
+            const: 'verification_sent'
+        }
+    }
+} as const;
+
+export const VerifyEmailRequestSchema = {
+    title: 'VerifyEmailRequest',
+    description: 'The token of a verification link.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'token'
+    ],
+    properties: {
+        token: {
+            description: 'The `token` of the link in the verification mail; single use, valid 24 hours.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        }
+    }
+} as const;
+
+export const SessionSchema = {
+    title: 'Session',
+    description: 'A console session. Its secret is the HttpOnly cookie, which scripts never see; the `csrf_token` goes back in the `X-CSRF-Token` header of every POST, PATCH and DELETE.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'account_id',
+        'email',
+        'csrf_token',
+        'created',
+        'expires_at'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `session`.',
+            type: 'string',
+            const: 'session'
+        },
+        account_id: {
+            description: 'The account the session acts for.',
+            type: 'string',
+            pattern: '^acct_[0-9A-Za-z]{26}$'
+        },
+        email: {
+            description: 'The signed-in user\'s email address.',
+            type: 'string'
+        },
+        csrf_token: {
+            description: 'The token to send in `X-CSRF-Token` on every request that changes something.',
+            type: 'string'
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        },
+        expires_at: {
+            description: 'When the session ends, in Unix seconds.',
+            type: 'integer'
+        }
+    }
+} as const;
+
+export const CreateSessionRequestSchema = {
+    title: 'CreateSessionRequest',
+    description: 'The credentials of a console user.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'email',
+        'password'
+    ],
+    properties: {
+        email: {
+            $ref: '#/components/schemas/Email'
+        },
+        password: {
+            description: 'The user\'s password.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        }
+    }
+} as const;
+
+export const CreatePasswordResetRequestSchema = {
+    title: 'CreatePasswordResetRequest',
+    description: 'The address of the account whose password is forgotten.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'email'
+    ],
+    properties: {
+        email: {
+            $ref: '#/components/schemas/Email'
+        }
+    }
+} as const;
+
+export const PasswordResetSchema = {
+    title: 'PasswordReset',
+    description: 'A password reset: `sent` when a link is on its way (the same answer whether or not the address has an account), `completed` when the new password is set and every session of the user has ended.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'status'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `password_reset`.',
+            type: 'string',
+            const: 'password_reset'
+        },
+        status: {
+            description: '`sent` or `completed`.',
+            type: 'string',
+            enum: [
+                'sent',
+                'completed'
+            ]
+        }
+    }
+} as const;
+
+export const ConfirmPasswordResetRequestSchema = {
+    title: 'ConfirmPasswordResetRequest',
+    description: 'The token of a password-reset link and the new password.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'token',
+        'password'
+    ],
+    properties: {
+        token: {
+            description: 'The `token` of the link in the reset mail; single use, valid 1 hour.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        },
+        password: {
+            $ref: '#/components/schemas/Password'
+        }
+    }
+} as const;
+
 export const ChatCompletionWritableSchema = {
     title: 'ChatCompletion',
     description: 'A buffered chat completion, in the shape of the OpenAI API. The id keeps OpenAI\'s `chatcmpl-` prefix so that clients and tools written for the OpenAI API accept it.',
@@ -5768,6 +5977,44 @@ export const UsageReportWritableSchema = {
             items: {
                 $ref: '#/components/schemas/UsageBucket'
             }
+        }
+    }
+} as const;
+
+export const SessionWritableSchema = {
+    title: 'Session',
+    description: 'A console session. Its secret is the HttpOnly cookie, which scripts never see; the `csrf_token` goes back in the `X-CSRF-Token` header of every POST, PATCH and DELETE.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'account_id',
+        'email',
+        'csrf_token',
+        'expires_at'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `session`.',
+            type: 'string',
+            const: 'session'
+        },
+        account_id: {
+            description: 'The account the session acts for.',
+            type: 'string',
+            pattern: '^acct_[0-9A-Za-z]{26}$'
+        },
+        email: {
+            description: 'The signed-in user\'s email address.',
+            type: 'string'
+        },
+        csrf_token: {
+            description: 'The token to send in `X-CSRF-Token` on every request that changes something.',
+            type: 'string'
+        },
+        expires_at: {
+            description: 'When the session ends, in Unix seconds.',
+            type: 'integer'
         }
     }
 } as const;

@@ -1,0 +1,308 @@
+// The console's accounts for people, over HTTP as a browser sends it (cookies by hand): sign-up,
+// the verification mail read from the outbox, sessions, CSRF, session fixation, another
+// account's ids, log-in throttling, password reset, log out. Both storage paths.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastLink, mailTo } from './support/outbox.ts';
+import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
+import { explain, operations, responseValidator } from './support/spec.ts';
+
+const STORAGES = await storages();
+const ops = Object.fromEntries(operations('model').map((op) => [op.operationId, op]));
+const PASSWORD = 'velvet otter climbs 7 quiet stairs';
+
+/** A response body as the tests read it: the envelope's error, a list's data, or an object's fields. */
+interface Loose {
+  error?: { type: string; code: string; message: string; param: string | null };
+  data?: Array<Record<string, unknown>>;
+  id?: string;
+  secret?: string;
+  status?: string;
+  csrf_token?: string;
+  [field: string]: unknown;
+}
+
+interface Browser {
+  cookie?: string | undefined;
+  csrf?: string | undefined;
+}
+
+describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
+  let servers: TestServers;
+  let base: string;
+  let outbox: string;
+
+  async function call(
+    browser: Browser | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(browser?.cookie ? { cookie: browser.cookie } : {}),
+        ...(browser?.csrf && method !== 'GET' ? { 'x-csrf-token': browser.csrf } : {}),
+        ...headers,
+      },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const setCookie = res.headers.get('set-cookie');
+    if (browser && setCookie) {
+      const value = /^eurus_session=([^;]*)/.exec(setCookie)?.[1];
+      browser.cookie = value ? `eurus_session=${value}` : undefined;
+    }
+    const text = await res.text();
+    const json = text ? (JSON.parse(text) as Loose) : undefined;
+    if (browser && typeof json?.csrf_token === 'string') browser.csrf = json.csrf_token;
+    return { status: res.status, json, setCookie, headers: res.headers };
+  }
+
+  /** Signs up, follows the verification link from the mail: a logged-in browser. */
+  async function signedUp(email: string): Promise<Browser> {
+    const browser: Browser = {};
+    const signUp = await call(undefined, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
+    expect(signUp.status).toBe(202);
+    const link = new URL(lastLink(outbox, email, '/console/verify'));
+    const token = link.searchParams.get('token');
+    const verified = await call(browser, 'POST', '/v1/email-verifications', { token });
+    expect(verified.status).toBe(201);
+    return browser;
+  }
+
+  beforeAll(async () => {
+    outbox = mkdtempSync(join(tmpdir(), 'eurus-console-outbox-'));
+    servers = await startTestServers(storage, {
+      which: ['model'],
+      env: { MAIL_OUTBOX_DIR: outbox, MODEL_API_PUBLIC_URL: 'https://console.test.example' },
+    });
+    base = servers.urls.model as string;
+  });
+  afterAll(async () => {
+    await servers?.stop();
+    rmSync(outbox, { recursive: true, force: true });
+  });
+
+  it('signs up, mails a verification link, verifies and starts a session with a default project', async () => {
+    const email = `Ada.${storage}@example.eu`;
+    const signUp = await call(undefined, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
+    expect(signUp.status).toBe(202);
+    const validate = responseValidator(ops.createSignUp!, '202');
+    expect(validate(signUp.json), explain(validate)).toBe(true);
+    expect(signUp.json).toEqual({
+      object: 'sign_up',
+      email: email.toLowerCase(),
+      status: 'verification_sent',
+    });
+
+    const [mail] = mailTo(outbox, email.toLowerCase());
+    expect(mail?.subject).toMatch(/verify/i);
+    const link = lastLink(outbox, email.toLowerCase(), '/console/verify');
+    expect(link).toMatch(/^https:\/\/console\.test\.example\/console\/verify\?token=vt_[A-Za-z0-9_-]{43}$/);
+
+    // Not verified yet: the right password is refused with a reason, and a new link is mailed.
+    const early = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD });
+    expect(early.status).toBe(403);
+    expect(early.json?.error?.code).toBe('email_not_verified');
+
+    const browser: Browser = {};
+    const token = new URL(link).searchParams.get('token');
+    const verified = await call(browser, 'POST', '/v1/email-verifications', { token });
+    expect(verified.status).toBe(201);
+    expect(responseValidator(ops.verifyEmail!, '201')(verified.json)).toBe(true);
+    expect(verified.setCookie).toMatch(
+      /^eurus_session=ses_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800; Secure$/,
+    );
+    // Single use.
+    expect((await call({}, 'POST', '/v1/email-verifications', { token })).json?.error?.code).toBe(
+      'invalid_token',
+    );
+
+    const session = await call(browser, 'GET', '/v1/sessions/current');
+    expect(session.status).toBe(200);
+    expect(session.json).toMatchObject({ object: 'session', email: email.toLowerCase() });
+    const projects = await call(browser, 'GET', '/v1/projects');
+    expect(projects.status).toBe(200);
+    expect(projects.json?.data).toHaveLength(1);
+    expect(projects.json?.data?.[0]).toMatchObject({ is_default: true, name: 'Default project' });
+
+    // The session creates a key (with its CSRF token) that works on the API.
+    const key = await call(browser, 'POST', '/v1/keys', {
+      name: 'from the console',
+      scopes: ['chat', 'search'],
+    });
+    expect(key.status).toBe(201);
+    const models = await fetch(`${base}/v1/models`, {
+      headers: { authorization: `Bearer ${key.json?.secret}` },
+    });
+    expect(models.status).toBe(200);
+    const usage = await call(browser, 'GET', '/v1/usage?from=2026-01-01&to=2026-01-31');
+    expect(usage.status).toBe(200);
+
+    // The database holds no secret: not the password, the session's nor the link's.
+    const rows = JSON.stringify(
+      await servers.platform.db.query(
+        'select u.*, s.*, t.* from console_users u left join console_sessions s on s.user_id = u.id left join console_tokens t on t.user_id = u.id',
+      ),
+    );
+    expect(rows).not.toContain(PASSWORD);
+    expect(rows).not.toContain(browser.cookie!.split('=')[1]);
+    expect(rows).not.toContain(token!);
+    expect(rows).toContain('scrypt$32768$8$1$');
+  });
+
+  it('refuses a change without the CSRF token, or from another origin, and accepts reads', async () => {
+    const browser = await signedUp(`csrf.${storage}@example.eu`);
+    const forged = await call({ cookie: browser.cookie }, 'POST', '/v1/projects', { name: 'forged' });
+    expect(forged.status).toBe(403);
+    expect(forged.json?.error?.code).toBe('csrf_token_invalid');
+    const wrong = await call(
+      { cookie: browser.cookie, csrf: 'x'.repeat(43) },
+      'DELETE',
+      '/v1/sessions/current',
+    );
+    expect(wrong.json?.error?.code).toBe('csrf_token_invalid');
+    const crossOrigin = await call(
+      browser,
+      'POST',
+      '/v1/projects',
+      { name: 'cross' },
+      { origin: 'https://evil.example' },
+    );
+    expect(crossOrigin.json?.error?.code).toBe('csrf_token_invalid');
+    const listed = await call({ cookie: browser.cookie }, 'GET', '/v1/projects');
+    expect(listed.status).toBe(200);
+    expect(listed.json?.data?.map((p) => p.name)).not.toContain('forged');
+    const made = await call(browser, 'POST', '/v1/projects', { name: 'real' });
+    expect(made.status).toBe(201);
+  });
+
+  it('prevents session fixation: log-in mints a new session and ends the one the browser had', async () => {
+    const email = `fixation.${storage}@example.eu`;
+    const victim = await signedUp(email);
+    const planted = victim.cookie!;
+    const loggedIn = await call(victim, 'POST', '/v1/sessions', { email, password: PASSWORD });
+    expect(loggedIn.status).toBe(201);
+    expect(victim.cookie).toBeDefined();
+    expect(victim.cookie).not.toBe(planted);
+    expect((await call({ cookie: planted }, 'GET', '/v1/sessions/current')).status).toBe(401);
+    expect((await call(victim, 'GET', '/v1/sessions/current')).status).toBe(200);
+    // A made-up cookie is nobody's session.
+    const made = await call({ cookie: 'eurus_session=ses_attacker' }, 'GET', '/v1/projects');
+    expect(made.status).toBe(401);
+    expect(made.json?.error?.code).toBe('invalid_session');
+  });
+
+  it("answers 404 for another account's project and key ids, as the API does", async () => {
+    const alice = await signedUp(`alice.${storage}@example.eu`);
+    const bob = await signedUp(`bob.${storage}@example.eu`);
+    const project = await call(alice, 'POST', '/v1/projects', { name: 'alice only' });
+    const key = await call(alice, 'POST', '/v1/keys', { name: 'alice key', scopes: ['chat'] });
+    expect((await call(bob, 'GET', `/v1/projects/${project.json?.id}`)).status).toBe(404);
+    expect((await call(bob, 'PATCH', `/v1/projects/${project.json?.id}`, { name: 'mine' })).status).toBe(404);
+    expect((await call(bob, 'GET', `/v1/keys/${key.json?.id}`)).status).toBe(404);
+    expect((await call(bob, 'DELETE', `/v1/keys/${key.json?.id}`)).status).toBe(404);
+    expect(
+      (await call(bob, 'POST', '/v1/keys', { name: 'x', scopes: ['chat'], project_id: project.json?.id }))
+        .status,
+    ).toBe(404);
+    const keys = await call(bob, 'GET', `/v1/keys?project_id=${project.json?.id}`);
+    expect(keys.json?.data).toEqual([]);
+  });
+
+  it('throttles log-in after repeated failures, per address, with Retry-After', async () => {
+    const email = `throttle.${storage}@example.eu`;
+    await signedUp(email);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push(
+        (await call({}, 'POST', '/v1/sessions', { email, password: `wrong guess number ${i}` })).status,
+      );
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    const refused = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.json?.error?.code).toBe('rate_limit_exceeded');
+  });
+
+  it('answers a wrong password and an unknown address alike', async () => {
+    const email = `same.${storage}@example.eu`;
+    await signedUp(email);
+    const wrong = await call({}, 'POST', '/v1/sessions', { email, password: 'not the password at all' });
+    const unknown = await call({}, 'POST', '/v1/sessions', {
+      email: `nobody.${storage}@example.eu`,
+      password: PASSWORD,
+    });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect({ ...wrong.json?.error, request_id: '' }).toEqual({ ...unknown.json?.error, request_id: '' });
+  });
+
+  it('refuses weak passwords with advice, and never tells whether an address is taken', async () => {
+    const short = await call(undefined, 'POST', '/v1/sign-ups', {
+      email: `weak.${storage}@example.eu`,
+      password: 'short1',
+    });
+    expect(short.json?.error).toMatchObject({ code: 'validation_failed', param: 'password' });
+    for (const password of ['password1234', 'qwertyuiop123', `weak.${storage}@example.eu`]) {
+      const weak = await call(undefined, 'POST', '/v1/sign-ups', {
+        email: `weak.${storage}@example.eu`,
+        password,
+      });
+      expect(weak.status).toBe(400);
+      expect(weak.json?.error).toMatchObject({ code: 'weak_password', param: 'password' });
+    }
+    const email = `taken.${storage}@example.eu`;
+    await signedUp(email);
+    const again = await call(undefined, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
+    expect(again.status).toBe(202);
+    expect(again.json?.status).toBe('verification_sent');
+    expect(mailTo(outbox, email).at(-1)?.subject).toMatch(/already have/);
+  });
+
+  it('resets a password by mail, ending every session; the link works once', async () => {
+    const email = `reset.${storage}@example.eu`;
+    const browser = await signedUp(email);
+    expect((await call(undefined, 'POST', '/v1/password-resets', { email })).status).toBe(202);
+    const unknown = await call(undefined, 'POST', '/v1/password-resets', {
+      email: `ghost.${storage}@example.eu`,
+    });
+    expect(unknown.json).toEqual({ object: 'password_reset', status: 'sent' });
+    const token = new URL(lastLink(outbox, email, '/console/reset')).searchParams.get('token');
+    const weak = await call(undefined, 'POST', '/v1/password-resets/confirm', {
+      token,
+      password: 'password1234',
+    });
+    expect(weak.json?.error?.code).toBe('weak_password');
+    const fresh = 'a brand new passphrase for reset tests';
+    const done = await call(undefined, 'POST', '/v1/password-resets/confirm', { token, password: fresh });
+    expect(done.status).toBe(200);
+    expect(done.json).toEqual({ object: 'password_reset', status: 'completed' });
+    expect((await call(browser, 'GET', '/v1/sessions/current')).status).toBe(401);
+    expect(
+      (await call(undefined, 'POST', '/v1/password-resets/confirm', { token, password: fresh })).status,
+    ).toBe(400);
+    expect((await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD })).status).toBe(401);
+    expect((await call({}, 'POST', '/v1/sessions', { email, password: fresh })).status).toBe(201);
+  });
+
+  it('logs out on the server: the copied cookie stops working at once', async () => {
+    const browser = await signedUp(`logout.${storage}@example.eu`);
+    const copied = browser.cookie;
+    const out = await call(browser, 'DELETE', '/v1/sessions/current');
+    expect(out.status).toBe(204);
+    expect(out.setCookie).toMatch(/^eurus_session=; .*Max-Age=0/);
+    const after = await call({ cookie: copied }, 'GET', '/v1/keys');
+    expect(after.status).toBe(401);
+    expect(after.json?.error?.code).toBe('invalid_session');
+    const none = await call(undefined, 'GET', '/v1/sessions/current');
+    expect(none.json?.error?.code).toBe('missing_session');
+    // The bearer key path is unchanged: no key, no cookie, the key's own error.
+    expect((await call(undefined, 'GET', '/v1/keys')).json?.error?.code).toBe('missing_api_key');
+  });
+});

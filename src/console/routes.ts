@@ -1,0 +1,224 @@
+// The console's own operations (tag Console of the model spec): sign-up, email verification,
+// log in and out, password reset. Everything else the console does (projects, keys, usage) is
+// the public API, called with the session cookie instead of a key (session.ts).
+import type { Request, Response, Router } from 'express';
+import type {
+  ConfirmPasswordResetData,
+  ConfirmPasswordResetResponses,
+  CreatePasswordResetData,
+  CreatePasswordResetResponses,
+  CreateSessionData,
+  CreateSessionResponses,
+  CreateSignUpData,
+  CreateSignUpResponses,
+  DeleteSessionData,
+  DeleteSessionResponses,
+  GetSessionData,
+  GetSessionResponses,
+  Session,
+  VerifyEmailData,
+  VerifyEmailResponses,
+} from '../../generated/model/client/types.gen.ts';
+import type { Bucket, Limiter } from '../limits/limiter.ts';
+import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
+import type { Mailer } from '../mail/outbox.ts';
+import { AuthenticationError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
+import { typedRouter } from '../platform/route.ts';
+import { checkStrength, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { cookieOf, SESSION_COOKIE, sessionCookie, sessionOf } from './session.ts';
+import { type ConsoleStore, csrfTokenOf, normalizeEmail, type SessionRow, type UserRow } from './store.ts';
+
+export interface ConsoleRoutesOptions {
+  store: ConsoleStore;
+  limiter: Limiter;
+  mailer: Mailer;
+  /** Where the console is reached, e.g. `https://model.api.eurus.eu/console`: links in mail point here. */
+  consoleUrl: string;
+}
+
+/** `count` attempts per `seconds`, refilled continuously. */
+function perWindow(name: string, count: number, seconds: number): Bucket {
+  return { name, rate: count / seconds, capacity: count, window: seconds, quota: count };
+}
+
+const LOGIN_PER_EMAIL = perWindow('login-email', 10, 900);
+const LOGIN_PER_IP = perWindow('login-ip', 30, 900);
+const SIGNUP_PER_IP = perWindow('signup-ip', 20, 3600);
+const RESET_PER_EMAIL = perWindow('reset-email', 3, 3600);
+const RESET_PER_IP = perWindow('reset-ip', 20, 3600);
+
+function sessionBody(token: string, row: SessionRow): Session {
+  return {
+    object: 'session',
+    account_id: row.account_id,
+    email: row.email,
+    csrf_token: csrfTokenOf(token),
+    created: row.created,
+    expires_at: row.expires_at,
+  };
+}
+
+export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
+  const { store, limiter, mailer, consoleUrl } = options;
+  const secure = consoleUrl.startsWith('https:');
+  const api = typedRouter();
+
+  /** Takes one attempt from each (key, bucket); a 429 when any is spent. */
+  async function throttle(res: Response, what: string, takes: Array<[string, Bucket]>): Promise<void> {
+    const states = [];
+    for (const [key, bucket] of takes) {
+      const result = await limiter.take(`console:${bucket.name}:${key}`, [bucket]);
+      states.push(...result.states);
+      if (!result.ok) {
+        setRateLimitHeaders(res, states);
+        throw refusal(result, what);
+      }
+    }
+    setRateLimitHeaders(res, states);
+  }
+
+  const ipOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+  /** A new session for the user, replacing any session the browser already had. */
+  async function startSession(req: Request, user: UserRow) {
+    const planted = cookieOf(req, SESSION_COOKIE);
+    if (planted) await store.deleteSession(planted);
+    const { token, row } = await store.createSession(user);
+    return {
+      status: 201 as const,
+      headers: { 'Set-Cookie': sessionCookie(token, secure), 'Cache-Control': 'no-store' },
+      body: sessionBody(token, row),
+    };
+  }
+
+  api.post<CreateSignUpData, CreateSignUpResponses>('/v1/sign-ups', async ({ body, req, res }) => {
+    await throttle(res, 'sign-ups from this address', [[ipOf(req), SIGNUP_PER_IP]]);
+    const email = normalizeEmail(body.email);
+    checkStrength(body.password, email);
+    const user = await store.createUser(email, await hashPassword(body.password));
+    if (user) {
+      const token = await store.createToken(user.id, 'verify_email');
+      await mailer.send({
+        to: email,
+        subject: 'Verify your email address for the Eurus console',
+        text: [
+          'Welcome to Eurus.',
+          '',
+          'Open this link to verify your address and sign in (it works once, for 24 hours):',
+          '',
+          `${consoleUrl}/verify?token=${token}`,
+          '',
+          'If you did not sign up, ignore this mail: nothing happens without the link.',
+        ].join('\n'),
+      });
+    } else {
+      await mailer.send({
+        to: email,
+        subject: 'You already have a Eurus console account',
+        text: [
+          'Someone (perhaps you) tried to sign up with this address, which already has an account.',
+          '',
+          `Log in at ${consoleUrl}/login, or reset your password at ${consoleUrl}/reset.`,
+        ].join('\n'),
+      });
+    }
+    return { status: 202, body: { object: 'sign_up', email, status: 'verification_sent' } };
+  });
+
+  api.post<VerifyEmailData, VerifyEmailResponses>('/v1/email-verifications', async ({ body, req }) => {
+    const user = await store.useToken(body.token, 'verify_email');
+    if (!user) {
+      throw new BadRequestError(
+        'invalid_token',
+        'This verification link is unknown, already used or expired. Log in to get a new one sent.',
+        { param: 'token' },
+      );
+    }
+    await store.markVerified(user.id);
+    return startSession(req, user);
+  });
+
+  api.post<CreateSessionData, CreateSessionResponses>('/v1/sessions', async ({ body, req, res }) => {
+    const email = normalizeEmail(body.email);
+    await throttle(res, 'log-in attempts', [
+      [ipOf(req), LOGIN_PER_IP],
+      [email, LOGIN_PER_EMAIL],
+    ]);
+    const user = await store.userByEmail(email);
+    const ok = await verifyPassword(body.password, user?.password_hash ?? (await decoyHash()));
+    if (!user || !ok) {
+      throw new AuthenticationError('invalid_credentials', 'The email address or the password is wrong.');
+    }
+    if (user.email_verified_at === null) {
+      const token = await store.createToken(user.id, 'verify_email');
+      await mailer.send({
+        to: email,
+        subject: 'Verify your email address for the Eurus console',
+        text: `Open this link to verify your address and sign in (it works once, for 24 hours):\n\n${consoleUrl}/verify?token=${token}\n`,
+      });
+      throw new PermissionDeniedError(
+        'email_not_verified',
+        'The email address is not verified yet: a new verification link has been mailed to it.',
+      );
+    }
+    return startSession(req, user);
+  });
+
+  api.get<GetSessionData, GetSessionResponses>('/v1/sessions/current', ({ res }) => {
+    const { token, row } = sessionOf(res);
+    return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: sessionBody(token, row) };
+  });
+
+  api.delete<DeleteSessionData, DeleteSessionResponses>('/v1/sessions/current', async ({ res }) => {
+    await store.deleteSession(sessionOf(res).token);
+    return { status: 204, headers: { 'Set-Cookie': sessionCookie(undefined, secure) }, body: undefined };
+  });
+
+  api.post<CreatePasswordResetData, CreatePasswordResetResponses>(
+    '/v1/password-resets',
+    async ({ body, req, res }) => {
+      const email = normalizeEmail(body.email);
+      await throttle(res, 'password resets', [
+        [ipOf(req), RESET_PER_IP],
+        [email, RESET_PER_EMAIL],
+      ]);
+      const user = await store.userByEmail(email);
+      if (user) {
+        const token = await store.createToken(user.id, 'reset_password');
+        await mailer.send({
+          to: email,
+          subject: 'Reset your Eurus console password',
+          text: [
+            'Open this link to choose a new password (it works once, for 1 hour):',
+            '',
+            `${consoleUrl}/reset?token=${token}`,
+            '',
+            'If you did not ask for this, ignore this mail: your password stays as it is.',
+          ].join('\n'),
+        });
+      }
+      return { status: 202, body: { object: 'password_reset', status: 'sent' } };
+    },
+  );
+
+  api.post<ConfirmPasswordResetData, ConfirmPasswordResetResponses>(
+    '/v1/password-resets/confirm',
+    async ({ body }) => {
+      const invalid = () =>
+        new BadRequestError('invalid_token', 'This reset link is unknown, already used or expired.', {
+          param: 'token',
+        });
+      const holder = await store.tokenUser(body.token, 'reset_password');
+      if (!holder) throw invalid();
+      checkStrength(body.password, holder.email);
+      const user = await store.useToken(body.token, 'reset_password');
+      if (!user) throw invalid();
+      await store.setPassword(user.id, await hashPassword(body.password));
+      await store.markVerified(user.id);
+      await store.deleteSessionsOf(user.id);
+      return { status: 200, body: { object: 'password_reset', status: 'completed' } };
+    },
+  );
+
+  return api.router;
+}

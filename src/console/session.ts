@@ -1,0 +1,104 @@
+// The console's security scheme (`SessionCookie` in the model spec): the session cookie, and on
+// every request that changes something the session's CSRF token in `X-CSRF-Token`. It sets the
+// same Principal as a bearer key with the `admin` scope, so keys, projects and usage need no
+// second code path. express-openapi-validator runs it beside BearerAuth where an operation
+// accepts either (`security: [{BearerAuth: [admin]}, {SessionCookie: []}]`) and passes the
+// request when either succeeds.
+import type { Request, Response } from 'express';
+import type { AccountStore } from '../accounts/store.ts';
+import { ApiError, AuthenticationError, PermissionDeniedError } from '../platform/errors.ts';
+import type { Principal } from '../platform/principal.ts';
+import { type ConsoleStore, csrfTokenOf, SESSION_TTL_S, type SessionRow, sameToken } from './store.ts';
+
+export const SESSION_COOKIE = 'eurus_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The value of one cookie of the request (the platform parses the Cookie header into req.cookies). */
+export function cookieOf(req: Request, name: string): string | undefined {
+  const value = (req.cookies as Record<string, string> | undefined)?.[name];
+  return value ? value : undefined;
+}
+
+/** The Set-Cookie value for a session secret, or one that clears it (`token` undefined). */
+export function sessionCookie(token: string | undefined, secure: boolean): string {
+  const attributes = [
+    `${SESSION_COOKIE}=${token ?? ''}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${token ? SESSION_TTL_S : 0}`,
+  ];
+  if (secure) attributes.push('Secure');
+  return attributes.join('; ');
+}
+
+export interface ConsoleSession {
+  token: string;
+  row: SessionRow;
+}
+
+/** The session the security handler found for this request. */
+export function sessionOf(res: Response): ConsoleSession {
+  const session = res.locals.consoleSession as ConsoleSession | undefined;
+  if (!session) throw new Error('sessionOf: no session; is this operation secured by SessionCookie?');
+  return session;
+}
+
+/** Whether an Origin header, when sent, names the site the request came to (a second CSRF fence). */
+function sameOrigin(req: Request): boolean {
+  const origin = req.get('origin');
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === req.get('host');
+  } catch {
+    return false;
+  }
+}
+
+export function createSessionHandler(store: ConsoleStore, accounts: AccountStore) {
+  async function authenticate(req: Request): Promise<{ principal: Principal; session: ConsoleSession }> {
+    const token = cookieOf(req, SESSION_COOKIE);
+    if (!token) throw new AuthenticationError('missing_session', 'No console session: log in at /console.');
+    const row = await store.findSession(token);
+    if (!row) {
+      throw new AuthenticationError(
+        'invalid_session',
+        'The console session has ended or never existed: log in again at /console.',
+      );
+    }
+    if (!SAFE_METHODS.has(req.method)) {
+      const sent = req.get('x-csrf-token') ?? '';
+      if (!sameOrigin(req) || !sameToken(sent, csrfTokenOf(token))) {
+        throw new PermissionDeniedError(
+          'csrf_token_invalid',
+          "This request changes something and needs the session's csrf_token in the X-CSRF-Token header, sent from the console's own origin.",
+        );
+      }
+    }
+    const principal: Principal = {
+      accountId: row.account_id,
+      projectId: await accounts.defaultProject(row.account_id),
+      keyId: `session:${row.user_id}`,
+      scopes: ['admin'],
+      plan: await accounts.accountPlan(row.account_id),
+    };
+    return { principal, session: { token, row } };
+  }
+
+  return async (req: Request): Promise<boolean> => {
+    // A request with a bearer key is judged by the key alone, never by a cookie beside it.
+    if (req.get('authorization')) throw new AuthenticationError('bearer_sent', 'A bearer key was sent.');
+    try {
+      const { principal, session } = await authenticate(req);
+      if (req.res) {
+        req.res.locals.principal = principal;
+        req.res.locals.consoleSession = session;
+      }
+      return true;
+    } catch (err) {
+      // The validator rebuilds thrown errors from status and message only; keep ours for the handler.
+      if (req.res && err instanceof ApiError) req.res.locals.authError = err;
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,60 @@
+// The one mail path (src/mail/, owned by the sales engineer, who adds the SMTP transport here).
+// On the embedded default every mail is written as an RFC 5322 message (.eml) into
+// DATA_DIR/outbox, one file per mail, named so that a directory listing sorts by time: a
+// person or a test reads it there. Nothing is sent over the network by this transport.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  /** Plain text body (UTF-8). */
+  text: string;
+  from?: string;
+}
+
+export interface Mailer {
+  /** Hands the mail over; resolves to where it went (the .eml file for the outbox). */
+  send(mail: Mail): Promise<string>;
+}
+
+export const DEFAULT_FROM = 'Eurus console <no-reply@console.eurus.eu>';
+
+/** A header value safe on one line: no CR/LF (header injection), non-ASCII as RFC 2047 words. */
+function headerValue(value: string): string {
+  const line = value.replace(/[\r\n]+/g, ' ');
+  return /^[\x20-\x7e]*$/.test(line) ? line : `=?UTF-8?B?${Buffer.from(line, 'utf8').toString('base64')}?=`;
+}
+
+/** The mail as RFC 5322 text with CRLF line ends and a base64 UTF-8 body. */
+export function toEml(mail: Mail, id: string, date = new Date()): string {
+  const body = Buffer.from(mail.text, 'utf8').toString('base64').replace(/.{76}/g, '$&\r\n');
+  return [
+    `From: ${headerValue(mail.from ?? DEFAULT_FROM)}`,
+    `To: ${headerValue(mail.to)}`,
+    `Subject: ${headerValue(mail.subject)}`,
+    `Date: ${date.toUTCString().replace('GMT', '+0000')}`,
+    `Message-ID: <${id}@console.eurus.eu>`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: base64',
+    '',
+    body,
+    '',
+  ].join('\r\n');
+}
+
+/** Writes each mail as `<dir>/<unix ms>-<random>.eml`, atomically (a reader never sees half). */
+export function outboxMailer(dir: string): Mailer {
+  return {
+    async send(mail) {
+      await mkdir(dir, { recursive: true });
+      const id = `${Date.now()}-${randomBytes(6).toString('hex')}`;
+      const file = join(dir, `${id}.eml`);
+      await writeFile(`${file}.tmp`, toEml(mail, id), { mode: 0o600 });
+      await rename(`${file}.tmp`, file);
+      return file;
+    },
+  };
+}
