@@ -43,7 +43,9 @@ function perWindow(name: string, count: number, seconds: number): Bucket {
 
 const LOGIN_PER_EMAIL = perWindow('login-email', 10, 900);
 const LOGIN_PER_IP = perWindow('login-ip', 30, 900);
-const SIGNUP_PER_IP = perWindow('signup-ip', 20, 3600);
+const SIGNUP_PER_IP = perWindow('signup-ip', 30, 3600);
+/** Link tokens are 256-bit: this bounds the load, not the guessing, which cannot succeed. */
+const LINKS_PER_IP = perWindow('links-ip', 60, 900);
 const RESET_PER_EMAIL = perWindow('reset-email', 3, 3600);
 const RESET_PER_IP = perWindow('reset-ip', 20, 3600);
 
@@ -66,8 +68,9 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   /** Takes one attempt from each (key, bucket); a 429 when any is spent. */
   async function throttle(res: Response, what: string, takes: Array<[string, Bucket]>): Promise<void> {
     const states = [];
+    const namespace = await store.throttleNamespace();
     for (const [key, bucket] of takes) {
-      const result = await limiter.take(`console:${bucket.name}:${key}`, [bucket]);
+      const result = await limiter.take(`console:${namespace}:${bucket.name}:${key}`, [bucket]);
       states.push(...result.states);
       if (!result.ok) {
         setRateLimitHeaders(res, states);
@@ -125,7 +128,8 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
     return { status: 202, body: { object: 'sign_up', email, status: 'verification_sent' } };
   });
 
-  api.post<VerifyEmailData, VerifyEmailResponses>('/v1/email-verifications', async ({ body, req }) => {
+  api.post<VerifyEmailData, VerifyEmailResponses>('/v1/email-verifications', async ({ body, req, res }) => {
+    await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
     const user = await store.useToken(body.token, 'verify_email');
     if (!user) {
       throw new BadRequestError(
@@ -203,7 +207,8 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
 
   api.post<ConfirmPasswordResetData, ConfirmPasswordResetResponses>(
     '/v1/password-resets/confirm',
-    async ({ body }) => {
+    async ({ body, req, res }) => {
+      await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
       const invalid = () =>
         new BadRequestError('invalid_token', 'This reset link is unknown, already used or expired.', {
           param: 'token',

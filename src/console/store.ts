@@ -64,6 +64,16 @@ export class ConsoleStore {
     this.accounts = accounts;
   }
 
+  private namespace: Promise<string> | undefined;
+
+  /** This installation's name for its throttles in the limiter (see migration 0700). */
+  throttleNamespace(): Promise<string> {
+    this.namespace ??= this.db
+      .query<{ value: string }>(`select value from console_settings where name = 'throttle_namespace'`)
+      .then((rows) => rows[0]?.value ?? 'default');
+    return this.namespace;
+  }
+
   async userByEmail(email: string): Promise<UserRow | undefined> {
     const [row] = await this.db.query<UserRow>('select * from console_users where email = $1', [
       normalizeEmail(email),

@@ -328,7 +328,7 @@ export const getUsage = <ThrowOnError extends boolean = false>(options: Options<
 /**
  * Sign up
  *
- * Creates a console user with an account of its own and the account's default project, and sends a mail with a verification link (valid 24 hours) to `email`; the user can log in once the address is verified (`POST /v1/email-verifications`). No key is needed. The password is checked for strength (400 `weak_password`, with advice). When the address already has an account the answer is the same and the mail says so instead, so sign-up never tells who is registered. At most 20 sign-ups an hour from one address (429).
+ * Creates a console user with an account of its own and the account's default project, and sends a mail with a verification link (valid 24 hours) to `email`; the user can log in once the address is verified (`POST /v1/email-verifications`). No key is needed. The password is checked for strength (400 `weak_password`, with advice). When the address already has an account the answer is the same and the mail says so instead, so sign-up never tells who is registered. At most 30 sign-ups an hour from one address (429).
  */
 export const createSignUp = <ThrowOnError extends boolean = false>(options: Options<CreateSignUpData, ThrowOnError>): RequestResult<CreateSignUpResponses, CreateSignUpErrors, ThrowOnError> => (options.client ?? client).post<CreateSignUpResponses, CreateSignUpErrors, ThrowOnError>({
     url: '/v1/sign-ups',
@@ -342,7 +342,7 @@ export const createSignUp = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Verify an email address
  *
- * Verifies the address of a sign-up with the token of the link mailed to it, and logs the user in: the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. No key is needed.
+ * Verifies the address of a sign-up with the token of the link mailed to it, and logs the user in: the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. At most 60 tries per 15 minutes per client IP (429). No key is needed.
  */
 export const verifyEmail = <ThrowOnError extends boolean = false>(options: Options<VerifyEmailData, ThrowOnError>): RequestResult<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError> => (options.client ?? client).post<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError>({
     url: '/v1/email-verifications',
@@ -414,7 +414,7 @@ export const createPasswordReset = <ThrowOnError extends boolean = false>(option
 /**
  * Set a new password
  *
- * Sets a new password with the token of a reset link, marks the address verified (the link reached it), and ends every session of the user. An unknown, used or expired token answers 400 `invalid_token`; a weak password 400 `weak_password`. No key is needed.
+ * Sets a new password with the token of a reset link, marks the address verified (the link reached it), and ends every session of the user. An unknown, used or expired token answers 400 `invalid_token`; a weak password 400 `weak_password`. At most 60 tries per 15 minutes per client IP (429). No key is needed.
  */
 export const confirmPasswordReset = <ThrowOnError extends boolean = false>(options: Options<ConfirmPasswordResetData, ThrowOnError>): RequestResult<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError> => (options.client ?? client).post<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError>({
     url: '/v1/password-resets/confirm',

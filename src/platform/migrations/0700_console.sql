@@ -27,3 +27,11 @@ create table console_tokens (
   expires_at bigint not null,
   used_at bigint
 );
+
+-- A random name for this installation's console throttles: instances sharing the database share
+-- the throttles in Redis; another database on the same Redis (a test run) counts apart.
+create table console_settings (
+  name text primary key,
+  value text not null
+);
+insert into console_settings (name, value) values ('throttle_namespace', md5(random()::text || clock_timestamp()::text));
