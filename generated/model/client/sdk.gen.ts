@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
+import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -78,6 +78,106 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Create a model response
+ *
+ * Runs a model on an input with the Responses API, buffered or streamed. Wire-compatible
+ * with the OpenAI API: the official OpenAI SDKs' `responses.create` and `responses.stream`
+ * work with only their base URL changed. Requires the `chat` scope for the text models
+ * (`king`, `queen`, `prince`, billed by tokens) and the `agents` scope for `agents`.
+ *
+ * **Tools.** `function` tools are answered by the client: the response ends with
+ * `function_call` items, and the next request sends `function_call_output` items (with
+ * `previous_response_id`, or the whole conversation as input). `mcp` tools run here: the
+ * hub (`server_label: eurus`, no `server_url`: directory search, place details, geocode,
+ * reverse geocode, billed at the directory's prices on the caller's key, which needs the
+ * directory's `search` and `places` scopes) or a remote MCP server by `server_url`. A
+ * text model makes one model call and the mcp calls it asks for, then one more model call
+ * with their results; `agents` loops until the model answers, `max_tool_calls` is
+ * reached or 32 steps have run. A failing mcp call (unknown tool, arguments that fail its
+ * schema, a server that is down or slow) is an `mcp_call` item with `status: failed` and
+ * its `error`, and the model sees the error; it does not fail the response.
+ *
+ * **The `agents` runtime.** Each step is one model call on a text model (`queen` unless
+ * `metadata.agents_model` names `king` or `prince`) and the tool calls it asked for; the
+ * steps are listed in `steps` with their tokens, tool calls, duration and cost, and billed
+ * 0.04 EUR each plus the text model's tokens (`usage.cost`, and `GET /v1/usage` with the
+ * `steps` dimension).
+ *
+ * **Streaming.** With `"stream": true` the 200 is `text/event-stream`: each event is
+ * `event: <type>` and `data: <the event as JSON>` (`ResponseStreamEventData`), in the
+ * order the OpenAI API uses, each with a `sequence_number` from 0; `: keep-alive`
+ * comments come every 15 seconds while nothing else does. Every check runs before the
+ * first byte, so it answers with an ordinary JSON error; a failure after the 200 is a
+ * `response.failed` event.
+ *
+ * **Storage.** With `store` (the default) the response is kept for
+ * `GET /v1/responses/{id}`, its input items and `previous_response_id`, until deleted.
+ *
+ * **Background.** `"background": true` runs the response as a durable job; until the job
+ * queue is available here it answers 501 `not_implemented`.
+ *
+ * **Errors.** 400 for an input that breaks a rule a schema cannot state: a
+ * `previous_response_id` that does not exist (or was not stored), a `function_call_output`
+ * whose `call_id` matches no call, a `tool_choice` naming a tool that is not in `tools`,
+ * two tools of the same name, `background` without `store`, an input over the model's
+ * context window (`context_length_exceeded`).
+ *
+ */
+export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>): RequestResult<CreateResponseResponses, CreateResponseErrors, ThrowOnError> => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/responses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a model response
+ *
+ * Deletes a stored response of the caller's project and its input items; it can no longer be read or continued (404). Its usage records stay. Requires the `chat` or the `agents` scope.
+ */
+export const deleteResponse = <ThrowOnError extends boolean = false>(options: Options<DeleteResponseData, ThrowOnError>): RequestResult<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError> => (options.client ?? client).delete<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/responses/{id}',
+    ...options
+});
+
+/**
+ * Get a model response
+ *
+ * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given. Requires the `chat` or the `agents` scope.
+ */
+export const getResponse = <ThrowOnError extends boolean = false>(options: Options<GetResponseData, ThrowOnError>): RequestResult<GetResponseResponses, GetResponseErrors, ThrowOnError> => (options.client ?? client).get<GetResponseResponses, GetResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/responses/{id}',
+    ...options
+});
+
+/**
+ * Cancel a background response
+ *
+ * Cancels a response created with `background: true` that is still queued or running; it ends with status `cancelled` and bills what it used until then. Cancelling a finished background response answers it unchanged; a response that was not created in the background is a 400 (`not_cancellable`). Requires the `chat` or the `agents` scope.
+ */
+export const cancelResponse = <ThrowOnError extends boolean = false>(options: Options<CancelResponseData, ThrowOnError>): RequestResult<CancelResponseResponses, CancelResponseErrors, ThrowOnError> => (options.client ?? client).post<CancelResponseResponses, CancelResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/responses/{id}/cancel',
+    ...options
+});
+
+/**
+ * List the input items of a response
+ *
+ * The input items of a stored response (its own `input`, not the items of a `previous_response_id`), each with its id. `order` `asc` lists them as sent, `desc` (the default, as in the OpenAI API) newest first. Page with `cursor` (the previous page's `next_cursor`) or, as the OpenAI SDKs do, `after` (the previous page's `last_id`). Requires the `chat` or the `agents` scope.
+ */
+export const listInputItems = <ThrowOnError extends boolean = false>(options: Options<ListInputItemsData, ThrowOnError>): RequestResult<ListInputItemsResponses, ListInputItemsErrors, ThrowOnError> => (options.client ?? client).get<ListInputItemsResponses, ListInputItemsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/responses/{id}/input_items',
+    ...options
 });
 
 /**

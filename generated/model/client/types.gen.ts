@@ -844,6 +844,1206 @@ export type CreateEmbeddingResponse = {
 };
 
 /**
+ * ResponseInputContent
+ *
+ * A text part of an input message: `input_text`, or `output_text` when an earlier assistant message is sent back.
+ */
+export type ResponseInputContent = {
+    /**
+     * The type of the part.
+     */
+    type: 'input_text' | 'output_text';
+    /**
+     * The text.
+     */
+    text: string;
+    /**
+     * Annotations of an earlier `output_text`; ignored.
+     */
+    annotations?: Array<unknown>;
+    /**
+     * Log probabilities of an earlier `output_text`; ignored.
+     */
+    logprobs?: Array<unknown>;
+};
+
+/**
+ * ResponseInputMessage
+ *
+ * A message of the input. `content` is a text or a list of text parts (`input_text`, or `output_text` for earlier assistant turns).
+ */
+export type ResponseInputMessage = {
+    /**
+     * The type of the item, always `message`.
+     */
+    type?: 'message';
+    /**
+     * The id of the item, when it is an earlier output item.
+     */
+    id?: string;
+    /**
+     * Who speaks.
+     */
+    role: 'user' | 'system' | 'developer' | 'assistant';
+    /**
+     * The status of an earlier output item; ignored.
+     */
+    status?: 'in_progress' | 'completed' | 'incomplete';
+    /**
+     * The text, or its parts.
+     */
+    content: string | Array<ResponseInputContent>;
+};
+
+/**
+ * ResponseFunctionToolCall
+ *
+ * A call of a function tool that the model asks the client to run. Answer it with a `function_call_output` item with the same `call_id` in the next request.
+ */
+export type ResponseFunctionToolCall = {
+    /**
+     * The type of the item, always `function_call`.
+     */
+    type: 'function_call';
+    /**
+     * The id of the output item.
+     */
+    id?: string;
+    /**
+     * The id of the call, echoed by its `function_call_output`.
+     */
+    call_id: string;
+    /**
+     * The name of the function.
+     */
+    name: string;
+    /**
+     * The arguments as a JSON text, valid against the function's `parameters`.
+     */
+    arguments: string;
+    /**
+     * The status of the item.
+     */
+    status?: 'in_progress' | 'completed' | 'incomplete';
+};
+
+/**
+ * ResponseFunctionCallOutput
+ *
+ * What a function tool returned, for the call with the same `call_id`.
+ */
+export type ResponseFunctionCallOutput = {
+    /**
+     * The type of the item, always `function_call_output`.
+     */
+    type: 'function_call_output';
+    /**
+     * The id of the item, assigned when it is stored.
+     */
+    id?: string;
+    /**
+     * The id of the call this answers.
+     */
+    call_id: string;
+    /**
+     * The function's result, as text (often JSON).
+     */
+    output: string;
+    /**
+     * The status of the item; ignored.
+     */
+    status?: 'in_progress' | 'completed' | 'incomplete';
+};
+
+/**
+ * ResponseMcpCall
+ *
+ * An output item: a tool call this service made on an MCP server (the hub or a remote one), with its output or its error.
+ */
+export type ResponseMcpCall = {
+    /**
+     * The type of the item, always `mcp_call`.
+     */
+    type: 'mcp_call';
+    /**
+     * The id of the output item.
+     */
+    id: string;
+    /**
+     * The label of the mcp tool the call went to.
+     */
+    server_label: string;
+    /**
+     * The name of the tool on that server.
+     */
+    name: string;
+    /**
+     * The arguments as a JSON text.
+     */
+    arguments: string;
+    /**
+     * The tool's result as text (JSON for the hub's tools); null on failure.
+     */
+    output: string | null;
+    /**
+     * Why the call failed (the server was down or slow, bad arguments); null on success.
+     */
+    error: string | null;
+    /**
+     * The status of the item.
+     */
+    status: 'in_progress' | 'calling' | 'completed' | 'failed' | 'incomplete';
+};
+
+/**
+ * ResponseMcpListTools
+ *
+ * An output item: the tools an MCP server offered (after `allowed_tools`).
+ */
+export type ResponseMcpListTools = {
+    /**
+     * The type of the item, always `mcp_list_tools`.
+     */
+    type: 'mcp_list_tools';
+    /**
+     * The id of the output item.
+     */
+    id: string;
+    /**
+     * The label of the mcp tool.
+     */
+    server_label: string;
+    /**
+     * The tools.
+     */
+    tools: Array<{
+        /**
+         * The tool's name.
+         */
+        name: string;
+        /**
+         * What the tool does.
+         */
+        description?: string | null;
+        /**
+         * The JSON Schema of its arguments.
+         */
+        input_schema: {
+            [key: string]: unknown;
+        };
+        /**
+         * The tool's MCP annotations.
+         */
+        annotations?: {
+            [key: string]: unknown;
+        } | null;
+    }>;
+    /**
+     * Why listing failed; null on success.
+     */
+    error?: string | null;
+};
+
+/**
+ * ResponseInputItem
+ *
+ * One item of the input: a message (`role` user, system, developer or assistant), a `function_call` the model made earlier, a `function_call_output` answering one, or an earlier response's `mcp_call` or `mcp_list_tools` item sent back as it was.
+ */
+export type ResponseInputItem = ResponseInputMessage | ResponseFunctionToolCall | ResponseFunctionCallOutput | ResponseMcpCall | ResponseMcpListTools;
+
+/**
+ * ResponseInput
+ *
+ * The input: a text (one user message), or a list of items (messages, earlier function calls and their outputs), at most 256.
+ */
+export type ResponseInput = string | Array<ResponseInputItem>;
+
+/**
+ * ResponseFunctionTool
+ *
+ * A function the model may call and the client runs.
+ */
+export type ResponseFunctionTool = {
+    /**
+     * The type of the tool, always `function`.
+     */
+    type: 'function';
+    /**
+     * The name of the function, unique among the tools.
+     */
+    name: string;
+    /**
+     * What the function does; the model reads it to choose a tool.
+     */
+    description?: string | null;
+    /**
+     * The arguments the function takes, as a JSON Schema object.
+     */
+    parameters?: {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Whether the arguments must follow `parameters` exactly. Defaults to true.
+     */
+    strict?: boolean | null;
+};
+
+/**
+ * ResponseMcpTool
+ *
+ * The tools of an MCP server, run by this service: `server_label: eurus` without `server_url` is the hub at `/v1/mcp` (directory search, place details, geocode, reverse geocode, and the project's registered servers), called with the request's own key; a `server_url` is a remote Streamable HTTP MCP server (through the outbound guard).
+ */
+export type ResponseMcpTool = {
+    /**
+     * The type of the tool, always `mcp`.
+     */
+    type: 'mcp';
+    /**
+     * A label for the server, used in `mcp_call` items.
+     */
+    server_label: string;
+    /**
+     * The URL of a remote MCP server (https, or http on a private test network).
+     */
+    server_url?: string;
+    /**
+     * What the server offers; shown to the model.
+     */
+    server_description?: string;
+    /**
+     * The only tools of the server the model may call, by name.
+     */
+    allowed_tools?: Array<string> | {
+        /**
+         * Tool names.
+         */
+        tool_names?: Array<string>;
+        /**
+         * Accepted for compatibility; every hub tool is read-only.
+         */
+        read_only?: boolean;
+    } | null;
+    /**
+     * Headers sent to a remote server (an API key); never stored or returned.
+     */
+    headers?: {
+        [key: string]: string;
+    } | null;
+    /**
+     * A bearer token sent to a remote server; never stored or returned.
+     */
+    authorization?: string;
+    /**
+     * Only `never` is supported (this service runs the calls without asking).
+     */
+    require_approval?: 'never' | null;
+};
+
+/**
+ * ResponseTool
+ *
+ * A tool of a response request, by `type`.
+ */
+export type ResponseTool = ({
+    type: 'function';
+} & ResponseFunctionTool) | ({
+    type: 'mcp';
+} & ResponseMcpTool);
+
+/**
+ * ResponseToolChoice
+ *
+ * How the model picks tools: `none`, `auto` (the default), `required` (at least one call), a named function, or a named mcp tool.
+ */
+export type ResponseToolChoice = 'none' | 'auto' | 'required' | {
+    /**
+     * Always `function`.
+     */
+    type: 'function';
+    /**
+     * The name of the function.
+     */
+    name: string;
+} | {
+    /**
+     * Always `mcp`.
+     */
+    type: 'mcp';
+    /**
+     * The label of the mcp tool.
+     */
+    server_label: string;
+    /**
+     * The name of the tool on that server.
+     */
+    name?: string | null;
+} | null;
+
+/**
+ * ResponseTextConfig
+ *
+ * The format of the text output.
+ */
+export type ResponseTextConfig = {
+    /**
+     * `text` (the default), `json_object`, or `json_schema` (structured output).
+     */
+    format?: {
+        /**
+         * Always `text`.
+         */
+        type: 'text';
+    } | {
+        /**
+         * Always `json_object`.
+         */
+        type: 'json_object';
+    } | {
+        /**
+         * Always `json_schema`.
+         */
+        type: 'json_schema';
+        /**
+         * The name of the format.
+         */
+        name: string;
+        /**
+         * What the format is for.
+         */
+        description?: string;
+        /**
+         * The JSON Schema the output follows.
+         */
+        schema: {
+            [key: string]: unknown;
+        };
+        /**
+         * Whether the output must follow `schema` exactly.
+         */
+        strict?: boolean | null;
+    };
+    /**
+     * Accepted for compatibility.
+     */
+    verbosity?: 'low' | 'medium' | 'high' | null;
+};
+
+/**
+ * CreateResponseRequest
+ *
+ * A Responses API request, in the shape the official OpenAI SDKs send. Unknown fields are rejected with a 400, as for chat completions.
+ */
+export type CreateResponseRequest = {
+    /**
+     * The model that answers: a text model (`king`, `queen`, `prince`; scope `chat`) or the `agents` runtime (scope `agents`), which runs the tool loop on a text model (`queen` unless `metadata.agents_model` names another) and bills each step.
+     */
+    model: 'king' | 'queen' | 'prince' | 'agents';
+    input?: ResponseInput;
+    /**
+     * A system (developer) message placed before the input. Not carried over to a response that names this one as `previous_response_id`.
+     */
+    instructions?: string | null;
+    /**
+     * The tools the model may call: `function` tools, which the client runs and answers with `function_call_output` items in the next request, and `mcp` tools, which this service runs (the hub at `/v1/mcp` with `server_label: eurus`, or a remote server by `server_url`). At most 128.
+     */
+    tools?: Array<ResponseTool>;
+    tool_choice?: ResponseToolChoice;
+    /**
+     * Whether the model may ask for several tool calls in one turn. Defaults to true.
+     */
+    parallel_tool_calls?: boolean | null;
+    /**
+     * The most tool calls (function and mcp) the whole response may make; once reached, the response ends `incomplete` with `incomplete_details.reason: max_tool_calls`. With `agents` it also bounds the loop (at most 32 steps whatever the value).
+     */
+    max_tool_calls?: number | null;
+    /**
+     * The id of a stored response of the same project to continue from: its input and output come before this request's `input`.
+     */
+    previous_response_id?: string | null;
+    /**
+     * Whether to keep the response so that `GET /v1/responses/{id}`, `input_items` and `previous_response_id` can read it. Defaults to true.
+     */
+    store?: boolean | null;
+    metadata?: Metadata | null;
+    /**
+     * The most tokens the output may hold, over every model call of the response; the response then ends `incomplete` with `incomplete_details.reason: max_output_tokens`.
+     */
+    max_output_tokens?: number | null;
+    text?: ResponseTextConfig;
+    /**
+     * The sampling temperature, from 0 to 2. Defaults to 1.
+     */
+    temperature?: number | null;
+    /**
+     * Nucleus sampling, from 0 to 1. Defaults to 1.
+     */
+    top_p?: number | null;
+    /**
+     * Makes the answer repeatable (an extension of this service; the OpenAI SDKs send it through `extra_body`). The built-in engine is fully deterministic by seed.
+     */
+    seed?: number | null;
+    /**
+     * Only `disabled` is supported; an input that does not fit is a 400.
+     */
+    truncation?: 'disabled' | null;
+    /**
+     * An end-user id of your own, kept with the response.
+     */
+    user?: string;
+    /**
+     * Extra output to include; accepted for compatibility, nothing extra is produced.
+     */
+    include?: Array<string> | null;
+    /**
+     * When true, the response is streamed as `response.*` server-sent events. Defaults to false.
+     */
+    stream?: boolean | null;
+    /**
+     * When true, the response runs as a durable job: the call answers at once with status `queued`, and `GET /v1/responses/{id}` polls it. Needs `store` true.
+     */
+    background?: boolean | null;
+};
+
+/**
+ * ResponseOutputText
+ *
+ * A text part of an output message.
+ */
+export type ResponseOutputText = {
+    /**
+     * Always `output_text`.
+     */
+    type: 'output_text';
+    /**
+     * The text.
+     */
+    text: string;
+    /**
+     * Citations; none are produced.
+     */
+    annotations: Array<unknown>;
+    /**
+     * Log probabilities; none are produced.
+     */
+    logprobs?: Array<unknown>;
+};
+
+/**
+ * ResponseOutputMessage
+ *
+ * An output item: an assistant message.
+ */
+export type ResponseOutputMessage = {
+    /**
+     * The type of the item, always `message`.
+     */
+    type: 'message';
+    /**
+     * The id of the output item.
+     */
+    id: string;
+    /**
+     * Always `assistant`.
+     */
+    role: 'assistant';
+    /**
+     * The status of the item.
+     */
+    status: 'in_progress' | 'completed' | 'incomplete';
+    /**
+     * The parts of the message.
+     */
+    content: Array<ResponseOutputText>;
+};
+
+/**
+ * ResponseFunctionToolCallItem
+ *
+ * An output item: a call of a function tool the client runs. Answer it with a `function_call_output` input item with the same `call_id`.
+ */
+export type ResponseFunctionToolCallItem = {
+    /**
+     * The type of the item, always `function_call`.
+     */
+    type: 'function_call';
+    /**
+     * The id of the output item.
+     */
+    id: string;
+    /**
+     * The id of the call, echoed by its `function_call_output`.
+     */
+    call_id: string;
+    /**
+     * The name of the function.
+     */
+    name: string;
+    /**
+     * The arguments as a JSON text, valid against the function's `parameters` (cut short only when `max_output_tokens` ran out, with status `incomplete`).
+     */
+    arguments: string;
+    /**
+     * The status of the item.
+     */
+    status: 'in_progress' | 'completed' | 'incomplete';
+};
+
+/**
+ * ResponseOutputItem
+ *
+ * An output item, by `type`.
+ */
+export type ResponseOutputItem = ({
+    type: 'message';
+} & ResponseOutputMessage) | ({
+    type: 'function_call';
+} & ResponseFunctionToolCallItem) | ({
+    type: 'mcp_call';
+} & ResponseMcpCall) | ({
+    type: 'mcp_list_tools';
+} & ResponseMcpListTools);
+
+/**
+ * ResponseError
+ *
+ * Why a response failed.
+ */
+export type ResponseError = {
+    /**
+     * A machine-readable code (`server_error`, `upstream_failed`, `upstream_timeout`, ...).
+     */
+    code: string;
+    /**
+     * What went wrong, for a person.
+     */
+    message: string;
+};
+
+/**
+ * ResponseUsage
+ *
+ * The tokens a response used over all its model calls and what it cost in EUR: tokens at the text model's prices, plus 0.04 EUR a step for `agents`. Hub tool calls are billed separately, at the directory's prices, on the directory's usage.
+ */
+export type ResponseUsage = {
+    /**
+     * Input tokens, over every model call.
+     */
+    input_tokens: number;
+    /**
+     * Details of the input tokens.
+     */
+    input_tokens_details: {
+        /**
+         * Always 0.
+         */
+        cached_tokens: number;
+    };
+    /**
+     * Output tokens, over every model call.
+     */
+    output_tokens: number;
+    /**
+     * Details of the output tokens.
+     */
+    output_tokens_details: {
+        /**
+         * Always 0.
+         */
+        reasoning_tokens: number;
+    };
+    /**
+     * The sum of `input_tokens` and `output_tokens`.
+     */
+    total_tokens: number;
+    /**
+     * The steps billed (`agents` only).
+     */
+    steps?: number;
+    /**
+     * What the response cost, in EUR with nine decimals.
+     */
+    cost: Money;
+    currency: Currency;
+};
+
+/**
+ * ResponseStep
+ *
+ * One step of the `agents` runtime: a model call and the tool calls it asked for.
+ */
+export type ResponseStep = {
+    /**
+     * The position of the step, from 0.
+     */
+    index: number;
+    /**
+     * The text model called.
+     */
+    model: 'king' | 'queen' | 'prince';
+    /**
+     * Input tokens of the model call.
+     */
+    input_tokens: number;
+    /**
+     * Output tokens of the model call.
+     */
+    output_tokens: number;
+    /**
+     * The tool calls of the step, by name, with how each ended.
+     */
+    tool_calls: Array<{
+        /**
+         * `function` (run by the client) or `mcp` (run here).
+         */
+        type: 'function' | 'mcp';
+        /**
+         * The tool's name (for mcp, `<server_label>.<tool>`).
+         */
+        name: string;
+        /**
+         * `completed`, `failed`, or `requested` for a function left to the client.
+         */
+        status: 'completed' | 'failed' | 'requested';
+        /**
+         * How long the call took here, in milliseconds.
+         */
+        duration_ms: number;
+    }>;
+    /**
+     * How long the step took, in milliseconds.
+     */
+    duration_ms: number;
+    /**
+     * What the step cost (0.04 EUR plus the model call's tokens), in EUR.
+     */
+    cost: Money;
+};
+
+/**
+ * Response
+ *
+ * A model response of the Responses API, as the official OpenAI SDKs read it, plus `steps` for the `agents` runtime and the cost in `usage`.
+ */
+export type Response = {
+    /**
+     * The id of the response.
+     */
+    readonly id: string;
+    /**
+     * The type of the object, always `response`.
+     */
+    object: 'response';
+    /**
+     * When the response was created, in Unix seconds.
+     */
+    readonly created_at: number;
+    /**
+     * When the response finished, in Unix seconds; null while it runs.
+     */
+    completed_at?: number | null;
+    /**
+     * `queued` (background, not started), `in_progress`, `completed`, `incomplete` (a limit was reached: see `incomplete_details`), `failed` (see `error`) or `cancelled`.
+     */
+    status: 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
+    /**
+     * The model of the request.
+     */
+    model: 'king' | 'queen' | 'prince' | 'agents';
+    /**
+     * The output items in order.
+     */
+    output: Array<ResponseOutputItem>;
+    error: ResponseError | null;
+    /**
+     * Why the response is `incomplete`; null otherwise.
+     */
+    incomplete_details: {
+        /**
+         * The limit that was reached.
+         */
+        reason: 'max_output_tokens' | 'max_tool_calls';
+    } | null;
+    /**
+     * The request's `instructions`.
+     */
+    instructions: string | null;
+    metadata: Metadata | null;
+    /**
+     * Whether several tool calls per turn were allowed.
+     */
+    parallel_tool_calls: boolean;
+    tool_choice: ResponseToolChoice;
+    /**
+     * The request's tools (without the headers of mcp tools).
+     */
+    tools: Array<ResponseTool>;
+    /**
+     * The request's temperature.
+     */
+    temperature: number | null;
+    /**
+     * The request's top_p.
+     */
+    top_p: number | null;
+    text?: ResponseTextConfig;
+    /**
+     * Always `disabled`.
+     */
+    truncation?: 'disabled';
+    /**
+     * Whether the response runs as a background job.
+     */
+    background: boolean;
+    /**
+     * Whether the response is stored.
+     */
+    store: boolean;
+    /**
+     * The response this one continues, if any.
+     */
+    previous_response_id: string | null;
+    /**
+     * The request's `max_output_tokens`.
+     */
+    max_output_tokens: number | null;
+    /**
+     * The request's `max_tool_calls`.
+     */
+    max_tool_calls: number | null;
+    /**
+     * The request's `user`.
+     */
+    user?: string;
+    usage: ResponseUsage | null;
+    /**
+     * The steps of an `agents` response (one model call and the tool calls it asked for each), with their cost; null for text models.
+     */
+    steps?: Array<ResponseStep> | null;
+};
+
+/**
+ * ResponseLifecycleEvent
+ *
+ * The response changed state: created, queued (background), in progress, completed, incomplete or failed. `response` is the whole response as it stands.
+ */
+export type ResponseLifecycleEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.queued' | 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    response: Response;
+};
+
+/**
+ * ResponseOutputItemEvent
+ *
+ * An output item was added (as it starts) or is done (as it ends).
+ */
+export type ResponseOutputItemEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.output_item.added' | 'response.output_item.done';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    item: ResponseOutputItem;
+};
+
+/**
+ * ResponseContentPartEvent
+ *
+ * A content part of a message was added (empty) or is done (whole).
+ */
+export type ResponseContentPartEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.content_part.added' | 'response.content_part.done';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    /**
+     * The id of the output item.
+     */
+    item_id: string;
+    /**
+     * The index of the content part.
+     */
+    content_index: number;
+    part: ResponseOutputText;
+};
+
+/**
+ * ResponseTextDeltaEvent
+ *
+ * The next piece of the text of a content part.
+ */
+export type ResponseTextDeltaEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.output_text.delta';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    /**
+     * The id of the output item.
+     */
+    item_id: string;
+    /**
+     * The index of the content part.
+     */
+    content_index: number;
+    /**
+     * The text to append.
+     */
+    delta: string;
+    /**
+     * Log probabilities; none are produced.
+     */
+    logprobs: Array<unknown>;
+};
+
+/**
+ * ResponseTextDoneEvent
+ *
+ * The text of a content part is complete.
+ */
+export type ResponseTextDoneEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.output_text.done';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    /**
+     * The id of the output item.
+     */
+    item_id: string;
+    /**
+     * The index of the content part.
+     */
+    content_index: number;
+    /**
+     * The whole text.
+     */
+    text: string;
+    /**
+     * Log probabilities; none are produced.
+     */
+    logprobs: Array<unknown>;
+};
+
+/**
+ * ResponseArgumentsDeltaEvent
+ *
+ * The next piece of the arguments of a function or mcp call.
+ */
+export type ResponseArgumentsDeltaEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.function_call_arguments.delta' | 'response.mcp_call_arguments.delta';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    /**
+     * The id of the output item.
+     */
+    item_id: string;
+    /**
+     * The JSON text to append.
+     */
+    delta: string;
+};
+
+/**
+ * ResponseArgumentsDoneEvent
+ *
+ * The arguments of a function or mcp call are complete.
+ */
+export type ResponseArgumentsDoneEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.function_call_arguments.done' | 'response.mcp_call_arguments.done';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    /**
+     * The id of the output item.
+     */
+    item_id: string;
+    /**
+     * The whole arguments, as JSON text.
+     */
+    arguments: string;
+};
+
+/**
+ * ResponseMcpProgressEvent
+ *
+ * An mcp call or tool listing started, completed or failed.
+ */
+export type ResponseMcpProgressEvent = {
+    /**
+     * The event type.
+     */
+    type: 'response.mcp_call.in_progress' | 'response.mcp_call.completed' | 'response.mcp_call.failed' | 'response.mcp_list_tools.in_progress' | 'response.mcp_list_tools.completed' | 'response.mcp_list_tools.failed';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * The index of the output item.
+     */
+    output_index: number;
+    /**
+     * The id of the output item.
+     */
+    item_id: string;
+};
+
+/**
+ * ResponseErrorEvent
+ *
+ * The stream failed after the 200 went out (an engine that broke off); it is the last event.
+ */
+export type ResponseErrorEvent = {
+    /**
+     * The event type.
+     */
+    type: 'error';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * A machine-readable code.
+     */
+    code: string | null;
+    /**
+     * What went wrong.
+     */
+    message: string;
+    /**
+     * The parameter at fault, if any.
+     */
+    param: string | null;
+};
+
+/**
+ * ResponseStreamEventData
+ *
+ * A `response.*` event, by `type`. The order for one response: `response.created`, `response.in_progress`, then per output item `response.output_item.added`, its content (`response.content_part.added`, `response.output_text.delta`..., `response.output_text.done`, `response.content_part.done` for a message; `response.function_call_arguments.delta`..., `.done` for a function call; `response.mcp_call.in_progress`, `response.mcp_call_arguments.delta`/`.done`, `response.mcp_call.completed` or `.failed` for an mcp call), `response.output_item.done`; finally `response.completed`, `response.incomplete` or `response.failed`. `sequence_number` counts from 0.
+ */
+export type ResponseStreamEventData = ({
+    type: 'response.queued' | 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
+} & ResponseLifecycleEvent) | ({
+    type: 'response.output_item.added' | 'response.output_item.done';
+} & ResponseOutputItemEvent) | ({
+    type: 'response.content_part.added' | 'response.content_part.done';
+} & ResponseContentPartEvent) | ({
+    type: 'response.output_text.delta';
+} & ResponseTextDeltaEvent) | ({
+    type: 'response.output_text.done';
+} & ResponseTextDoneEvent) | ({
+    type: 'response.function_call_arguments.delta' | 'response.mcp_call_arguments.delta';
+} & ResponseArgumentsDeltaEvent) | ({
+    type: 'response.function_call_arguments.done' | 'response.mcp_call_arguments.done';
+} & ResponseArgumentsDoneEvent) | ({
+    type: 'response.mcp_call.in_progress' | 'response.mcp_call.completed' | 'response.mcp_call.failed' | 'response.mcp_list_tools.in_progress' | 'response.mcp_list_tools.completed' | 'response.mcp_list_tools.failed';
+} & ResponseMcpProgressEvent) | ({
+    type: 'error';
+} & ResponseErrorEvent);
+
+/**
+ * ResponseStreamEvent
+ *
+ * One server-sent event of a streamed response, as an SSE parser reports it: `event:` names the event type and `data` is the event as JSON (`ResponseStreamEventData`), whose `type` repeats the name. `: keep-alive` comments, which parsers skip, may come between events. There is no `[DONE]`: the stream ends after `response.completed`, `response.incomplete`, `response.failed` or `error`.
+ */
+export type ResponseStreamEvent = {
+    /**
+     * The event as one line of JSON.
+     */
+    data: string;
+    /**
+     * The event type, the same as the `type` of `data`.
+     */
+    event: string;
+    /**
+     * The event's `sequence_number`, for resuming with `starting_after`.
+     */
+    id?: string;
+    /**
+     * The SSE reconnection time in milliseconds; not sent by this service.
+     */
+    retry?: string;
+};
+
+/**
+ * DeletedResponse
+ *
+ * The answer to deleting a stored response.
+ */
+export type DeletedResponse = {
+    /**
+     * The id of the deleted response.
+     */
+    id: string;
+    /**
+     * Always `response.deleted`.
+     */
+    object: 'response.deleted';
+    /**
+     * Always true.
+     */
+    deleted: true;
+};
+
+/**
+ * ResponseInputMessageItem
+ *
+ * A stored input message.
+ */
+export type ResponseInputMessageItem = {
+    /**
+     * Always `message`.
+     */
+    type: 'message';
+    /**
+     * The id of the item.
+     */
+    id: string;
+    /**
+     * Who speaks.
+     */
+    role: 'user' | 'system' | 'developer' | 'assistant';
+    /**
+     * Always `completed`.
+     */
+    status: 'in_progress' | 'completed' | 'incomplete';
+    /**
+     * The parts of the message.
+     */
+    content: Array<ResponseInputContent>;
+};
+
+/**
+ * ResponseFunctionCallOutputItem
+ *
+ * A stored function call output.
+ */
+export type ResponseFunctionCallOutputItem = {
+    /**
+     * Always `function_call_output`.
+     */
+    type: 'function_call_output';
+    /**
+     * The id of the item.
+     */
+    id: string;
+    /**
+     * The id of the call it answers.
+     */
+    call_id: string;
+    /**
+     * The function's result.
+     */
+    output: string;
+    /**
+     * Always `completed`.
+     */
+    status: 'in_progress' | 'completed' | 'incomplete';
+};
+
+/**
+ * ResponseItem
+ *
+ * A stored input item, with its id: a message, a function call, or a function call output.
+ */
+export type ResponseItem = ({
+    type: 'message';
+} & ResponseInputMessageItem) | ({
+    type: 'function_call';
+} & ResponseFunctionToolCallItem) | ({
+    type: 'function_call_output';
+} & ResponseFunctionCallOutputItem);
+
+/**
+ * HasMore
+ *
+ * Whether another page follows this one.
+ */
+export type HasMore = boolean;
+
+/**
+ * NextCursor
+ *
+ * The opaque cursor that fetches the next page, or null on the last page. Pass it back unchanged as `cursor`; it never expires and never skips or repeats an item.
+ */
+export type NextCursor = string | null;
+
+/**
+ * ResponseItemList
+ *
+ * A page of the input items of a response, in the list envelope (with `first_id` and `last_id`, which the OpenAI SDKs page by through `after`).
+ */
+export type ResponseItemList = {
+    object: ListObjectType;
+    /**
+     * The items of this page.
+     */
+    data: Array<ResponseItem>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+    /**
+     * The id of the first item of the page; null on an empty page.
+     */
+    first_id: string | null;
+    /**
+     * The id of the last item of the page; null on an empty page.
+     */
+    last_id: string | null;
+};
+
+/**
  * CreateImageRequest
  *
  * An image generation request, in the shape of the OpenAI API. Unknown fields are rejected with a 400.
@@ -1161,20 +2361,6 @@ export type Model = {
      */
     readonly endpoints: Array<'/v1/chat/completions' | '/v1/embeddings' | '/v1/images/generations' | '/v1/audio/speech' | '/v1/audio/transcriptions'>;
 };
-
-/**
- * HasMore
- *
- * Whether another page follows this one.
- */
-export type HasMore = boolean;
-
-/**
- * NextCursor
- *
- * The opaque cursor that fetches the next page, or null on the last page. Pass it back unchanged as `cursor`; it never expires and never skips or repeats an item.
- */
-export type NextCursor = string | null;
 
 /**
  * ModelList
@@ -1796,6 +2982,166 @@ export type ChatCompletionStreamEventWritable = {
 };
 
 /**
+ * Response
+ *
+ * A model response of the Responses API, as the official OpenAI SDKs read it, plus `steps` for the `agents` runtime and the cost in `usage`.
+ */
+export type ResponseWritable = {
+    /**
+     * The type of the object, always `response`.
+     */
+    object: 'response';
+    /**
+     * When the response finished, in Unix seconds; null while it runs.
+     */
+    completed_at?: number | null;
+    /**
+     * `queued` (background, not started), `in_progress`, `completed`, `incomplete` (a limit was reached: see `incomplete_details`), `failed` (see `error`) or `cancelled`.
+     */
+    status: 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
+    /**
+     * The model of the request.
+     */
+    model: 'king' | 'queen' | 'prince' | 'agents';
+    /**
+     * The output items in order.
+     */
+    output: Array<ResponseOutputItem>;
+    error: ResponseError | null;
+    /**
+     * Why the response is `incomplete`; null otherwise.
+     */
+    incomplete_details: {
+        /**
+         * The limit that was reached.
+         */
+        reason: 'max_output_tokens' | 'max_tool_calls';
+    } | null;
+    /**
+     * The request's `instructions`.
+     */
+    instructions: string | null;
+    metadata: Metadata | null;
+    /**
+     * Whether several tool calls per turn were allowed.
+     */
+    parallel_tool_calls: boolean;
+    tool_choice: ResponseToolChoice;
+    /**
+     * The request's tools (without the headers of mcp tools).
+     */
+    tools: Array<ResponseTool>;
+    /**
+     * The request's temperature.
+     */
+    temperature: number | null;
+    /**
+     * The request's top_p.
+     */
+    top_p: number | null;
+    text?: ResponseTextConfig;
+    /**
+     * Always `disabled`.
+     */
+    truncation?: 'disabled';
+    /**
+     * Whether the response runs as a background job.
+     */
+    background: boolean;
+    /**
+     * Whether the response is stored.
+     */
+    store: boolean;
+    /**
+     * The response this one continues, if any.
+     */
+    previous_response_id: string | null;
+    /**
+     * The request's `max_output_tokens`.
+     */
+    max_output_tokens: number | null;
+    /**
+     * The request's `max_tool_calls`.
+     */
+    max_tool_calls: number | null;
+    /**
+     * The request's `user`.
+     */
+    user?: string;
+    usage: ResponseUsage | null;
+    /**
+     * The steps of an `agents` response (one model call and the tool calls it asked for each), with their cost; null for text models.
+     */
+    steps?: Array<ResponseStep> | null;
+};
+
+/**
+ * ResponseLifecycleEvent
+ *
+ * The response changed state: created, queued (background), in progress, completed, incomplete or failed. `response` is the whole response as it stands.
+ */
+export type ResponseLifecycleEventWritable = {
+    /**
+     * The event type.
+     */
+    type: 'response.queued' | 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
+    /**
+     * The position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    response: ResponseWritable;
+};
+
+/**
+ * ResponseStreamEventData
+ *
+ * A `response.*` event, by `type`. The order for one response: `response.created`, `response.in_progress`, then per output item `response.output_item.added`, its content (`response.content_part.added`, `response.output_text.delta`..., `response.output_text.done`, `response.content_part.done` for a message; `response.function_call_arguments.delta`..., `.done` for a function call; `response.mcp_call.in_progress`, `response.mcp_call_arguments.delta`/`.done`, `response.mcp_call.completed` or `.failed` for an mcp call), `response.output_item.done`; finally `response.completed`, `response.incomplete` or `response.failed`. `sequence_number` counts from 0.
+ */
+export type ResponseStreamEventDataWritable = ({
+    type: 'response.queued' | 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
+} & ResponseLifecycleEventWritable) | ({
+    type: 'response.output_item.added' | 'response.output_item.done';
+} & ResponseOutputItemEvent) | ({
+    type: 'response.content_part.added' | 'response.content_part.done';
+} & ResponseContentPartEvent) | ({
+    type: 'response.output_text.delta';
+} & ResponseTextDeltaEvent) | ({
+    type: 'response.output_text.done';
+} & ResponseTextDoneEvent) | ({
+    type: 'response.function_call_arguments.delta' | 'response.mcp_call_arguments.delta';
+} & ResponseArgumentsDeltaEvent) | ({
+    type: 'response.function_call_arguments.done' | 'response.mcp_call_arguments.done';
+} & ResponseArgumentsDoneEvent) | ({
+    type: 'response.mcp_call.in_progress' | 'response.mcp_call.completed' | 'response.mcp_call.failed' | 'response.mcp_list_tools.in_progress' | 'response.mcp_list_tools.completed' | 'response.mcp_list_tools.failed';
+} & ResponseMcpProgressEvent) | ({
+    type: 'error';
+} & ResponseErrorEvent);
+
+/**
+ * ResponseStreamEvent
+ *
+ * One server-sent event of a streamed response, as an SSE parser reports it: `event:` names the event type and `data` is the event as JSON (`ResponseStreamEventData`), whose `type` repeats the name. `: keep-alive` comments, which parsers skip, may come between events. There is no `[DONE]`: the stream ends after `response.completed`, `response.incomplete`, `response.failed` or `error`.
+ */
+export type ResponseStreamEventWritable = {
+    /**
+     * The event as one line of JSON.
+     */
+    data: string;
+    /**
+     * The event type, the same as the `type` of `data`.
+     */
+    event: string;
+    /**
+     * The event's `sequence_number`, for resuming with `starting_after`.
+     */
+    id?: string;
+    /**
+     * The SSE reconnection time in milliseconds; not sent by this service.
+     */
+    retry?: string;
+};
+
+/**
  * ImagesResponse
  *
  * The generated images, in the shape of the OpenAI API, with their usage.
@@ -1979,9 +3325,9 @@ export type SessionWritable = {
 export type IdempotencyKey = string;
 
 /**
- * The id of a model of the catalogue (`king`, `queen`, `prince`, `voice`, `imagine`, `agents`, `mcp`). Any other value answers 404 (`model_not_found`), as the OpenAI API does.
+ * The id of the response. A malformed id is a 400; a response that does not exist, was not stored, was deleted or belongs to another project answers 404.
  */
-export type ModelPath = string;
+export type ResponseId = string;
 
 /**
  * How many items a page holds, from 1 to 100.
@@ -1992,6 +3338,11 @@ export type Limit = number;
  * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
  */
 export type Cursor = string;
+
+/**
+ * The id of a model of the catalogue (`king`, `queen`, `prince`, `voice`, `imagine`, `agents`, `mcp`). Any other value answers 404 (`model_not_found`), as the OpenAI API does.
+ */
+export type ModelPath = string;
 
 /**
  * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
@@ -2141,6 +3492,299 @@ export type CreateEmbeddingResponses = {
 };
 
 export type CreateEmbeddingResponse2 = CreateEmbeddingResponses[keyof CreateEmbeddingResponses];
+
+export type CreateResponseData = {
+    body: CreateResponseRequest;
+    headers?: {
+        /**
+         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/responses';
+};
+
+export type CreateResponseErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+    /**
+     * The operation is specified but not yet served by this deployment.
+     */
+    501: ErrorResponse;
+    /**
+     * An upstream (model engine, CRM, mail relay) failed. Retry once, or fail over to another model.
+     */
+    502: ErrorResponse;
+    /**
+     * The service or an upstream is saturated or starting. Back off exponentially, starting from `Retry-After`.
+     */
+    503: ErrorResponse;
+    /**
+     * An upstream did not answer in time. Retry with backoff, or use a smaller model.
+     */
+    504: ErrorResponse;
+};
+
+export type CreateResponseError = CreateResponseErrors[keyof CreateResponseErrors];
+
+export type CreateResponseResponses = {
+    /**
+     * The response: a `Response` (`application/json`) when `stream` is false or absent, a stream of `response.*` server-sent events (`text/event-stream`) when it is true.
+     */
+    200: Response;
+};
+
+export type CreateResponseResponse = CreateResponseResponses[keyof CreateResponseResponses];
+
+export type DeleteResponseData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the response. A malformed id is a 400; a response that does not exist, was not stored, was deleted or belongs to another project answers 404.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/responses/{id}';
+};
+
+export type DeleteResponseErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type DeleteResponseError = DeleteResponseErrors[keyof DeleteResponseErrors];
+
+export type DeleteResponseResponses = {
+    /**
+     * The response is deleted.
+     */
+    200: DeletedResponse;
+};
+
+export type DeleteResponseResponse = DeleteResponseResponses[keyof DeleteResponseResponses];
+
+export type GetResponseData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the response. A malformed id is a 400; a response that does not exist, was not stored, was deleted or belongs to another project answers 404.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * When true, the response's events are streamed (`text/event-stream`).
+         */
+        stream?: boolean;
+        /**
+         * With `stream`, only the events after this `sequence_number`.
+         */
+        starting_after?: number;
+        /**
+         * Accepted for compatibility; nothing extra is included.
+         */
+        include?: Array<string>;
+    };
+    url: '/v1/responses/{id}';
+};
+
+export type GetResponseErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetResponseError = GetResponseErrors[keyof GetResponseErrors];
+
+export type GetResponseResponses = {
+    /**
+     * The response, or its events when `stream` is true.
+     */
+    200: Response;
+};
+
+export type GetResponseResponse = GetResponseResponses[keyof GetResponseResponses];
+
+export type CancelResponseData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the response. A malformed id is a 400; a response that does not exist, was not stored, was deleted or belongs to another project answers 404.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/responses/{id}/cancel';
+};
+
+export type CancelResponseErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CancelResponseError = CancelResponseErrors[keyof CancelResponseErrors];
+
+export type CancelResponseResponses = {
+    /**
+     * The response, cancelled (or as it finished).
+     */
+    200: Response;
+};
+
+export type CancelResponseResponse = CancelResponseResponses[keyof CancelResponseResponses];
+
+export type ListInputItemsData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the response. A malformed id is a 400; a response that does not exist, was not stored, was deleted or belongs to another project answers 404.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+        /**
+         * The id of the item after which the page starts (the previous page's `last_id`).
+         */
+        after?: string;
+        /**
+         * `asc` (as sent) or `desc` (newest first, the default).
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * Accepted for compatibility; nothing extra is included.
+         */
+        include?: Array<string>;
+    };
+    url: '/v1/responses/{id}/input_items';
+};
+
+export type ListInputItemsErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListInputItemsError = ListInputItemsErrors[keyof ListInputItemsErrors];
+
+export type ListInputItemsResponses = {
+    /**
+     * A page of input items.
+     */
+    200: ResponseItemList;
+};
+
+export type ListInputItemsResponse = ListInputItemsResponses[keyof ListInputItemsResponses];
 
 export type CreateImageData = {
     body: CreateImageRequest;
