@@ -4,6 +4,7 @@
 // time, email, uri, uuid, anyOf/oneOf (first branch), allOf (merged), $ref within the schema),
 // filling strings with words of the prompt. `pattern` is honoured only when a candidate happens to match.
 import type { Random } from './random.ts';
+import { stem } from './words.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = Record<string, unknown>;
@@ -20,6 +21,25 @@ export interface InstanceContext {
   phrase: string;
   /** The prompt's raw tokens (`1100-053`), tried against a `pattern`. */
   tokens?: readonly string[];
+  /**
+   * Stems of the prompt's words. When given, arguments are taken from the prompt: an optional
+   * property is filled only when the prompt speaks to it (its name's words, a place for a
+   * location, a number for a count, one of its enum values), a boolean is true when the
+   * prompt says its name ("open now" for `open_now`), and an enum takes the value the prompt
+   * names. Tool calls use it; structured output fills every property.
+   */
+  promptStems?: ReadonlySet<string>;
+}
+
+const GENERIC_KEY_PARTS = new Set(['id', 'type', 'max', 'min', 'is', 'has', 'include', 'with', 'the', 'of']);
+
+/** `open_now` -> ["open", "now"]; `maxResults` -> ["max", "results"]. */
+function keyParts(key: string): string[] {
+  return key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((p) => p.length > 1);
 }
 
 /** No candidate satisfies the schema (an optional property is then left out). */
@@ -83,6 +103,8 @@ export class InstanceGenerator {
     }
     if ('const' in schema) return schema.const as Json;
     if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+      const named = this.#namedEnumValue(schema.enum);
+      if (named !== undefined) return named;
       return schema.enum[salt % schema.enum.length] as Json;
     }
     const branches = Array.isArray(schema.oneOf)
@@ -107,6 +129,7 @@ export class InstanceGenerator {
       case 'null':
         return null;
       case 'boolean':
+        if (this.#ctx.promptStems !== undefined) return this.#keyNamed(key);
         return this.#ctx.random.next() < 0.5;
       case 'integer':
       case 'number':
@@ -132,6 +155,35 @@ export class InstanceGenerator {
     if ('items' in schema || 'prefixItems' in schema) return 'array';
     if ('minimum' in schema || 'maximum' in schema || 'multipleOf' in schema) return 'number';
     return 'string';
+  }
+
+  /** The prompt says the key's words ("open now" for `open_now`). */
+  #keyNamed(key: string): boolean {
+    const stems = this.#ctx.promptStems;
+    if (stems === undefined) return false;
+    const parts = keyParts(key).filter((p) => !GENERIC_KEY_PARTS.has(p));
+    return parts.length > 0 && parts.some((p) => stems.has(stem(p)));
+  }
+
+  #namedEnumValue(values: unknown[]): Json | undefined {
+    const stems = this.#ctx.promptStems;
+    if (stems === undefined) return undefined;
+    return values.find(
+      (v) => typeof v === 'string' && keyParts(v).length > 0 && keyParts(v).every((p) => stems.has(stem(p))),
+    ) as Json | undefined;
+  }
+
+  /** Whether the prompt speaks to an optional property (see `promptStems`). */
+  #promptSupports(key: string, schemaIn: Schema | boolean): boolean {
+    if (this.#keyNamed(key)) return true;
+    const schema = isSchema(schemaIn) ? schemaIn : {};
+    if (Array.isArray(schema.enum)) return this.#namedEnumValue(schema.enum) !== undefined;
+    const type = this.#type(schema);
+    const k = key.toLowerCase();
+    if (type === 'string' && PLACE_KEY.test(k)) return this.#ctx.names.length > 0;
+    if (type === 'string' && QUERY_KEY.test(k)) return this.#ctx.phrase !== '';
+    if ((type === 'integer' || type === 'number') && COUNT_KEY.test(k)) return this.#ctx.numbers.length > 0;
+    return false;
   }
 
   #minimal(schema: Schema, type: string, key: string, salt: number): Json | typeof NONE {
@@ -215,6 +267,13 @@ export class InstanceGenerator {
     for (const key of keys) {
       if (Object.keys(out).length >= maxProperties && !required.has(key)) break;
       const sub = properties[key];
+      if (
+        this.#ctx.promptStems !== undefined &&
+        !required.has(key) &&
+        !this.#promptSupports(key, isSchema(sub) || typeof sub === 'boolean' ? sub : {})
+      ) {
+        continue;
+      }
       const value = this.#value(
         isSchema(sub) || typeof sub === 'boolean' ? sub : {},
         key,
@@ -303,7 +362,9 @@ export class InstanceGenerator {
     const single = names.filter((n) => !n.includes(' '));
     const multi = names.filter((n) => n.includes(' '));
     const out: string[] = [];
-    if (/city|town|location|place|country|region|destination|origin|address|area/.test(k)) {
+    if (/near|around|address|where|location/.test(k) && names.length > 1) {
+      out.push(names.join(', '), ...single.slice().reverse(), ...names);
+    } else if (LOCATION_KEY.test(k)) {
       out.push(...single.slice().reverse(), ...names);
     } else if (/name|company|organi[sz]ation|person|brand|business|title|vendor|customer/.test(k)) {
       out.push(...multi, ...names);
@@ -319,17 +380,21 @@ export class InstanceGenerator {
       out.push('EUR');
     } else if (/(^|_)id$|identifier|code|sku/.test(k)) {
       out.push(`${slug(term).replace(/\./g, '_')}_${salt + 1}`);
-    } else if (
-      /query|search|question|text|message|prompt|content|description|summary|topic|reason|note|answer|comment/.test(
-        k,
-      )
-    ) {
+    } else if (QUERY_KEY.test(k)) {
       out.push(phrase);
     }
     out.push(names[salt % Math.max(names.length, 1)] ?? term, term, phrase, `${term} ${salt + 1}`);
     return out.filter((c) => c !== '');
   }
 }
+
+const LOCATION_KEY =
+  /city|town|location|place|country|region|destination|origin|address|area|near|around|where/;
+/** Keys an optional place name of the prompt fills (not `country` or `region`, which want codes). */
+const PLACE_KEY = /city|town|location|place|address|area|near|around|where|destination|origin/;
+const QUERY_KEY =
+  /query|search|question|text|message|prompt|content|description|summary|topic|reason|note|answer|comment|keyword|^q$/;
+const COUNT_KEY = /count|number|quantity|amount|limit|^n$|size|total|people|guests|results|max/;
 
 function mergeAll(schemas: Schema[]): Schema {
   const merged: Schema = {};

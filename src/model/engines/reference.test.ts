@@ -286,4 +286,98 @@ describe('ReferenceEngine', () => {
     for await (const _ of engine.chat({ ...QUESTION, model: 'prince' })) void _;
     expect(Date.now() - unpaced).toBeLessThan(200);
   });
+
+  it('takes tool arguments from the input: the query, the places, a count in words, a named flag; no optional property it does not speak to', async () => {
+    const search = {
+      type: 'function' as const,
+      function: {
+        name: 'search_places',
+        description: 'Find businesses and places near a location, optionally only those open now.',
+        parameters: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', minLength: 1 },
+            city: { type: 'string' },
+            near: { type: 'string' },
+            radius_km: { type: 'number', minimum: 0.1, maximum: 50 },
+            open_now: { type: 'boolean' },
+            min_rating: { type: 'number', minimum: 1, maximum: 5 },
+            limit: { type: 'integer', minimum: 1, maximum: 20 },
+            sort: { type: 'string', enum: ['relevance', 'distance', 'rating'] },
+          },
+          required: ['query'],
+          additionalProperties: false,
+        },
+      },
+    };
+    const request: CreateChatCompletionRequest = {
+      model: 'queen',
+      messages: [{ role: 'user', content: 'Find three bakeries open now near Marienplatz in Munich' }],
+      tools: [search, WEATHER_TOOL],
+      seed: 7,
+    };
+    const first = await answer(request);
+    const calls = first.choices[0]?.message.tool_calls ?? [];
+    expect(calls.map((c) => c.function.name)).toEqual(['search_places']);
+    const args = JSON.parse(calls[0]?.function.arguments ?? '') as unknown;
+    expect(newAjv().compile(search.function.parameters)(args)).toBe(true);
+    expect(args).toEqual({
+      query: 'bakeries',
+      city: 'Munich',
+      near: 'Marienplatz, Munich',
+      open_now: true,
+      limit: 3,
+    });
+    // deterministic by seed
+    expect((await answer(request)).choices[0]?.message.tool_calls?.[0]?.function.arguments).toBe(
+      calls[0]?.function.arguments,
+    );
+    const sorted = await answer({
+      ...request,
+      messages: [{ role: 'user', content: 'Find bakeries near Marienplatz in Munich by rating' }],
+    });
+    expect(JSON.parse(sorted.choices[0]?.message.tool_calls?.[0]?.function.arguments ?? '')).toMatchObject({
+      sort: 'rating',
+    });
+  });
+
+  it('answers from every result of parallel tool calls, naming the items a result lists', async () => {
+    const after = await answer({
+      model: 'queen',
+      seed: 3,
+      messages: [
+        { role: 'user', content: 'Find bakeries in Munich and the weather there' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_a', type: 'function', function: { name: 'search_places', arguments: '{}' } },
+            { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'call_a',
+          content: JSON.stringify({
+            object: 'list',
+            data: [
+              {
+                name: 'Bäckerei Rischart',
+                address: { street: 'Marienplatz 18', city: 'München' },
+                signals: { rating: 4.5, distance_km: 0.1, open_now: true },
+              },
+              { name: 'Hofpfisterei', city: 'München' },
+            ],
+          }),
+        },
+        { role: 'tool', tool_call_id: 'call_b', content: '{"temperature_c":7}' },
+      ],
+    });
+    const text = after.choices[0]?.message.content ?? '';
+    expect(after.choices[0]?.finish_reason).toBe('stop');
+    expect(text).toContain(
+      'According to search_places: 2 results: Bäckerei Rischart (Marienplatz 18, München; 0.1 km away; rating 4.5; open now) and Hofpfisterei (München).',
+    );
+    expect(text).toContain('According to get_weather: temperature c 7.');
+  });
 });

@@ -61,6 +61,8 @@ interface Prompt {
   numbers: number[];
   /** The last message, when it is a tool result: the function name and its content. */
   toolResult: { name: string; content: string } | undefined;
+  /** Every tool result after the last assistant turn (parallel calls answer together), in order. */
+  toolResults: { name: string; content: string }[];
 }
 
 interface PlannedChoice {
@@ -76,14 +78,15 @@ function readPrompt(messages: readonly ChatCompletionRequestMessage[]): Prompt {
     .filter((m) => m.role === 'user' || m.role === 'system' || m.role === 'developer')
     .map((m) => contentText(m.content))
     .join('\n');
-  const last = messages[messages.length - 1];
-  let toolResult: Prompt['toolResult'];
-  if (last?.role === 'tool') {
-    const call = messages
-      .flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []))
-      .find((c) => c.id === last.tool_call_id);
-    toolResult = { name: call?.function.name ?? 'the tool', content: contentText(last.content) };
+  const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
+  const toolResults: Prompt['toolResults'] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role !== 'tool') break;
+    const call = calls.find((c) => c.id === message.tool_call_id);
+    toolResults.unshift({ name: call?.function.name ?? 'the tool', content: contentText(message.content) });
   }
+  const toolResult = toolResults[toolResults.length - 1];
   const userText = users.map((m) => contentText(m.content)).join('\n');
   const source = question !== '' ? question : userText !== '' ? userText : all;
   let terms = keyTerms(source);
@@ -97,6 +100,7 @@ function readPrompt(messages: readonly ChatCompletionRequestMessage[]): Prompt {
     names: names.length > 0 ? names : entities(all),
     numbers: numbers(source),
     toolResult,
+    toolResults,
   };
 }
 
@@ -183,13 +187,73 @@ const GREETINGS = [
   'Hello. Ask me anything, and I will do my best to help.',
 ];
 
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
+  twenty: 20,
+};
+/** Words of a request that ask for something rather than name it ("find", "show me"). */
+const ASKING = new Set(
+  'find search look show list get give tell need want please near nearby around open now closed today me us some any'.split(
+    ' ',
+  ),
+);
+
 function lowerFirst(text: string): string {
   return /^\p{Lu}\p{Ll}/u.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+}
+
+/** The items of a result that lists things (`data`, `results`, `items`, or an array), when they have names. */
+function listedItems(value: Json): { [key: string]: Json }[] | undefined {
+  const isItem = (v: Json): v is { [key: string]: Json } =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.name === 'string';
+  let list: Json | undefined = value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    list = value.data ?? value.results ?? value.items ?? value.hits ?? value.places;
+  }
+  if (!Array.isArray(list)) return undefined;
+  const items = list.filter(isItem);
+  return items.length > 0 ? items : undefined;
+}
+
+/** "Bäckerei Huber (Tal 12, München; rating 4.6; open now)". */
+function describeItem(item: { [key: string]: Json }): string {
+  const details: string[] = [];
+  const address = item.address;
+  if (typeof address === 'string') details.push(address);
+  else if (address !== null && typeof address === 'object' && !Array.isArray(address)) {
+    const line = [address.street ?? address.line1, address.city]
+      .filter((p) => typeof p === 'string' && p !== '')
+      .join(', ');
+    if (line !== '') details.push(line);
+  } else if (typeof item.city === 'string') details.push(item.city);
+  const signals = item.signals !== null && typeof item.signals === 'object' ? item.signals : item;
+  if (!Array.isArray(signals)) {
+    if (typeof signals.distance_km === 'number') details.push(`${signals.distance_km} km away`);
+    if (typeof signals.rating === 'number') details.push(`rating ${signals.rating}`);
+    if (signals.open_now === true) details.push('open now');
+  }
+  return details.length > 0 ? `${String(item.name)} (${details.join('; ')})` : String(item.name);
 }
 
 function describeToolResult(content: string): string {
   try {
     const value = JSON.parse(content) as Json;
+    const items = listedItems(value);
+    if (items !== undefined) {
+      const shown = items.slice(0, 5).map(describeItem);
+      const more = items.length > 5 ? `, and ${items.length - 5} more` : '';
+      return `${items.length === 1 ? 'one result' : `${items.length} results`}: ${listPhrase(shown)}${more}`;
+    }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const parts = Object.entries(value)
         .slice(0, 6)
@@ -227,10 +291,16 @@ function writeText(
   ];
   const count = lengths[sample(random, lengths.length, temperature, topP, 0)] ?? middle;
   const main = terms[0] ?? 'this';
-  if (prompt.toolResult !== undefined) {
-    sentences.push(
-      `According to ${prompt.toolResult.name}: ${describeToolResult(prompt.toolResult.content)}.`,
+  if (prompt.toolResults.length > 0) {
+    // an answer from tool results: what they say, then a closing on what was asked about
+    for (const result of prompt.toolResults.slice(0, 4)) {
+      sentences.push(`According to ${result.name}: ${describeToolResult(result.content)}.`);
+    }
+    const topic = terms.find(
+      (t) => !ASKING.has(t.toLowerCase()) && NUMBER_WORDS[t.toLowerCase()] === undefined,
     );
+    sentences.push(pick(CLOSINGS)(topic ?? 'this'));
+    return sentences.join(' ');
   } else {
     const subject = questionSubject(prompt.question);
     const request = requestedAction(prompt.question);
@@ -369,6 +439,27 @@ function toolCallId(random: Random): string {
   return id;
 }
 
+/**
+ * The context for a tool call's arguments: the prompt's words, numbers written as words too
+ * ("three" fills `limit: 3`), optional properties only where the prompt speaks to them, and
+ * for a query the words that name what is sought ("bakeries"), not places, counts or verbs.
+ */
+function toolCallContext(prompt: Prompt, random: Random): InstanceContext {
+  const base = instanceContext(prompt, random);
+  const spoken = words(prompt.question !== '' ? prompt.question : prompt.all);
+  const named = new Set(prompt.names.flatMap((n) => words(n)).map(stem));
+  const topic = prompt.terms.filter(
+    (t) => !named.has(stem(t)) && !ASKING.has(t.toLowerCase()) && NUMBER_WORDS[t.toLowerCase()] === undefined,
+  );
+  const counted = spoken.map((w) => NUMBER_WORDS[w.toLowerCase()]).filter((n) => n !== undefined);
+  return {
+    ...base,
+    numbers: [...prompt.numbers, ...counted],
+    phrase: topic.slice(0, 3).join(' ') || base.phrase,
+    promptStems: new Set(spoken.map(stem)),
+  };
+}
+
 function instanceContext(prompt: Prompt, random: Random): InstanceContext {
   const phrase =
     questionSubject(prompt.question) ?? (listPhrase(prompt.terms.slice(0, 4)) || prompt.question.trim());
@@ -393,7 +484,7 @@ function planChoice(
       arguments: JSON.stringify(
         generateInstance(
           tool.function.parameters ?? { type: 'object', properties: {} },
-          instanceContext(prompt, random),
+          toolCallContext(prompt, random),
         ),
       ),
     }));
