@@ -51,7 +51,7 @@ describe('the official openai Python SDK', () => {
   }, 300_000);
   afterAll(async () => servers?.stop());
 
-  it('passes its pytest suite: models, chat buffered and streamed, tools, embeddings, error classes', async () => {
+  it('passes its pytest suite: models, chat buffered and streamed, tools, embeddings, error classes, responses', async () => {
     const { code, output } = await run(
       python,
       ['-m', 'pytest', SUITE, '-q', '-p', 'no:cacheprovider', `--junitxml=${REPORT}`],

@@ -201,3 +201,77 @@ def test_raises_rate_limit_error_on_429() -> None:
     assert int(headers["retry-after"]) >= 1
     assert int(headers["retry-after-ms"]) > 0
     assert headers["ratelimit-policy"] and headers["ratelimit"]
+
+
+WEATHER_TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def test_responses_buffered_stored_and_deleted(client: OpenAI) -> None:
+    response = client.responses.create(
+        model="queen",
+        instructions="You answer briefly.",
+        input="Which trains cross the Brenner pass?",
+    )
+    assert response.object == "response"
+    assert response.status == "completed"
+    assert "Brenner" in response.output_text
+    assert response.usage.total_tokens == response.usage.input_tokens + response.usage.output_tokens
+    assert client.responses.retrieve(response.id).output_text == response.output_text
+    items = client.responses.input_items.list(response.id)
+    assert [item.type for item in items.data] == ["message"]
+    client.responses.delete(response.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(response.id)
+
+
+def test_responses_stream_helper_parses_every_event(client: OpenAI) -> None:
+    with client.responses.stream(model="prince", input="Summarise the rules of pétanque.") as stream:
+        types = [event.type for event in stream]
+        final = stream.get_final_response()
+    assert types[:4] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+    ]
+    assert types[-4:] == [
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert final.status == "completed"
+    assert len(final.output_text) > 20
+
+
+def test_responses_function_tool_round_trip(client: OpenAI) -> None:
+    first = client.responses.create(
+        model="queen", input="What is the weather in Lisbon right now?", tools=[WEATHER_TOOL]
+    )
+    calls = [item for item in first.output if item.type == "function_call"]
+    assert [call.name for call in calls] == ["get_weather"]
+    assert json.loads(calls[0].arguments) == {"city": "Lisbon"}
+    second = client.responses.create(
+        model="queen",
+        previous_response_id=first.id,
+        tools=[WEATHER_TOOL],
+        input=[
+            {
+                "type": "function_call_output",
+                "call_id": calls[0].call_id,
+                "output": json.dumps({"temperature_c": 19, "conditions": "sunny"}),
+            }
+        ],
+    )
+    assert "conditions sunny" in second.output_text

@@ -3,6 +3,7 @@ import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
+import { createResponsesRouter } from '../agents/routes.ts';
 import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
 import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings.ts';
@@ -56,6 +57,14 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
         env: platform.config.env,
         engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
         logger,
+      }),
+      createResponsesRouter({
+        db: platform.db,
+        limiter: platform.limiter,
+        env: platform.config.env,
+        engineFor: (model) => engines(model),
+        logger,
+        mcpCallTimeoutMs: 15_000,
       }),
       createEmbeddingsRouter({
         db: platform.db,

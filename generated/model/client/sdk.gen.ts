@@ -94,9 +94,9 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
  * hub (`server_label: eurus`, no `server_url`: directory search, place details, geocode,
  * reverse geocode, billed at the directory's prices on the caller's key, which needs the
  * directory's `search` and `places` scopes) or a remote MCP server by `server_url`. A
- * text model makes one model call and the mcp calls it asks for, then one more model call
- * with their results; `agents` loops until the model answers, `max_tool_calls` is
- * reached or 32 steps have run. A failing mcp call (unknown tool, arguments that fail its
+ * response loops (model call, the mcp calls it asked for, their results back) until the
+ * model answers or asks for a function call, at most 32 model calls; `max_tool_calls`
+ * bounds the tool calls. A failing mcp call (unknown tool, arguments that fail its
  * schema, a server that is down or slow) is an `mcp_call` item with `status: failed` and
  * its `error`, and the model sees the error; it does not fail the response.
  *
@@ -117,7 +117,7 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
  * `GET /v1/responses/{id}`, its input items and `previous_response_id`, until deleted.
  *
  * **Background.** `"background": true` runs the response as a durable job; until the job
- * queue is available here it answers 501 `not_implemented`.
+ * queue is available on this deployment it is a 400 `background_unavailable`.
  *
  * **Errors.** 400 for an input that breaks a rule a schema cannot state: a
  * `previous_response_id` that does not exist (or was not stored), a `function_call_output`

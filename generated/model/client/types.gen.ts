@@ -1253,7 +1253,7 @@ export type CreateResponseRequest = {
      */
     parallel_tool_calls?: boolean | null;
     /**
-     * The most tool calls (function and mcp) the whole response may make; once reached, the response ends `incomplete` with `incomplete_details.reason: max_tool_calls`. With `agents` it also bounds the loop (at most 32 steps whatever the value).
+     * The most tool calls (function and mcp) the whole response may make. Calls the model asks for beyond it are dropped, and the model then answers without tools. Whatever the value, a response runs at most 32 model calls (steps); one that would need more ends `incomplete` with `incomplete_details.reason: max_tool_calls`.
      */
     max_tool_calls?: number | null;
     /**
@@ -1996,7 +1996,7 @@ export type ResponseFunctionCallOutputItem = {
 /**
  * ResponseItem
  *
- * A stored input item, with its id: a message, a function call, or a function call output.
+ * A stored input item, with its id: a message, a function call, a function call output, or an mcp item sent back.
  */
 export type ResponseItem = ({
     type: 'message';
@@ -2004,7 +2004,11 @@ export type ResponseItem = ({
     type: 'function_call';
 } & ResponseFunctionToolCallItem) | ({
     type: 'function_call_output';
-} & ResponseFunctionCallOutputItem);
+} & ResponseFunctionCallOutputItem) | ({
+    type: 'mcp_call';
+} & ResponseMcpCall) | ({
+    type: 'mcp_list_tools';
+} & ResponseMcpListTools);
 
 /**
  * HasMore
@@ -3539,10 +3543,6 @@ export type CreateResponseErrors = {
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
     429: ErrorResponse;
-    /**
-     * The operation is specified but not yet served by this deployment.
-     */
-    501: ErrorResponse;
     /**
      * An upstream (model engine, CRM, mail relay) failed. Retry once, or fail over to another model.
      */

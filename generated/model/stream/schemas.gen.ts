@@ -2262,7 +2262,7 @@ export const CreateResponseRequestSchema = {
             default: true
         },
         max_tool_calls: {
-            description: 'The most tool calls (function and mcp) the whole response may make; once reached, the response ends `incomplete` with `incomplete_details.reason: max_tool_calls`. With `agents` it also bounds the loop (at most 32 steps whatever the value).',
+            description: 'The most tool calls (function and mcp) the whole response may make. Calls the model asks for beyond it are dropped, and the model then answers without tools. Whatever the value, a response runs at most 32 model calls (steps); one that would need more ends `incomplete` with `incomplete_details.reason: max_tool_calls`.',
             type: [
                 'integer',
                 'null'
@@ -2485,12 +2485,13 @@ export const ResponseFunctionToolCallItemSchema = {
         id: {
             description: 'The id of the output item.',
             type: 'string',
-            pattern: '^fc_[0-9A-Za-z]{26}$'
+            pattern: '^fc_[0-9A-Za-z]{1,60}$'
         },
         call_id: {
             description: 'The id of the call, echoed by its `function_call_output`.',
             type: 'string',
-            pattern: '^call_[0-9A-Za-z]{24}$'
+            minLength: 1,
+            maxLength: 64
         },
         name: {
             description: 'The name of the function.',
@@ -3547,7 +3548,7 @@ export const ResponseFunctionCallOutputItemSchema = {
         id: {
             description: 'The id of the item.',
             type: 'string',
-            pattern: '^fco_[0-9A-Za-z]{26}$'
+            maxLength: 64
         },
         call_id: {
             description: 'The id of the call it answers.',
@@ -3571,7 +3572,7 @@ export const ResponseFunctionCallOutputItemSchema = {
 
 export const ResponseItemSchema = {
     title: 'ResponseItem',
-    description: 'A stored input item, with its id: a message, a function call, or a function call output.',
+    description: 'A stored input item, with its id: a message, a function call, a function call output, or an mcp item sent back.',
     oneOf: [
         {
             $ref: '#/components/schemas/ResponseInputMessageItem'
@@ -3581,6 +3582,12 @@ export const ResponseItemSchema = {
         },
         {
             $ref: '#/components/schemas/ResponseFunctionCallOutputItem'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpCall'
+        },
+        {
+            $ref: '#/components/schemas/ResponseMcpListTools'
         }
     ],
     discriminator: {
@@ -3588,7 +3595,9 @@ export const ResponseItemSchema = {
         mapping: {
             message: '#/components/schemas/ResponseInputMessageItem',
             function_call: '#/components/schemas/ResponseFunctionToolCallItem',
-            function_call_output: '#/components/schemas/ResponseFunctionCallOutputItem'
+            function_call_output: '#/components/schemas/ResponseFunctionCallOutputItem',
+            mcp_call: '#/components/schemas/ResponseMcpCall',
+            mcp_list_tools: '#/components/schemas/ResponseMcpListTools'
         }
     }
 } as const;

@@ -1,0 +1,364 @@
+// /v1/responses: create (buffered or streamed), get (or replay its events), delete, cancel and
+// the input items. Scope `chat` for the text models, `agents` for the agents runtime; the spec
+// lets either key in, the model decides which one it needs.
+import type { Request, Response as ExpressResponse, Router } from 'express';
+import type {
+  CancelResponseData,
+  CancelResponseResponses,
+  CreateResponseData,
+  CreateResponseResponses,
+  DeleteResponseData,
+  DeleteResponseResponses,
+  GetResponseData,
+  GetResponseResponses,
+  ListInputItemsData,
+  ListInputItemsResponses,
+  Response,
+  ResponseItemList,
+} from '../../generated/model/client/types.gen.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { takeModelTokens } from '../limits/middleware.ts';
+import { KEEP_ALIVE_MS } from '../model/chat.ts';
+import { isAbort } from '../model/engines/assemble.ts';
+import { assertFitsContext } from '../model/tokens.ts';
+import type { Db } from '../platform/db.ts';
+import { ApiError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import type { Logger } from '../platform/logger.ts';
+import { decodeCursor, encodeCursor, nextLinkOf } from '../platform/pagination.ts';
+import type { Principal } from '../platform/principal.ts';
+import { SENT, typedRouter } from '../platform/route.ts';
+import { recordUsageBatched } from '../platform/usage.ts';
+import { assertOutputsAnswerCalls, type HistoryItem, inputItems } from './convert.ts';
+import { ResponseBuilder, replayEvents, type StreamEvent } from './events.ts';
+import {
+  assertTools,
+  finishResponse,
+  firstCallTokens,
+  type McpConnector,
+  responseErrorOf,
+  type RunResult,
+  runResponse,
+  type RuntimeDeps,
+  textModelOf,
+} from './runtime.ts';
+import { ResponseStore } from './store.ts';
+
+export interface ResponsesDeps extends RuntimeDeps {
+  db: Db;
+  limiter: Limiter;
+  /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  mcp?: McpConnector | undefined;
+}
+
+type CreateBody = CreateResponseData['body'];
+
+function requireScope(principal: Principal, model: string): void {
+  const scope = model === 'agents' ? 'agents' : 'chat';
+  if (!principal.scopes.includes(scope)) {
+    throw new PermissionDeniedError(
+      'insufficient_scope',
+      `This key lacks the scope '${scope}' needed for POST /v1/responses with model '${model}'.`,
+    );
+  }
+}
+
+function bearerOf(req: Request): string {
+  return /^Bearer[ ]+(\S+)/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+}
+
+/** The request's tools as the response shows them: the secrets of mcp tools left out. */
+function shownTools(body: CreateBody): Response['tools'] {
+  return (body.tools ?? []).map((tool) => {
+    if (tool.type !== 'mcp') return tool;
+    const shown = { ...tool };
+    delete shown.headers;
+    delete shown.authorization;
+    return shown;
+  });
+}
+
+function initialResponse(body: CreateBody): Response {
+  return {
+    id: newId('resp'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    completed_at: null,
+    status: 'in_progress',
+    model: body.model,
+    output: [],
+    error: null,
+    incomplete_details: null,
+    instructions: body.instructions ?? null,
+    metadata: body.metadata ?? null,
+    parallel_tool_calls: body.parallel_tool_calls !== false,
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: shownTools(body),
+    temperature: body.temperature ?? null,
+    top_p: body.top_p ?? null,
+    text: body.text ?? { format: { type: 'text' } },
+    truncation: 'disabled',
+    background: body.background === true,
+    store: body.store !== false,
+    previous_response_id: body.previous_response_id ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    max_tool_calls: body.max_tool_calls ?? null,
+    ...(body.user === undefined ? {} : { user: body.user }),
+    usage: null,
+    steps: null,
+  };
+}
+
+function openStream(res: ExpressResponse): (text: string) => void {
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  return (text) => res.write(text);
+}
+
+function sse(event: StreamEvent): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+export function createResponsesRouter(deps: ResponsesDeps): Router {
+  const api = typedRouter();
+  const store = new ResponseStore(deps.db);
+
+  api.post<CreateResponseData, CreateResponseResponses>(
+    '/v1/responses',
+    async ({ body, req, res, principal }) => {
+      const started = Date.now();
+      const caller = principal();
+      requireScope(caller, body.model);
+      if (body.background === true && body.store === false) {
+        throw new BadRequestError('validation_failed', 'background: true needs store: true.', {
+          param: 'background',
+        });
+      }
+      if (body.background === true) {
+        throw new BadRequestError(
+          'background_unavailable',
+          'background: true needs the job queue, which this deployment does not have yet; send the request without it.',
+          { param: 'background' },
+        );
+      }
+      assertTools(body);
+      for (const tool of body.tools ?? []) {
+        if (tool.type !== 'mcp') continue;
+        if (deps.mcp === undefined) {
+          throw new BadRequestError('mcp_unavailable', 'mcp tools are not available on this deployment.', {
+            param: 'tools',
+          });
+        }
+        await deps.mcp.check(tool, caller);
+      }
+
+      // the conversation: the chain of previous responses, then this input
+      let context: HistoryItem[] = [];
+      if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+        const previous = await store.find(caller, body.previous_response_id);
+        if (previous === undefined) {
+          throw new BadRequestError(
+            'previous_response_not_found',
+            `No stored response with id '${body.previous_response_id}' exists in this project.`,
+            { param: 'previous_response_id' },
+          );
+        }
+        context = [...previous.context, ...previous.body.output];
+      }
+      const items = inputItems(body.input);
+      if (items.length === 0 && context.length === 0) {
+        throw new BadRequestError('validation_failed', 'Give an input (or a previous_response_id).', {
+          param: 'input',
+        });
+      }
+      const history = [...context, ...items];
+      assertOutputsAnswerCalls(history);
+      const model = textModelOf(body);
+      const promptTokens = firstCallTokens(body, history);
+      assertFitsContext(model, promptTokens, body.max_output_tokens ?? null);
+      await takeModelTokens(
+        deps.limiter,
+        res,
+        caller,
+        model,
+        promptTokens + (body.max_output_tokens ?? 0),
+        deps.env,
+      );
+
+      const controller = new AbortController();
+      let left = false;
+      res.on('close', () => {
+        if (!res.writableFinished) {
+          left = true;
+          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
+        }
+      });
+      const streamed = body.stream === true;
+      let write: ((text: string) => void) | undefined;
+      let lastWrite = Date.now();
+      const builder = new ResponseBuilder(
+        initialResponse(body),
+        streamed
+          ? (event) => {
+              lastWrite = Date.now();
+              write?.(sse(event));
+            }
+          : undefined,
+      );
+      const stored = body.store !== false;
+      if (stored) {
+        await store.insert(caller, { body: builder.response, inputItems: items, context, background: false });
+      }
+      const finish = async (result: RunResult | undefined, status: number) => {
+        if (stored) await store.update(caller, builder.response);
+        await recordUsageBatched(deps.db, caller, {
+          service: 'model',
+          model: body.model,
+          endpoint: '/v1/responses',
+          inputTokens: result?.inputTokens ?? 0,
+          outputTokens: result?.outputTokens ?? 0,
+          ...(body.model === 'agents' ? { steps: result?.steps.length ?? 0 } : {}),
+          costNano: result?.costNano ?? 0,
+          status,
+          latencyMs: Date.now() - started,
+          streamed,
+          disconnected: left,
+        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+      };
+      let keepAlive: NodeJS.Timeout | undefined;
+      if (streamed) {
+        write = openStream(res);
+        keepAlive = setInterval(
+          () => {
+            if (Date.now() - lastWrite >= KEEP_ALIVE_MS) {
+              lastWrite = Date.now();
+              res.write(': keep-alive\n\n');
+            }
+          },
+          Math.min(KEEP_ALIVE_MS, 1000),
+        );
+      }
+      builder.lifecycle('response.created');
+      builder.lifecycle('response.in_progress');
+      const partial: RunResult = { inputTokens: 0, outputTokens: 0, steps: [], costNano: 0 };
+      try {
+        const result = await runResponse(deps, {
+          request: body,
+          principal: caller,
+          bearer: bearerOf(req),
+          history,
+          builder,
+          signal: controller.signal,
+          progress: partial,
+        });
+        builder.end(builder.response.status === 'incomplete' ? 'response.incomplete' : 'response.completed');
+        await finish(result, 200);
+        if (!streamed) return { status: 200, body: builder.response };
+        return SENT;
+      } catch (err) {
+        if (left || isAbort(err)) {
+          finishResponse(builder, body, partial, 'cancelled');
+          await finish(partial, 499);
+          return SENT;
+        }
+        if (!(err instanceof ApiError)) deps.logger.error({ err }, 'response failed');
+        finishResponse(builder, body, partial, 'failed');
+        builder.response.error = responseErrorOf(err);
+        if (!streamed) {
+          await finish(partial, err instanceof ApiError ? err.status : 500);
+          throw err;
+        }
+        builder.end('response.failed');
+        await finish(partial, 200);
+        return SENT;
+      } finally {
+        clearInterval(keepAlive);
+        if (streamed) res.end();
+      }
+    },
+  );
+
+  api.get<GetResponseData, GetResponseResponses>(
+    '/v1/responses/{id}',
+    async ({ path, query, res, principal }) => {
+      const found = await store.get(principal(), path.id);
+      const stream = query?.stream === true || (query?.stream as unknown) === 'true';
+      if (!stream) return { status: 200, body: found.body };
+      const after = query?.starting_after;
+      const write = openStream(res);
+      for (const event of replayEvents(found.body)) {
+        if (after === undefined || event.sequence_number > Number(after)) write(sse(event));
+      }
+      res.end();
+      return SENT;
+    },
+  );
+
+  api.delete<DeleteResponseData, DeleteResponseResponses>(
+    '/v1/responses/{id}',
+    async ({ path, principal }) => {
+      await store.delete(principal(), path.id);
+      return { status: 200, body: { id: path.id, object: 'response.deleted', deleted: true } };
+    },
+  );
+
+  api.post<CancelResponseData, CancelResponseResponses>(
+    '/v1/responses/{id}/cancel',
+    async ({ path, principal }) => {
+      const found = await store.get(principal(), path.id);
+      if (!found.background) {
+        throw new BadRequestError(
+          'not_cancellable',
+          `Response '${path.id}' was not created with background: true; only background responses can be cancelled.`,
+          { param: 'id' },
+        );
+      }
+      return { status: 200, body: found.body };
+    },
+  );
+
+  api.get<ListInputItemsData, ListInputItemsResponses>(
+    '/v1/responses/{id}/input_items',
+    async ({ path, query, req, principal }) => {
+      const found = await store.get(principal(), path.id);
+      const ordered = query?.order === 'asc' ? found.inputItems : [...found.inputItems].reverse();
+      const limit = query?.limit ?? 20;
+      let start = 0;
+      const cursor = decodeCursor(query?.cursor);
+      const afterId = cursor?.id ?? query?.after;
+      if (afterId !== undefined) {
+        const at = ordered.findIndex((item) => item.id === afterId);
+        if (at < 0) {
+          throw new BadRequestError(
+            cursor !== undefined ? 'invalid_cursor' : 'validation_failed',
+            cursor !== undefined
+              ? 'The cursor was not issued by this endpoint.'
+              : `No input item '${afterId}' in response '${path.id}'.`,
+            { param: cursor !== undefined ? 'cursor' : 'after' },
+          );
+        }
+        start = at + 1;
+      }
+      const data = ordered.slice(start, start + limit);
+      const hasMore = start + limit < ordered.length;
+      const last = data.at(-1);
+      const page: ResponseItemList = {
+        object: 'list',
+        data,
+        has_more: hasMore,
+        next_cursor:
+          hasMore && last !== undefined ? encodeCursor({ k: start + data.length, id: last.id }) : null,
+        first_id: data[0]?.id ?? null,
+        last_id: last?.id ?? null,
+      };
+      return { status: 200, body: page, headers: nextLinkOf(req, page) };
+    },
+  );
+
+  return api.router;
+}

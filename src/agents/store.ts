@@ -1,0 +1,86 @@
+// Stored responses, per project: a key never reads another project's responses (404).
+import type { Response, ResponseItem } from '../../generated/model/client/types.gen.ts';
+import type { Db } from '../platform/db.ts';
+import { NotFoundError } from '../platform/errors.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { HistoryItem } from './convert.ts';
+
+export interface StoredResponse {
+  body: Response;
+  inputItems: ResponseItem[];
+  /** Every item before the response's output (the chain of previous responses included). */
+  context: HistoryItem[];
+  background: boolean;
+}
+
+interface Row {
+  body: Response;
+  input_items: ResponseItem[];
+  context: HistoryItem[];
+  background: boolean;
+}
+
+export class ResponseStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(principal: Principal, stored: StoredResponse): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    await this.#db.query(
+      `insert into responses (id, account_id, project_id, key_id, model, status, background, created, updated, body, input_items, context)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9::jsonb, $10::jsonb, $11::jsonb)`,
+      [
+        stored.body.id,
+        principal.accountId,
+        principal.projectId,
+        principal.keyId,
+        stored.body.model,
+        stored.body.status,
+        stored.background,
+        now,
+        JSON.stringify(stored.body),
+        JSON.stringify(stored.inputItems),
+        JSON.stringify(stored.context),
+      ],
+    );
+  }
+
+  async update(principal: Principal, body: Response): Promise<void> {
+    await this.#db.query(
+      `update responses set status = $3, body = $4::jsonb, updated = $5 where id = $1 and project_id = $2`,
+      [body.id, principal.projectId, body.status, JSON.stringify(body), Math.floor(Date.now() / 1000)],
+    );
+  }
+
+  /** The stored response `id` of the caller's project, or undefined. */
+  async find(principal: Principal, id: string): Promise<StoredResponse | undefined> {
+    const [row] = await this.#db.query<Row>(
+      `select body, input_items, context, background from responses where id = $1 and project_id = $2`,
+      [id, principal.projectId],
+    );
+    if (row === undefined) return undefined;
+    return { body: row.body, inputItems: row.input_items, context: row.context, background: row.background };
+  }
+
+  /** As `find`, or a 404 naming the id. */
+  async get(principal: Principal, id: string): Promise<StoredResponse> {
+    const found = await this.find(principal, id);
+    if (found === undefined) throw notFound(id);
+    return found;
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const rows = await this.#db.query(
+      `delete from responses where id = $1 and project_id = $2 returning id`,
+      [id, principal.projectId],
+    );
+    if (rows.length === 0) throw notFound(id);
+  }
+}
+
+function notFound(id: string): NotFoundError {
+  return new NotFoundError('not_found', `No stored response with id '${id}' exists.`, { param: 'id' });
+}
