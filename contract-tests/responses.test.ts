@@ -328,3 +328,78 @@ describe.each(await storages())('/v1/responses on %s', (storage) => {
     await expect(asForeign.responses.retrieve(mine.id)).rejects.toMatchObject({ status: 404 });
   });
 });
+
+describe('model "agents"', () => {
+  let servers: TestServers;
+  let openai: OpenAI;
+  let base: string;
+
+  beforeAll(async () => {
+    servers = await startTestServers('pglite', { which: ['model'] });
+    base = servers.urls.model ?? '';
+    openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: servers.adminKey, maxRetries: 0 });
+  });
+  afterAll(async () => servers?.stop());
+
+  it('records each step and bills 0.04 EUR a step plus the text model tokens, to the nano-EUR in GET /v1/usage', async () => {
+    const first = await openai.responses.create({
+      model: 'agents',
+      input: 'What is the weather in Lisbon right now?',
+      tools: [WEATHER],
+    });
+    type Steps = {
+      steps: {
+        model: string;
+        input_tokens: number;
+        output_tokens: number;
+        cost: string;
+        tool_calls: unknown[];
+      }[];
+    };
+    const steps1 = (first as unknown as Steps).steps;
+    expect(steps1).toHaveLength(1);
+    expect(steps1[0]).toMatchObject({
+      model: 'queen',
+      tool_calls: [{ type: 'function', name: 'get_weather', status: 'requested' }],
+    });
+    const call = first.output.find((o) => o.type === 'function_call');
+    const second = await openai.responses.create({
+      model: 'agents',
+      previous_response_id: first.id,
+      tools: [WEATHER],
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: call?.type === 'function_call' ? call.call_id : '',
+          output: '{"temperature_c":21}',
+        },
+      ],
+      metadata: { agents_model: 'king' },
+    });
+    expect(second.output_text).toMatch(/temperature c 21/);
+    const steps2 = (second as unknown as Steps).steps;
+    expect(steps2.map((s) => s.model)).toEqual(['king']);
+
+    // each step: 0.04 EUR + input tokens at the model's input price + output tokens at its output price
+    const price = { queen: [500, 2000], king: [3000, 12000] } as Record<string, [number, number]>;
+    let expected = 0;
+    for (const step of [...steps1, ...steps2]) {
+      const [input, output] = price[step.model] ?? [0, 0];
+      const nano = 40_000_000 + step.input_tokens * input + step.output_tokens * output;
+      expect(Math.round(Number(step.cost) * 1e9)).toBe(nano);
+      expected += nano;
+    }
+    const cost = (r: unknown) => Math.round(Number((r as { usage: { cost: string } }).usage.cost) * 1e9);
+    expect(cost(first) + cost(second)).toBe(expected);
+    expect((first.usage as unknown as { steps: number }).steps).toBe(1);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const res = await fetch(`${base}/v1/usage?from=${today}&to=${today}&group_by=model&model=agents`, {
+      headers: { Authorization: `Bearer ${servers.adminKey}` },
+    });
+    const report = (await res.json()) as { totals: { steps: number; cost: string; requests: number } };
+    expect(report.totals.requests).toBe(2);
+    expect(report.totals.steps).toBe(2);
+    expect(Math.round(Number(report.totals.cost) * 1e9)).toBe(expected);
+  });
+});
