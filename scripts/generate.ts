@@ -3,6 +3,7 @@
 //   generated/model/openapi.stream.json        createChatCompletion narrowed to its SSE stream
 //   generated/*/client, generated/model/stream  types, SDKs and JSON schemas (@hey-api/openapi-ts)
 //   docs/reference/{model,directory}.html      self-contained reference pages (Redoc, inlined)
+//   generated/console/app.js                     the console's browser bundle (scripts/build-console.ts)
 // `npm run generate` writes them; `npm run generate:check` fails when the committed copies differ.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,3 +63,6 @@ for (const api of APIS) {
   );
   writeFileSync(out, html);
 }
+
+// The console's browser code is built on the model SDK just generated.
+run('node', ['scripts/build-console.ts']);

@@ -13,6 +13,7 @@ import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
+import { createConsolePages } from '../console/pages.ts';
 import { createConsoleRouter } from '../console/routes.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
@@ -48,6 +49,7 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
     logger,
     securityHandler: platform.auth.handler,
     otherSecurityHandlers: { SessionCookie: createSessionHandler(consoleStore, platform.accounts) },
+    pages: [createConsolePages()],
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
       createModelsRouter(),

@@ -1,0 +1,249 @@
+// The console in a real browser (playwright-core driving Debian's chromium, launched as the docs
+// test launches it): sign up, read the verification mail from the outbox, verify, create a key
+// with scopes of both services, copy it, call chat and search with it, see the calls in the
+// usage chart (totals equal GET /v1/usage, and the CSV), rotate and revoke it (the next call is
+// refused), log out and in. Every page is checked with axe-core (zero serious or critical
+// violations) and kept as a screenshot in test-results/console/.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastLink } from './support/outbox.ts';
+import { startTestServers, type TestServers } from './support/server.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUT = 'test-results/console';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const EMAIL = 'grace.hopper@example.eu';
+const PASSWORD = 'compilers debug 42 moths at dawn';
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }>;
+}
+
+describe('the console in a browser', () => {
+  let servers: TestServers;
+  let base: string;
+  let outbox: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const errors: string[] = [];
+
+  /** axe-core run in the page (evaluated over the DevTools protocol, so the page's CSP allows it). */
+  async function accessible(name: string): Promise<void> {
+    await page.evaluate(AXE);
+    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResult;
+    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      serious.map(
+        (v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+      ),
+    ).toEqual([]);
+  }
+
+  async function shot(name: string): Promise<void> {
+    const file = `${OUT}/${name}.png`;
+    await page.screenshot({ path: file, fullPage: true });
+    expect(statSync(file).size).toBeGreaterThan(5_000);
+  }
+
+  async function chat(secret: string) {
+    return fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'prince',
+        messages: [{ role: 'user', content: 'Say hello to the console.' }],
+      }),
+    });
+  }
+
+  async function search(secret: string) {
+    return fetch(`${servers.urls.directory}/v1/search?q=bakery`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+  }
+
+  beforeAll(async () => {
+    outbox = mkdtempSync(join(tmpdir(), 'eurus-console-browser-'));
+    servers = await startTestServers('pglite', { env: { MAIL_OUTBOX_DIR: outbox } });
+    base = servers.urls.model as string;
+    mkdirSync(OUT, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    // No network but our own two services.
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(base) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      errors.push(`fetched ${url}`);
+      return route.abort();
+    });
+    page = await context.newPage();
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await servers?.stop();
+    rmSync(outbox, { recursive: true, force: true });
+  });
+
+  it('signs up, verifies by mail, makes a key, sees its calls, rotates and revokes it', async () => {
+    // The first page's JavaScript, gzipped, is far under 200 KB.
+    const bundle = await fetch(`${base}/console/app.js`);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    const { gzipSync } = await import('node:zlib');
+    expect(gzipSync(Buffer.from(await bundle.arrayBuffer())).length).toBeLessThan(200_000);
+
+    // Sign up.
+    await page.goto(`${base}/console/signup`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill('password1234');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/too easy to guess/);
+    expect(await page.locator('#nav').isVisible()).toBe(false); // signed out: no console menu
+    await accessible('sign up');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await shot('1-sign-up');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Check your mail').waitFor();
+    await shot('2-check-your-mail');
+
+    // The mail, read from the outbox; its link (MODEL_API_PUBLIC_URL defaults to localhost:port
+    // 0 in tests, so the test keeps the link's path and query and opens it on the test server).
+    const link = new URL(lastLink(outbox, EMAIL, '/console/verify'));
+    expect(link.pathname).toBe('/console/verify');
+    await page.goto(`${base}${link.pathname}${link.search}`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(page.url()).toBe(`${base}/console/keys`); // the token left the address bar
+    const cookies = await context.cookies(base);
+    const cookie = cookies.find((c) => c.name === 'eurus_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    expect(await page.evaluate('document.cookie')).toBe(''); // HttpOnly: scripts never see it
+    await accessible('keys (empty)');
+    await shot('3-keys-empty');
+
+    // Create a key with scopes of both services; the secret is shown once, copied to the clipboard.
+    await page.getByLabel('Key name').fill('console e2e');
+    await page.getByRole('checkbox', { name: /^chat/ }).check();
+    await page.getByRole('checkbox', { name: 'search' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.locator('#new-secret');
+    await shown.waitFor();
+    const secret = (await shown.textContent()) ?? '';
+    expect(secret).toMatch(/^sk_[0-9A-Za-z]{48}$/);
+    await expect.poll(() => page.getByText('shown this once').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    await accessible('key created');
+    await shot('4-key-created');
+
+    // Calls with it, from the test: chat on the model API, search on the directory API.
+    for (let i = 0; i < 3; i++) expect((await chat(secret)).status).toBe(200);
+    expect((await search(secret)).status).toBe(200);
+
+    // The keys list (reloaded): masked, with last use, and no secret anywhere in the HTML.
+    await page.goto(`${base}/console/keys`);
+    const row = page.locator('tbody tr', { hasText: 'console e2e' });
+    await expect.poll(() => row.textContent()).toContain(`sk_...${secret.slice(-4)}`);
+    expect(await row.locator('td').nth(6).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/); // last used
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.content()).not.toContain(secret.slice(3));
+    await shot('5-keys-list');
+
+    // Usage: the chart shows the chat calls by model; the totals equal GET /v1/usage.
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'Usage' }).waitFor();
+    await page.locator('#total-requests').waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    const api = await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`);
+    const report = (await api.json()) as { totals: { requests: number; cost: string } };
+    expect(report.totals.requests).toBe(3);
+    expect(await page.locator('#total-requests').textContent()).toContain('3');
+    expect(await page.locator('#total-cost').textContent()).toContain(report.totals.cost);
+    expect(await page.locator(`svg rect[data-model="prince"][data-day="${today}"]`).count()).toBe(2);
+    expect(await page.content()).not.toContain(secret);
+    expect(
+      await page.locator('.legend .swatch.c0').evaluate((el) => getComputedStyle(el).backgroundColor),
+    ).toBe('rgb(11, 87, 208)');
+    await accessible('usage');
+    await shot('6-usage');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path()) as string, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe(
+      'start,end,model,requests,input_tokens,output_tokens,audio_seconds,images,steps,cost_eur',
+    );
+    expect(csv.at(-1)).toMatch(new RegExp(`^total,,,3,.*,${report.totals.cost.replace('.', '\\.')}$`));
+
+    // Projects.
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByLabel('New project name').fill('Second project');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByText('Second project').waitFor();
+    await accessible('projects');
+    await shot('7-projects');
+
+    // Rotate without grace: a new secret once, the old one refused at once.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Rotate console e2e' }).click();
+    await page.getByRole('heading', { name: /rotated/ }).waitFor();
+    const rotated = (await page.locator('#new-secret').textContent()) ?? '';
+    expect(rotated).toMatch(/^sk_[0-9A-Za-z]{48}$/);
+    expect(rotated).not.toBe(secret);
+    expect((await chat(secret)).status).toBe(401);
+    expect((await chat(rotated)).status).toBe(200);
+    await shot('8-key-rotated');
+
+    // Revoke: the next call is refused.
+    await page.getByRole('button', { name: 'Revoke console e2e' }).click();
+    await expect
+      .poll(() => page.locator('tbody tr', { hasText: 'console e2e' }).textContent())
+      .toContain('revoked');
+    expect((await chat(rotated)).status).toBe(401);
+    expect((await search(rotated)).status).toBe(401);
+    expect(await page.content()).not.toContain(rotated);
+    await shot('9-key-revoked');
+
+    // Log out (the session ends on the server), and in again.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    const after = await page.request.get(`${base}/v1/keys`);
+    expect(after.status()).toBe(401);
+    await accessible('log in');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await accessible('reset');
+    await shot('11-reset');
+    await page.getByRole('link', { name: 'Back to log in' }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await shot('10-log-in');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,816 @@
+// The console in the browser: plain TypeScript on our own generated SDK (generated/model/client),
+// bundled by esbuild into generated/console/app.js (`npm run generate`). It calls the model API
+// on its own origin with the session cookie (HttpOnly: this script never sees it) and sends the
+// session's CSRF token on every change. Every text is set with textContent, never as HTML.
+import { client } from '../../../generated/model/client/client.gen.ts';
+import {
+  confirmPasswordReset,
+  createKey,
+  createPasswordReset,
+  createProject,
+  createSession,
+  createSignUp,
+  deleteSession,
+  getSession,
+  getUsage,
+  listKeys,
+  listProjects,
+  revokeKey,
+  rotateKey,
+  verifyEmail,
+} from '../../../generated/model/client/sdk.gen.ts';
+import type {
+  ErrorResponse,
+  Key,
+  KeyWithSecret,
+  Project,
+  Scope,
+  Session,
+  UsageReport,
+} from '../../../generated/model/client/types.gen.ts';
+
+const BASE = '/console';
+let session: Session | undefined;
+
+client.setConfig({ baseUrl: location.origin, credentials: 'same-origin' });
+client.interceptors.request.use((request) => {
+  if (session && request.method !== 'GET') request.headers.set('X-CSRF-Token', session.csrf_token);
+  return request;
+});
+
+// ---------------------------------------------------------------------------------------------
+// DOM helpers
+
+type Child = Node | string | false | null | undefined;
+
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | ((event: Event) => void)> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') el.addEventListener(name, value);
+    else if (value === true) el.setAttribute(name, '');
+    else if (value !== false) el.setAttribute(name, value);
+  }
+  for (const child of children)
+    if (child !== false && child !== null && child !== undefined) el.append(child);
+  return el;
+}
+
+const main = () => document.getElementById('main') as HTMLElement;
+
+function show(title: string, ...children: Child[]): void {
+  document.title = `${title} · Eurus console`;
+  const root = main();
+  root.replaceChildren(h('h1', {}, title), ...children.filter((c): c is Node | string => !!c));
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('#nav a')) {
+    if (link.pathname === location.pathname) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+function messageOf(error: unknown): string {
+  const envelope = error as ErrorResponse | undefined;
+  return envelope?.error?.message ?? 'Something went wrong; try again.';
+}
+
+/** A live region for a form's outcome, announced to screen readers. */
+function status(): HTMLParagraphElement {
+  return h('p', { role: 'status', 'aria-live': 'polite' });
+}
+
+function say(el: HTMLElement, text: string, kind: 'error' | 'ok'): void {
+  el.className = kind;
+  el.textContent = text;
+}
+
+function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLElement {
+  const id = input.id || `f-${Math.random().toString(36).slice(2)}`;
+  input.id = id;
+  const hintEl = hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : undefined;
+  if (hintEl) input.setAttribute('aria-describedby', hintEl.id);
+  return h('div', {}, h('label', { for: id }, label), hintEl, input);
+}
+
+function navigate(path: string): void {
+  history.pushState({}, '', path);
+  void route();
+}
+
+const when = (unix: number | null | undefined) =>
+  unix ? new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '—';
+
+// ---------------------------------------------------------------------------------------------
+// Signed-out pages
+
+function loginPage(): void {
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
+  const out = status();
+  const form = h(
+    'form',
+    { class: 'card narrow', 'aria-label': 'Log in' },
+    field('Email', email),
+    field('Password', password),
+    h('button', { type: 'submit' }, 'Log in'),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await createSession({ body: { email: email.value, password: password.value } });
+    if (!data) return say(out, messageOf(error), 'error');
+    session = data;
+    navigate(`${BASE}/keys`);
+  });
+  show(
+    'Log in',
+    form,
+    h(
+      'p',
+      {},
+      'No account yet? ',
+      h('a', { href: `${BASE}/signup` }, 'Sign up'),
+      ' · ',
+      h('a', { href: `${BASE}/reset` }, 'Forgot your password?'),
+    ),
+  );
+}
+
+function signUpPage(): void {
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: 'new-password',
+    required: true,
+    minlength: '10',
+  });
+  const out = status();
+  const form = h(
+    'form',
+    { class: 'card narrow', 'aria-label': 'Sign up' },
+    field('Email', email),
+    field('Password', password, 'At least 10 characters and hard to guess: a few unrelated words work well.'),
+    h('button', { type: 'submit' }, 'Create account'),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await createSignUp({ body: { email: email.value, password: password.value } });
+    if (!data) return say(out, messageOf(error), 'error');
+    form.replaceChildren(
+      h(
+        'p',
+        { class: 'ok', role: 'status' },
+        `Check your mail: a verification link is on its way to ${data.email}.`,
+      ),
+      h(
+        'p',
+        { class: 'hint' },
+        'On a local install the mail is a .eml file in the outbox folder (DATA_DIR/outbox).',
+      ),
+    );
+  });
+  show(
+    'Sign up',
+    h('p', {}, 'One account gives API keys for the Model API and the Directory API.'),
+    form,
+    h('p', {}, 'Already have an account? ', h('a', { href: `${BASE}/login` }, 'Log in')),
+  );
+}
+
+async function verifyPage(): Promise<void> {
+  const token = new URLSearchParams(location.search).get('token') ?? '';
+  const out = status();
+  show('Verify your email', out);
+  say(out, 'Verifying…', 'ok');
+  const { data, error } = await verifyEmail({ body: { token } });
+  if (!data) {
+    say(out, messageOf(error), 'error');
+    main().append(h('p', {}, h('a', { href: `${BASE}/login` }, 'Log in')));
+    return;
+  }
+  session = data;
+  history.replaceState({}, '', `${BASE}/keys`); // the token leaves the address bar and history
+  await route();
+}
+
+function resetPage(): void {
+  const token = new URLSearchParams(location.search).get('token');
+  const out = status();
+  if (token) {
+    const password = h('input', {
+      type: 'password',
+      name: 'password',
+      autocomplete: 'new-password',
+      required: true,
+      minlength: '10',
+    });
+    const form = h(
+      'form',
+      { class: 'card narrow', 'aria-label': 'New password' },
+      field('New password', password, 'At least 10 characters and hard to guess.'),
+      h('button', { type: 'submit' }, 'Set password'),
+      out,
+    );
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const { data, error } = await confirmPasswordReset({ body: { token, password: password.value } });
+      if (!data) return say(out, messageOf(error), 'error');
+      history.replaceState({}, '', `${BASE}/reset`);
+      form.replaceChildren(
+        h('p', { class: 'ok', role: 'status' }, 'Your password is changed. '),
+        h('a', { href: `${BASE}/login` }, 'Log in'),
+      );
+    });
+    return show('Choose a new password', form);
+  }
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
+  const form = h(
+    'form',
+    { class: 'card narrow', 'aria-label': 'Reset password' },
+    field('Email', email),
+    h('button', { type: 'submit' }, 'Send reset link'),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await createPasswordReset({ body: { email: email.value } });
+    if (!data) return say(out, messageOf(error), 'error');
+    say(out, 'If the address has an account, a reset link is on its way.', 'ok');
+  });
+  show('Reset your password', form, h('p', {}, h('a', { href: `${BASE}/login` }, 'Back to log in')));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Projects
+
+async function allProjects(): Promise<Project[]> {
+  const out: Project[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const { data } = await listProjects({ query: { limit: 100, ...(cursor ? { cursor } : {}) } });
+    if (!data) break;
+    out.push(...data.data);
+    if (!data.has_more || !data.next_cursor) break;
+    cursor = data.next_cursor;
+  }
+  return out;
+}
+
+async function projectsPage(): Promise<void> {
+  const projects = await allProjects();
+  const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100' });
+  const out = status();
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Create a project' },
+    h(
+      'div',
+      { class: 'row' },
+      field('New project name', name),
+      h('button', { type: 'submit' }, 'Create project'),
+    ),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await createProject({ body: { name: name.value } });
+    if (!data) return say(out, messageOf(error), 'error');
+    await projectsPage();
+  });
+  show(
+    'Projects',
+    h('p', {}, 'Projects group API keys and their usage.'),
+    form,
+    h(
+      'table',
+      {},
+      h('caption', { class: 'hint' }, `${projects.length} project(s)`),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Name'),
+          h('th', { scope: 'col' }, 'Id'),
+          h('th', { scope: 'col' }, 'Created'),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...projects.map((p) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, p.name, p.is_default ? ' (default)' : ''),
+            h('td', {}, h('code', {}, p.id)),
+            h('td', {}, when(p.created)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+const SCOPES: Record<Scope, { service: 'Model API' | 'Directory API'; label: string }> = {
+  chat: { service: 'Model API', label: 'chat (chat, embeddings)' },
+  images: { service: 'Model API', label: 'images' },
+  voice: { service: 'Model API', label: 'voice (speech, transcriptions)' },
+  agents: { service: 'Model API', label: 'agents' },
+  admin: { service: 'Model API', label: 'admin (keys, projects, usage)' },
+  search: { service: 'Directory API', label: 'search' },
+  places: { service: 'Directory API', label: 'places' },
+  sales: { service: 'Directory API', label: 'sales' },
+  concierge: { service: 'Directory API', label: 'concierge' },
+};
+
+/** The panel that shows a secret this once, with a copy button and the warning. */
+function secretPanel(key: KeyWithSecret, verb: string): HTMLElement {
+  const copied = status();
+  const code = h('code', { id: 'new-secret' }, key.secret);
+  return h(
+    'section',
+    { class: 'secret', 'aria-labelledby': 'secret-title' },
+    h('h2', { id: 'secret-title' }, `Key “${key.name}” ${verb}`),
+    h(
+      'p',
+      {},
+      h('strong', {}, 'Copy the secret now: it is shown this once. '),
+      'We keep only a hash of it and cannot show it again; if you lose it, rotate the key.',
+    ),
+    code,
+    h(
+      'button',
+      {
+        type: 'button',
+        click: async () => {
+          try {
+            await navigator.clipboard.writeText(key.secret);
+            say(copied, 'Copied to the clipboard.', 'ok');
+          } catch {
+            getSelection()?.selectAllChildren(code);
+            say(copied, 'Select the secret and copy it by hand (the clipboard was refused).', 'error');
+          }
+        },
+      },
+      'Copy secret',
+    ),
+    copied,
+  );
+}
+
+async function keysPage(): Promise<void> {
+  const projects = await allProjects();
+  const projectName = new Map(projects.map((p) => [p.id, p.name]));
+  const { data: list } = await listKeys({ query: { limit: 100 } });
+  const keys: Key[] = list?.data ?? [];
+  const slot = h('div', { id: 'secret-slot' });
+  const out = status();
+
+  const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100' });
+  const project = h(
+    'select',
+    { name: 'project' },
+    ...projects.map((p) =>
+      h('option', { value: p.id, selected: p.is_default }, p.is_default ? `${p.name} (default)` : p.name),
+    ),
+  );
+  const groups = (['Model API', 'Directory API'] as const).map((service) =>
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, `${service} scopes`),
+      ...Object.entries(SCOPES)
+        .filter(([, s]) => s.service === service)
+        .map(([scope, s]) =>
+          h('label', {}, h('input', { type: 'checkbox', name: 'scope', value: scope }), s.label),
+        ),
+    ),
+  );
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Create a key' },
+    h('h2', {}, 'Create a key'),
+    h('div', { class: 'row' }, field('Key name', name), field('Project', project)),
+    ...groups,
+    h('button', { type: 'submit' }, 'Create key'),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const scopes = [...form.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map(
+      (i) => i.value as Scope,
+    );
+    if (scopes.length === 0) return say(out, 'Choose at least one scope.', 'error');
+    const { data, error } = await createKey({
+      body: { name: name.value, project_id: project.value, scopes },
+    });
+    if (!data) return say(out, messageOf(error), 'error');
+    await keysPage();
+    document.getElementById('secret-slot')?.replaceChildren(secretPanel(data, 'created'));
+    document.getElementById('new-secret')?.scrollIntoView();
+  });
+
+  const rows = keys.map((key) => {
+    const grace = h(
+      'select',
+      { 'aria-label': `Grace period for rotating ${key.name}` },
+      h('option', { value: '0' }, 'old secret stops now'),
+      h('option', { value: '3600' }, 'old secret works 1 hour'),
+      h('option', { value: '86400' }, 'old secret works 24 hours'),
+    );
+    const actions =
+      key.status === 'active'
+        ? h(
+            'td',
+            {},
+            grace,
+            ' ',
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'aria-label': `Rotate ${key.name}`,
+                click: async () => {
+                  const { data, error } = await rotateKey({
+                    path: { id: key.id },
+                    body: { grace_period_seconds: Number(grace.value) },
+                  });
+                  if (!data) return say(out, messageOf(error), 'error');
+                  await keysPage();
+                  document.getElementById('secret-slot')?.replaceChildren(secretPanel(data, 'rotated'));
+                },
+              },
+              'Rotate',
+            ),
+            ' ',
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                'aria-label': `Revoke ${key.name}`,
+                click: async () => {
+                  if (!confirm(`Revoke “${key.name}”? Calls with it are refused from now on.`)) return;
+                  const { data, error } = await revokeKey({ path: { id: key.id } });
+                  if (!data) return say(out, messageOf(error), 'error');
+                  await keysPage();
+                },
+              },
+              'Revoke',
+            ),
+          )
+        : h('td', {}, '');
+    return h(
+      'tr',
+      { 'data-key-id': key.id },
+      h('td', {}, key.name),
+      h('td', {}, h('code', {}, key.preview)),
+      h('td', {}, key.scopes.join(', ')),
+      h('td', {}, projectName.get(key.project_id) ?? key.project_id),
+      h(
+        'td',
+        {},
+        key.status,
+        key.previous_secret_expires_at ? ` (old secret until ${when(key.previous_secret_expires_at)})` : '',
+      ),
+      h('td', {}, when(key.created)),
+      h('td', {}, when(key.last_used_at)),
+      actions,
+    );
+  });
+  show(
+    'API keys',
+    slot,
+    form,
+    h(
+      'table',
+      {},
+      h('caption', { class: 'hint' }, `${keys.length} key(s), newest first; secrets are never shown again`),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['Name', 'Secret', 'Scopes', 'Project', 'Status', 'Created', 'Last used', 'Actions'].map((t) =>
+            h('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
+      h('tbody', {}, ...rows),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage
+
+/** The same colours as app.css's `.swatch.cN` (the page's CSP allows no inline style). */
+const COLOURS = ['#0b57d0', '#a4161a', '#0a6b2e', '#7b3fb3', '#8a5a00', '#00758f', '#5f6368'];
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Stacked bars, one per day, one colour per model; values are numbers already. */
+function barChart(
+  title: string,
+  days: string[],
+  series: Map<string, Map<string, number>>,
+  format: (v: number) => string,
+): HTMLElement {
+  const width = 960;
+  const height = 220;
+  const pad = 36;
+  const totals = days.map((d) => [...series.values()].reduce((sum, byDay) => sum + (byDay.get(d) ?? 0), 0));
+  const max = Math.max(...totals, 0) || 1;
+  const band = (width - pad * 2) / Math.max(days.length, 1);
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('class', 'chart');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute(
+    'aria-label',
+    `${title}: total ${format(totals.reduce((a, b) => a + b, 0))} over ${days.length} days`,
+  );
+  const models = [...series.keys()];
+  days.forEach((d, i) => {
+    let y = height - pad;
+    models.forEach((model, m) => {
+      const value = series.get(model)?.get(d) ?? 0;
+      if (value <= 0) return;
+      const barHeight = (value / max) * (height - pad * 2);
+      y -= barHeight;
+      const rect = document.createElementNS(ns, 'rect');
+      rect.setAttribute('x', String(pad + i * band + band * 0.15));
+      rect.setAttribute('y', String(y));
+      rect.setAttribute('width', String(Math.max(band * 0.7, 1)));
+      rect.setAttribute('height', String(barHeight));
+      rect.setAttribute('fill', COLOURS[m % COLOURS.length] ?? '#000');
+      rect.setAttribute('data-model', model);
+      rect.setAttribute('data-day', d);
+      const tip = document.createElementNS(ns, 'title');
+      tip.textContent = `${d} ${model}: ${format(value)}`;
+      rect.append(tip);
+      svg.append(rect);
+    });
+  });
+  const axis = document.createElementNS(ns, 'text');
+  axis.setAttribute('x', String(pad));
+  axis.setAttribute('y', '20');
+  axis.setAttribute('font-size', '13');
+  axis.setAttribute('fill', '#1a1a1a');
+  axis.textContent = `max ${format(max)} a day`;
+  svg.append(axis);
+  for (const [i, d] of days.entries()) {
+    if (days.length > 10 && i % Math.ceil(days.length / 8) !== 0) continue;
+    const label = document.createElementNS(ns, 'text');
+    label.setAttribute('x', String(pad + i * band));
+    label.setAttribute('y', String(height - 12));
+    label.setAttribute('font-size', '12');
+    label.setAttribute('fill', '#1a1a1a');
+    label.textContent = d.slice(5);
+    svg.append(label);
+  }
+  return h('figure', {}, h('figcaption', {}, h('h2', {}, title)), svg as unknown as HTMLElement);
+}
+
+function csvOf(report: UsageReport): string {
+  const head = [
+    'start',
+    'end',
+    'model',
+    'requests',
+    'input_tokens',
+    'output_tokens',
+    'audio_seconds',
+    'images',
+    'steps',
+    'cost_eur',
+  ];
+  const lines = [head.join(',')];
+  for (const bucket of report.data) {
+    for (const r of bucket.results) {
+      lines.push(
+        [
+          bucket.start,
+          bucket.end,
+          r.model ?? '',
+          r.requests,
+          r.input_tokens,
+          r.output_tokens,
+          r.audio_seconds,
+          r.images,
+          r.steps,
+          r.cost,
+        ].join(','),
+      );
+    }
+  }
+  const t = report.totals;
+  lines.push(
+    [
+      'total',
+      '',
+      '',
+      t.requests,
+      t.input_tokens,
+      t.output_tokens,
+      t.audio_seconds,
+      t.images,
+      t.steps,
+      t.cost,
+    ].join(','),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+async function usagePage(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const today = new Date();
+  const from = h('input', {
+    type: 'date',
+    name: 'from',
+    required: true,
+    value: params.get('from') ?? day(new Date(today.getTime() - 29 * 86_400_000)),
+  });
+  const to = h('input', { type: 'date', name: 'to', required: true, value: params.get('to') ?? day(today) });
+  const out = status();
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Usage period' },
+    h(
+      'div',
+      { class: 'row' },
+      field('From (UTC)', from),
+      field('To (UTC)', to),
+      h('button', { type: 'submit' }, 'Show'),
+    ),
+    out,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(`${BASE}/usage?from=${from.value}&to=${to.value}`);
+  });
+  const { data: report, error } = await getUsage({
+    query: { from: from.value, to: to.value, group_by: ['model'], bucket: 'day' },
+  });
+  if (!report) {
+    show('Usage', form);
+    return say(out, messageOf(error), 'error');
+  }
+  const days = report.data.map((b) => b.start);
+  const cost = new Map<string, Map<string, number>>();
+  const requests = new Map<string, Map<string, number>>();
+  const byModel = new Map<string, { requests: number; cost: number }>();
+  for (const bucket of report.data) {
+    for (const r of bucket.results) {
+      const model = r.model ?? 'all';
+      if (!cost.has(model)) cost.set(model, new Map());
+      if (!requests.has(model)) requests.set(model, new Map());
+      cost.get(model)?.set(bucket.start, Number(r.cost));
+      requests.get(model)?.set(bucket.start, r.requests);
+      const sum = byModel.get(model) ?? { requests: 0, cost: 0 };
+      byModel.set(model, { requests: sum.requests + r.requests, cost: sum.cost + Number(r.cost) });
+    }
+  }
+  const eur = (v: number) => `€${v.toFixed(v < 1 ? 6 : 2)}`;
+  const models = [...cost.keys()];
+  const csv = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      click: () => {
+        const url = URL.createObjectURL(new Blob([csvOf(report)], { type: 'text/csv' }));
+        const link = h('a', { href: url, download: `usage-${report.from}-${report.to}.csv` });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        URL.revokeObjectURL(url);
+      },
+    },
+    'Download CSV',
+  );
+  show(
+    'Usage',
+    form,
+    h(
+      'div',
+      { class: 'totals', id: 'usage-totals' },
+      h('div', { id: 'total-cost' }, h('span', {}, 'Cost (EUR)'), report.totals.cost),
+      h('div', { id: 'total-requests' }, h('span', {}, 'Requests'), String(report.totals.requests)),
+    ),
+    h(
+      'div',
+      { class: 'legend', 'aria-label': 'Models' },
+      ...models.map((m, i) => h('span', {}, h('span', { class: `swatch c${i % COLOURS.length}` }), m)),
+    ),
+    barChart('Cost by day and model (EUR)', days, cost, eur),
+    barChart('Requests by day and model', days, requests, (v) => String(v)),
+    h(
+      'table',
+      {},
+      h('caption', { class: 'hint' }, `By model, ${report.from} to ${report.to} (UTC)`),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Model'),
+          h('th', { scope: 'col', class: 'num' }, 'Requests'),
+          h('th', { scope: 'col', class: 'num' }, 'Cost (EUR)'),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...[...byModel.entries()].map(([m, s]) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, m),
+            h('td', { class: 'num' }, String(s.requests)),
+            h('td', { class: 'num' }, s.cost.toFixed(9)),
+          ),
+        ),
+      ),
+    ),
+    csv,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing
+
+const PUBLIC: Record<string, () => void | Promise<void>> = {
+  '/login': loginPage,
+  '/signup': signUpPage,
+  '/verify': verifyPage,
+  '/reset': resetPage,
+};
+const PRIVATE: Record<string, () => Promise<void>> = {
+  '/projects': projectsPage,
+  '/keys': keysPage,
+  '/usage': usagePage,
+};
+
+async function route(): Promise<void> {
+  const path = location.pathname.replace(/^\/console/, '').replace(/\/$/, '') || '/keys';
+  const open = PUBLIC[path];
+  if (open) {
+    (document.getElementById('nav') as HTMLElement).hidden = true;
+    await open();
+    main().focus();
+    return;
+  }
+  if (!session) {
+    const { data } = await getSession();
+    session = data;
+  }
+  if (!session) {
+    history.replaceState({}, '', `${BASE}/login`);
+    return route();
+  }
+  const nav = document.getElementById('nav') as HTMLElement;
+  nav.hidden = false;
+  (document.getElementById('who') as HTMLElement).textContent = session.email;
+  await (PRIVATE[path] ?? keysPage)();
+  main().focus();
+}
+
+document.addEventListener('click', (event) => {
+  const link = (event.target as Element | null)?.closest?.('a');
+  if (
+    !link ||
+    link.origin !== location.origin ||
+    !link.pathname.startsWith(BASE) ||
+    link.hasAttribute('download')
+  )
+    return;
+  if (event instanceof MouseEvent && (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0))
+    return;
+  event.preventDefault();
+  navigate(link.pathname + link.search);
+});
+addEventListener('popstate', () => void route());
+document.getElementById('logout')?.addEventListener('click', async () => {
+  await deleteSession();
+  session = undefined;
+  navigate(`${BASE}/login`);
+});
+void route();
