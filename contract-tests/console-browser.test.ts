@@ -244,6 +244,18 @@ describe('the console in a browser', () => {
     await shot('10-log-in');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
+
+    // The public status page: both services up, no login needed.
+    await servers.ready;
+    await expect
+      .poll(async () => ((await (await fetch(`${base}/status.json`)).json()) as { status: string }).status, {
+        timeout: 10_000,
+      })
+      .toBe('operational');
+    await page.goto(`${base}/status`);
+    await page.getByText('All systems operational').waitFor();
+    await accessible('status');
+    await shot('12-status');
     expect(errors).toEqual([]);
   });
 });

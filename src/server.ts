@@ -9,6 +9,8 @@ import { createDirectoryService } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
 import { openPlatform, type Platform } from './platform/context.ts';
 import { createLogger } from './platform/logger.ts';
+import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
+import { STATUS_COMPONENTS } from './status/pages.ts';
 
 export type ServiceName = 'model' | 'directory';
 
@@ -154,10 +156,29 @@ export async function startServices(
       await service.close();
     });
   }
+  // The status page's probes: each service this process runs, and storage, every 30 s once ready.
+  const allReady = Promise.all(ready).then(() => undefined);
+  const probes: Record<string, () => Promise<void>> = { storage: databaseRoundTrip(platform.db) };
+  for (const name of which) if (urls[name]) probes[name] = httpReady(urls[name]);
+  const components: Component[] = STATUS_COMPONENTS.flatMap((c) => {
+    const probe = probes[c.id];
+    return probe ? [{ ...c, probe }] : [];
+  });
+  let prober: { stop(): void } | undefined;
+  let closed = false;
+  allReady
+    .then(() => {
+      if (!closed) prober = startProber(platform.db, components, createLogger(config.logLevel, 'status'));
+    })
+    .catch(() => undefined);
+  stops.unshift(async () => {
+    closed = true;
+    prober?.stop();
+  });
   return {
     urls,
     platform,
-    ready: Promise.all(ready).then(() => undefined),
+    ready: allReady,
     accept(service, socket) {
       const accept = accepts[service];
       if (accept) accept(socket);

@@ -6,6 +6,7 @@ import { readyInCluster } from '../cluster.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
+import { createStatusPages } from '../status/pages.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { loadDemoDirectory } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
@@ -67,6 +68,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     docsPath: 'docs/reference/directory.html',
     logger,
     securityHandler: platform.auth.handler,
+    pages: [createStatusPages(platform.db)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [
       createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.env.PUBLIC_DIRECTORY_URL }),

@@ -18,6 +18,7 @@ import { createConsoleRouter } from '../console/routes.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { outboxMailer } from '../mail/outbox.ts';
+import { createStatusPages } from '../status/pages.ts';
 
 export interface ModelService {
   app: Express;
@@ -49,7 +50,7 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
     logger,
     securityHandler: platform.auth.handler,
     otherSecurityHandlers: { SessionCookie: createSessionHandler(consoleStore, platform.accounts) },
-    pages: [createConsolePages()],
+    pages: [createConsolePages(), createStatusPages(platform.db)],
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
       createModelsRouter(),
