@@ -139,7 +139,10 @@ export async function startServices(
     const logger = createLogger(config.logLevel, 'model-api');
     const service = await createModelService(platform, logger);
     const stop = await serve('model', service.app, config.modelPort);
-    logger.info({ url: urls.model }, 'model API listening');
+    logger.info(
+      { url: urls.model, console: `${config.publicModelUrl}/console`, status: `${urls.model}/status` },
+      'model API listening; sign up in the console to get a key',
+    );
     stops.push(async () => {
       await stop();
       await service.close();

@@ -9,7 +9,9 @@ export interface ReadMail {
 }
 
 function parse(raw: string): ReadMail {
-  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const split = raw.indexOf('\r\n\r\n');
+  const head = split < 0 ? raw : raw.slice(0, split);
+  const body = split < 0 ? '' : raw.slice(split + 4);
   const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(head)?.[1]?.trim() ?? '';
   const text = /base64/i.test(header('Content-Transfer-Encoding'))
     ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')

@@ -27,9 +27,16 @@ function headerValue(value: string): string {
   return /^[\x20-\x7e]*$/.test(line) ? line : `=?UTF-8?B?${Buffer.from(line, 'utf8').toString('base64')}?=`;
 }
 
-/** The mail as RFC 5322 text with CRLF line ends and a base64 UTF-8 body. */
+/**
+ * The mail as RFC 5322 text with CRLF line ends. A body of short ASCII lines is sent as it is
+ * (7bit: a person reads the link with `cat`); any other body as base64 UTF-8.
+ */
 export function toEml(mail: Mail, id: string, date = new Date()): string {
-  const body = Buffer.from(mail.text, 'utf8').toString('base64').replace(/.{76}/g, '$&\r\n');
+  const lines = mail.text.split(/\r?\n/);
+  const plain = /^[\x20-\x7e\r\n\t]*$/.test(mail.text) && lines.every((line) => line.length <= 998);
+  const body = plain
+    ? lines.join('\r\n')
+    : Buffer.from(mail.text, 'utf8').toString('base64').replace(/.{76}/g, '$&\r\n');
   return [
     `From: ${headerValue(mail.from ?? DEFAULT_FROM)}`,
     `To: ${headerValue(mail.to)}`,
@@ -38,7 +45,7 @@ export function toEml(mail: Mail, id: string, date = new Date()): string {
     `Message-ID: <${id}@console.eurus.eu>`,
     'MIME-Version: 1.0',
     'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: base64',
+    `Content-Transfer-Encoding: ${plain ? '7bit' : 'base64'}`,
     '',
     body,
     '',
