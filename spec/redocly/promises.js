@@ -111,6 +111,22 @@ function scopeInDescription() {
   };
 }
 
+// curl, browsers and most people send `near=52.52,13.405` with the comma as typed. Without
+// `allowReserved`, the OpenAPI validator refuses such a value with a 400 ("must be url encoded"),
+// so the spec's own examples would fail when pasted; schemathesis and the SDK always encode and
+// never see it. Every query parameter therefore accepts reserved characters as sent.
+function queryAllowsReserved() {
+  return {
+    Parameter(parameter, ctx) {
+      if (parameter.in !== 'query' || parameter.allowReserved === true) return;
+      ctx.report({
+        message: `Query parameter '${parameter.name}' must set allowReserved: true (clients send commas and colons unencoded).`,
+        location: ctx.location,
+      });
+    },
+  };
+}
+
 export default function promisesPlugin() {
   return {
     id: 'promises',
@@ -121,6 +137,7 @@ export default function promisesPlugin() {
         'errors-use-the-envelope': errorsUseTheEnvelope,
         'request-id-on-every-response': requestIdOnEveryResponse,
         'scope-in-description': scopeInDescription,
+        'query-allows-reserved': queryAllowsReserved,
       },
     },
   };
