@@ -19,8 +19,25 @@ export interface Config {
   publicModelUrl: string;
   /** MAIL_OUTBOX_DIR: where mail is written as .eml files (src/mail/outbox.ts); DATA_DIR/outbox by default. */
   outboxDir: string;
+  /**
+   * DIRECTORY_API_URL: where the MCP hub calls the Directory API (with the caller's own key);
+   * unset: the directory this process serves, else the local DIRECTORY_API_PORT.
+   */
+  directoryApiUrl: string | undefined;
+  /** MCP_CALL_TIMEOUT_MS: the time one MCP tool call (or listing) may take; 15,000 by default. */
+  mcpCallTimeoutMs: number;
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
+}
+
+function integer(name: string, fallback: number, min: number, max: number, env: NodeJS.ProcessEnv): number {
+  const raw = optional(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  }
+  return value;
 }
 
 function port(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -72,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       optional(env.MAIL_OUTBOX_DIR) ??
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
     publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
+    directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
+    mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),
     env,
   };
 }

@@ -137,7 +137,9 @@ export async function startServices(
   const platform: Platform = await openPlatform(config, createLogger(config.logLevel, 'platform'));
   if (which.includes('model')) {
     const logger = createLogger(config.logLevel, 'model-api');
-    const service = await createModelService(platform, logger);
+    const service = await createModelService(platform, logger, {
+      directoryUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
+    });
     const stop = await serve('model', service.app, config.modelPort);
     logger.info(
       { url: urls.model, console: `${config.publicModelUrl}/console`, status: `${urls.model}/status` },

@@ -4,6 +4,8 @@ import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
 import { createResponsesRouter } from '../agents/routes.ts';
+import { hubConnector } from '../mcp/connector.ts';
+import { createMcpRouter } from '../mcp/server.ts';
 import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
 import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings.ts';
@@ -25,7 +27,19 @@ export interface ModelService {
   close(): Promise<void>;
 }
 
-export async function createModelService(platform: Platform, logger: Logger): Promise<ModelService> {
+export interface ModelServiceOptions {
+  /** Where the MCP hub reaches the Directory API (DIRECTORY_API_URL, else the directory of this process). */
+  directoryUrl?: () => string;
+}
+
+export async function createModelService(
+  platform: Platform,
+  logger: Logger,
+  options: ModelServiceOptions = {},
+): Promise<ModelService> {
+  const config = platform.config;
+  const directoryUrl = (): string =>
+    config.directoryApiUrl ?? options.directoryUrl?.() ?? `http://127.0.0.1:${config.directoryPort}`;
   const engines = createEngines(platform.config.env);
   logger.info({ engines: engines.describe() }, 'model engines');
   const limits = rateLimit(platform.limiter, (req, principal) => {
@@ -67,8 +81,10 @@ export async function createModelService(platform: Platform, logger: Logger): Pr
         env: platform.config.env,
         engineFor: (model) => engines(model),
         logger,
-        mcpCallTimeoutMs: 15_000,
+        mcp: hubConnector(directoryUrl),
+        mcpCallTimeoutMs: config.mcpCallTimeoutMs,
       }),
+      createMcpRouter({ directoryUrl, logger }),
       createEmbeddingsRouter({
         db: platform.db,
         limiter: platform.limiter,

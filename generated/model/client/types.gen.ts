@@ -1293,7 +1293,7 @@ export type CreateResponseRequest = {
     /**
      * Extra output to include; accepted for compatibility, nothing extra is produced.
      */
-    include?: Array<string> | null;
+    include?: Array<'file_search_call.results' | 'web_search_call.results' | 'web_search_call.action.sources' | 'message.input_image.image_url' | 'computer_call_output.output.image_url' | 'code_interpreter_call.outputs' | 'reasoning.encrypted_content' | 'message.output_text.logprobs'> | null;
     /**
      * When true, the response is streamed as `response.*` server-sent events. Defaults to false.
      */
@@ -2045,6 +2045,72 @@ export type ResponseItemList = {
      * The id of the last item of the page; null on an empty page.
      */
     last_id: string | null;
+};
+
+/**
+ * McpMessage
+ *
+ * One JSON-RPC 2.0 message of the Model Context Protocol from a client: a request (with `id`) or a notification (without). The methods the hub serves are `initialize`, `ping`, `tools/list` and `tools/call`; `notifications/initialized` is accepted. Batches are not part of the current protocol revision.
+ */
+export type McpMessage = {
+    /**
+     * Always `2.0`.
+     */
+    jsonrpc: '2.0';
+    /**
+     * The request id, echoed by the answer; absent in a notification.
+     */
+    id?: string | number;
+    /**
+     * The method, e.g. `tools/call`.
+     */
+    method: string;
+    /**
+     * The method's parameters (for `tools/call`, `name` and `arguments`).
+     */
+    params?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * McpResult
+ *
+ * The JSON-RPC 2.0 answer to an MCP request: `result` (for `tools/call`, `content` and `structuredContent`, with `isError: true` when the tool failed, e.g. the directory refused the key's scope) or `error` (an unknown method or tool, invalid parameters).
+ */
+export type McpResult = {
+    /**
+     * Always `2.0`.
+     */
+    jsonrpc: '2.0';
+    /**
+     * The id of the request answered.
+     */
+    id: string | number | null;
+    /**
+     * The method's result.
+     */
+    result?: {
+        [key: string]: unknown;
+    };
+    /**
+     * The JSON-RPC error.
+     */
+    error?: {
+        /**
+         * The JSON-RPC error code (-32602 invalid params, -32601 method not found).
+         */
+        code: number;
+        /**
+         * What went wrong.
+         */
+        message: string;
+        /**
+         * More about the error.
+         */
+        data?: unknown;
+        [key: string]: unknown;
+    };
 };
 
 /**
@@ -3634,7 +3700,7 @@ export type GetResponseData = {
         /**
          * Accepted for compatibility; nothing extra is included.
          */
-        include?: Array<string>;
+        include?: Array<'file_search_call.results' | 'web_search_call.results' | 'web_search_call.action.sources' | 'message.input_image.image_url' | 'computer_call_output.output.image_url' | 'code_interpreter_call.outputs' | 'reasoning.encrypted_content' | 'message.output_text.logprobs'>;
     };
     url: '/v1/responses/{id}';
 };
@@ -3747,7 +3813,7 @@ export type ListInputItemsData = {
         /**
          * Accepted for compatibility; nothing extra is included.
          */
-        include?: Array<string>;
+        include?: Array<'file_search_call.results' | 'web_search_call.results' | 'web_search_call.action.sources' | 'message.input_image.image_url' | 'computer_call_output.output.image_url' | 'code_interpreter_call.outputs' | 'reasoning.encrypted_content' | 'message.output_text.logprobs'>;
     };
     url: '/v1/responses/{id}/input_items';
 };
@@ -3785,6 +3851,55 @@ export type ListInputItemsResponses = {
 };
 
 export type ListInputItemsResponse = ListInputItemsResponses[keyof ListInputItemsResponses];
+
+export type PostMcpMessageData = {
+    body: McpMessage;
+    path?: never;
+    query?: never;
+    url: '/v1/mcp';
+};
+
+export type PostMcpMessageErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type PostMcpMessageError = PostMcpMessageErrors[keyof PostMcpMessageErrors];
+
+export type PostMcpMessageResponses = {
+    /**
+     * The JSON-RPC answer.
+     */
+    200: McpResult;
+    /**
+     * A notification was accepted; there is no answer.
+     */
+    202: unknown;
+};
+
+export type PostMcpMessageResponse = PostMcpMessageResponses[keyof PostMcpMessageResponses];
 
 export type CreateImageData = {
     body: CreateImageRequest;

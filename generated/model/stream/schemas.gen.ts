@@ -2357,10 +2357,19 @@ export const CreateResponseRequestSchema = {
                 'array',
                 'null'
             ],
-            maxItems: 16,
+            maxItems: 8,
             items: {
                 type: 'string',
-                maxLength: 128
+                enum: [
+                    'file_search_call.results',
+                    'web_search_call.results',
+                    'web_search_call.action.sources',
+                    'message.input_image.image_url',
+                    'computer_call_output.output.image_url',
+                    'code_interpreter_call.outputs',
+                    'reasoning.encrypted_content',
+                    'message.output_text.logprobs'
+                ]
             }
         },
         stream: {
@@ -3661,6 +3670,98 @@ export const ResponseItemListSchema = {
                 'string',
                 'null'
             ]
+        }
+    }
+} as const;
+
+export const McpMessageSchema = {
+    title: 'McpMessage',
+    description: 'One JSON-RPC 2.0 message of the Model Context Protocol from a client: a request (with `id`) or a notification (without). The methods the hub serves are `initialize`, `ping`, `tools/list` and `tools/call`; `notifications/initialized` is accepted. Batches are not part of the current protocol revision.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'jsonrpc',
+        'method'
+    ],
+    properties: {
+        jsonrpc: {
+            description: 'Always `2.0`.',
+            type: 'string',
+            const: '2.0'
+        },
+        id: {
+            description: 'The request id, echoed by the answer; absent in a notification.',
+            type: [
+                'string',
+                'integer'
+            ],
+            maxLength: 256,
+            minimum: -9007199254740991,
+            maximum: 9007199254740991
+        },
+        method: {
+            description: 'The method, e.g. `tools/call`.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 128
+        },
+        params: {
+            description: 'The method\'s parameters (for `tools/call`, `name` and `arguments`).',
+            type: 'object',
+            additionalProperties: true
+        }
+    }
+} as const;
+
+export const McpResultSchema = {
+    title: 'McpResult',
+    description: 'The JSON-RPC 2.0 answer to an MCP request: `result` (for `tools/call`, `content` and `structuredContent`, with `isError: true` when the tool failed, e.g. the directory refused the key\'s scope) or `error` (an unknown method or tool, invalid parameters).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'jsonrpc',
+        'id'
+    ],
+    properties: {
+        jsonrpc: {
+            description: 'Always `2.0`.',
+            type: 'string',
+            const: '2.0'
+        },
+        id: {
+            description: 'The id of the request answered.',
+            type: [
+                'string',
+                'integer',
+                'null'
+            ]
+        },
+        result: {
+            description: 'The method\'s result.',
+            type: 'object',
+            additionalProperties: true
+        },
+        error: {
+            description: 'The JSON-RPC error.',
+            type: 'object',
+            additionalProperties: true,
+            required: [
+                'code',
+                'message'
+            ],
+            properties: {
+                code: {
+                    description: 'The JSON-RPC error code (-32602 invalid params, -32601 method not found).',
+                    type: 'integer'
+                },
+                message: {
+                    description: 'What went wrong.',
+                    type: 'string'
+                },
+                data: {
+                    description: 'More about the error.'
+                }
+            }
         }
     }
 } as const;

@@ -1293,7 +1293,7 @@ export type CreateResponseRequest = {
     /**
      * Extra output to include; accepted for compatibility, nothing extra is produced.
      */
-    include?: Array<string> | null;
+    include?: Array<'file_search_call.results' | 'web_search_call.results' | 'web_search_call.action.sources' | 'message.input_image.image_url' | 'computer_call_output.output.image_url' | 'code_interpreter_call.outputs' | 'reasoning.encrypted_content' | 'message.output_text.logprobs'> | null;
     /**
      * When true, the response is streamed as `response.*` server-sent events. Defaults to false.
      */
@@ -2045,6 +2045,72 @@ export type ResponseItemList = {
      * The id of the last item of the page; null on an empty page.
      */
     last_id: string | null;
+};
+
+/**
+ * McpMessage
+ *
+ * One JSON-RPC 2.0 message of the Model Context Protocol from a client: a request (with `id`) or a notification (without). The methods the hub serves are `initialize`, `ping`, `tools/list` and `tools/call`; `notifications/initialized` is accepted. Batches are not part of the current protocol revision.
+ */
+export type McpMessage = {
+    /**
+     * Always `2.0`.
+     */
+    jsonrpc: '2.0';
+    /**
+     * The request id, echoed by the answer; absent in a notification.
+     */
+    id?: string | number;
+    /**
+     * The method, e.g. `tools/call`.
+     */
+    method: string;
+    /**
+     * The method's parameters (for `tools/call`, `name` and `arguments`).
+     */
+    params?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * McpResult
+ *
+ * The JSON-RPC 2.0 answer to an MCP request: `result` (for `tools/call`, `content` and `structuredContent`, with `isError: true` when the tool failed, e.g. the directory refused the key's scope) or `error` (an unknown method or tool, invalid parameters).
+ */
+export type McpResult = {
+    /**
+     * Always `2.0`.
+     */
+    jsonrpc: '2.0';
+    /**
+     * The id of the request answered.
+     */
+    id: string | number | null;
+    /**
+     * The method's result.
+     */
+    result?: {
+        [key: string]: unknown;
+    };
+    /**
+     * The JSON-RPC error.
+     */
+    error?: {
+        /**
+         * The JSON-RPC error code (-32602 invalid params, -32601 method not found).
+         */
+        code: number;
+        /**
+         * What went wrong.
+         */
+        message: string;
+        /**
+         * More about the error.
+         */
+        data?: unknown;
+        [key: string]: unknown;
+    };
 };
 
 /**

@@ -225,6 +225,14 @@ function listedItems(value: Json): { [key: string]: Json }[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
+/** A result that lists things and found none (`{"results": []}`, `[]`). */
+function isEmptyList(value: Json): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (value === null || typeof value !== 'object') return false;
+  const list = value.data ?? value.results ?? value.items ?? value.hits ?? value.places;
+  return Array.isArray(list) && list.length === 0;
+}
+
 /** "Bäckerei Huber (Tal 12, München; rating 4.6; open now)". */
 function describeItem(item: { [key: string]: Json }): string {
   const details: string[] = [];
@@ -248,6 +256,7 @@ function describeItem(item: { [key: string]: Json }): string {
 function describeToolResult(content: string): string {
   try {
     const value = JSON.parse(content) as Json;
+    if (isEmptyList(value)) return 'no results';
     const items = listedItems(value);
     if (items !== undefined) {
       const shown = items.slice(0, 5).map(describeItem);

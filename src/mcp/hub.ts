@@ -1,0 +1,327 @@
+// The hub's own tools: the Directory API's search, place details, geocode and reverse geocode,
+// called over HTTP through the generated directory client with the caller's own key, so the
+// directory's scopes (`search`, `places`), limits and prices apply as if the caller had called it.
+import { Ajv, type ValidateFunction } from 'ajv';
+import {
+  geocodePlace,
+  getPlaceDetails,
+  reverseGeocodePlace,
+  searchListings,
+} from '../../generated/directory/client/sdk.gen.ts';
+import { createClient, createConfig } from '../../generated/directory/client/client/index.ts';
+import type { CountryCode, SearchHit } from '../../generated/directory/client/types.gen.ts';
+
+export interface HubCaller {
+  /** The caller's own API key, sent to the directory as it is. */
+  bearer: string;
+  signal: AbortSignal;
+}
+
+export interface HubTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The tool's structured result; throws a HubToolError that says what went wrong. */
+  run(
+    args: Record<string, unknown>,
+    caller: HubCaller,
+    directoryUrl: string,
+  ): Promise<Record<string, unknown>>;
+}
+
+/** A tool call that failed in a way the caller should read (the directory's own error, bad arguments). */
+export class HubToolError extends Error {
+  override name = 'HubToolError';
+}
+
+/** The directory's answer, or a HubToolError with its error message (403 scope, 429 limits, ...). */
+async function directory<T>(
+  call: Promise<{ data?: T | undefined; error?: unknown; response?: Response }>,
+  what: string,
+): Promise<NonNullable<T>> {
+  let result: { data?: T | undefined; error?: unknown; response?: Response };
+  try {
+    result = await call;
+  } catch (err) {
+    throw new HubToolError(
+      `The Directory API could not be reached for ${what}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (result.data !== undefined && result.data !== null && result.response?.ok === true) return result.data;
+  const body = result.error as { error?: { message?: string; code?: string } } | undefined;
+  const status = result.response?.status ?? 0;
+  throw new HubToolError(
+    `The Directory API answered ${status} to ${what}: ${body?.error?.message ?? 'no message'}${
+      body?.error?.code ? ` (${body.error.code})` : ''
+    }`,
+  );
+}
+
+function clientFor(directoryUrl: string, caller: HubCaller) {
+  return createClient(
+    createConfig({
+      baseUrl: directoryUrl,
+      headers: { Authorization: `Bearer ${caller.bearer}` },
+      signal: caller.signal,
+    }),
+  );
+}
+
+const COORDINATES = /^\s*(-?\d{1,2}(?:\.\d+)?)\s*,\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
+
+/**
+ * A place name or address as coordinates, through the directory's geocoding: the whole text
+ * first, then shorter tails of it ("Marienplatz, Munich" then "Munich"), so a street or square
+ * the gazetteer lacks still resolves to its town.
+ */
+async function resolveNear(
+  near: string,
+  country: string | undefined,
+  directoryUrl: string,
+  caller: HubCaller,
+): Promise<{ text: string; resolved: string; lat: number; lon: number }> {
+  const coordinates = COORDINATES.exec(near);
+  if (coordinates) {
+    return { text: near, resolved: near.trim(), lat: Number(coordinates[1]), lon: Number(coordinates[2]) };
+  }
+  const parts = near
+    .split(/,|\bin\b/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const tries = [near.trim(), ...parts.slice(1).map((_, i) => parts.slice(i + 1).join(', '))];
+  const client = clientFor(directoryUrl, caller);
+  for (const q of [...new Set(tries)].slice(0, 4)) {
+    const page = await directory(
+      geocodePlace({ client, query: { q: q.slice(0, 256), limit: 1, ...(country ? { country } : {}) } }),
+      `geocode '${q}'`,
+    );
+    const best = page.data[0];
+    if (best !== undefined) return { text: near, resolved: best.formatted, lat: best.lat, lon: best.lon };
+  }
+  throw new HubToolError(`No place called '${near}' was found to search near.`);
+}
+
+function compactHit(hit: SearchHit): Record<string, unknown> {
+  const listing = hit.listing;
+  return {
+    id: listing.id,
+    name: listing.name,
+    address: listing.address.formatted,
+    distance_km: hit.signals.distance_km,
+    rating: listing.rating,
+    review_count: hit.signals.review_count,
+    phone: listing.phone,
+    website: listing.website,
+    activities: listing.activities.map((a) => a.name),
+  };
+}
+
+export const HUB_TOOLS: readonly HubTool[] = [
+  {
+    name: 'search_directory',
+    title: 'Search the directory',
+    description:
+      'Find businesses and places (bakeries, plumbers, restaurants, shops, services) by what they do or ' +
+      'their name, near a place or in a city, optionally only those open now or well rated. ' +
+      'Billed as a directory search on your key (scope search).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 256,
+          description: 'What to look for, e.g. "bakery".',
+        },
+        near: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 256,
+          description: 'A place, address or "lat,lon" to search around, e.g. "Marienplatz, Munich".',
+        },
+        radius_km: {
+          type: 'number',
+          minimum: 0.1,
+          maximum: 500,
+          description: 'The radius around near, in km; 25 when omitted.',
+        },
+        city: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: 'Only in this city (when near is not given).',
+        },
+        country: {
+          type: 'string',
+          pattern: '^[A-Z]{2}$',
+          description: 'Only in this country (ISO 3166-1 alpha-2).',
+        },
+        open_now: { type: 'boolean', description: 'Only places open now.' },
+        min_rating: {
+          type: 'number',
+          minimum: 1,
+          maximum: 5,
+          description: 'Only places rated at least this.',
+        },
+        limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many results, 5 when omitted.' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    async run(args, caller, directoryUrl) {
+      const country = args.country as CountryCode | undefined;
+      const near =
+        typeof args.near === 'string'
+          ? await resolveNear(args.near, country, directoryUrl, caller)
+          : undefined;
+      const query = {
+        q: args.query as string,
+        limit: (args.limit as number | undefined) ?? 5,
+        ...(near
+          ? { near: `${near.lat},${near.lon}`, radius_km: (args.radius_km as number | undefined) ?? 25 }
+          : {}),
+        ...(!near && typeof args.city === 'string' ? { city: args.city } : {}),
+        ...(country ? { country } : {}),
+        ...(typeof args.open_now === 'boolean' ? { open_now: args.open_now } : {}),
+        ...(typeof args.min_rating === 'number' ? { min_rating: args.min_rating } : {}),
+      };
+      const page = await directory(
+        searchListings({ client: clientFor(directoryUrl, caller), query }),
+        `search '${query.q}'`,
+      );
+      return {
+        query: query.q,
+        near: near ?? null,
+        open_now: query.open_now ?? null,
+        results: page.data.map(compactHit),
+      };
+    },
+  },
+  {
+    name: 'get_place_details',
+    title: 'Place details',
+    description:
+      'Details of one listing by its id (from search_directory): address, opening hours, contact, rating. ' +
+      'Billed as a places details call on your key (scope places).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: {
+          type: 'string',
+          pattern: '^lst_[0-9A-Z]{26}$',
+          description: 'The listing id, e.g. from search_directory.',
+        },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    async run(args, caller, directoryUrl) {
+      const details = await directory(
+        getPlaceDetails({ client: clientFor(directoryUrl, caller), query: { id: args.id as string } }),
+        `the details of ${String(args.id)}`,
+      );
+      return details as unknown as Record<string, unknown>;
+    },
+  },
+  {
+    name: 'geocode',
+    title: 'Geocode',
+    description:
+      'Coordinates of a place, address or company name, best candidates first. Billed as a geocode call on your key (scope places).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 256,
+          description: 'The place, address or company.',
+        },
+        country: {
+          type: 'string',
+          pattern: '^[A-Z]{2}$',
+          description: 'Only in this country (ISO 3166-1 alpha-2).',
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+          description: 'How many candidates, 5 when omitted.',
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    async run(args, caller, directoryUrl) {
+      const page = await directory(
+        geocodePlace({
+          client: clientFor(directoryUrl, caller),
+          query: {
+            q: args.query as string,
+            limit: (args.limit as number | undefined) ?? 5,
+            ...(typeof args.country === 'string' ? { country: args.country as CountryCode } : {}),
+          },
+        }),
+        `geocode '${String(args.query)}'`,
+      );
+      return { results: page.data };
+    },
+  },
+  {
+    name: 'reverse_geocode',
+    title: 'Reverse geocode',
+    description:
+      'The place at a latitude and longitude, and the listings nearest to it. Billed as a reverse geocode call on your key (scope places).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        lat: { type: 'number', minimum: -90, maximum: 90, description: 'Latitude in decimal degrees.' },
+        lon: { type: 'number', minimum: -180, maximum: 180, description: 'Longitude in decimal degrees.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+          description: 'How many nearby listings, 5 when omitted.',
+        },
+      },
+      required: ['lat', 'lon'],
+      additionalProperties: false,
+    },
+    async run(args, caller, directoryUrl) {
+      const result = await directory(
+        reverseGeocodePlace({
+          client: clientFor(directoryUrl, caller),
+          query: {
+            lat: args.lat as number,
+            lon: args.lon as number,
+            limit: (args.limit as number | undefined) ?? 5,
+          },
+        }),
+        `reverse geocode ${String(args.lat)},${String(args.lon)}`,
+      );
+      return result as unknown as Record<string, unknown>;
+    },
+  },
+];
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = new Map<string, ValidateFunction>(
+  HUB_TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]),
+);
+
+/** Runs a hub tool after checking its arguments against its schema (a HubToolError naming the field otherwise). */
+export async function runHubTool(
+  tool: HubTool,
+  args: Record<string, unknown>,
+  caller: HubCaller,
+  directoryUrl: string,
+): Promise<Record<string, unknown>> {
+  const validate = validators.get(tool.name);
+  if (validate !== undefined && !validate(args)) {
+    const error = validate.errors?.[0];
+    const where = error?.instancePath ? `'${error.instancePath.slice(1)}'` : 'the arguments';
+    throw new HubToolError(`Invalid arguments for ${tool.name}: ${where} ${error?.message ?? 'is invalid'}.`);
+  }
+  return tool.run(args, caller, directoryUrl);
+}
