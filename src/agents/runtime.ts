@@ -61,6 +61,8 @@ export interface RuntimeDeps {
 
 /** What a step spent, with the times the runtime did not spend itself (for the benchmark). */
 export interface StepRecord extends ResponseStep {
+  /** The step's duration, model call and tool calls, unrounded. */
+  stepMs: number;
   modelMs: number;
   toolMs: number;
   costNano: number;
@@ -423,6 +425,7 @@ export async function runResponse(deps: RuntimeDeps, input: RunInput): Promise<R
       }
       history.push(...builder.response.output.slice(firstOutput));
 
+      const stepMs = performance.now() - stepStarted;
       const tokensNano = costNano(model, stepInput, stepOutput);
       const stepNano = tokensNano + (agents ? STEP_NANO : 0);
       result.inputTokens += stepInput;
@@ -434,8 +437,9 @@ export async function runResponse(deps: RuntimeDeps, input: RunInput): Promise<R
         input_tokens: stepInput,
         output_tokens: stepOutput,
         tool_calls: stepCalls,
-        duration_ms: Math.round(performance.now() - stepStarted),
+        duration_ms: Math.round(stepMs),
         cost: formatEur(stepNano),
+        stepMs,
         modelMs,
         toolMs,
         costNano: stepNano,
@@ -481,7 +485,15 @@ export function finishResponse(
   };
   response.steps =
     request.model === 'agents'
-      ? result.steps.map(({ modelMs: _m, toolMs: _t, costNano: _c, ...step }) => step)
+      ? result.steps.map((step) => ({
+          index: step.index,
+          model: step.model,
+          input_tokens: step.input_tokens,
+          output_tokens: step.output_tokens,
+          tool_calls: step.tool_calls,
+          duration_ms: step.duration_ms,
+          cost: step.cost,
+        }))
       : null;
 }
 
