@@ -227,6 +227,21 @@ describe('the console in a browser', () => {
     expect(await page.content()).not.toContain(rotated);
     await shot('9-key-revoked');
 
+    // Plans: subscribe to Search unlimited and see it on the month's statement with the usage.
+    await page.getByRole('link', { name: 'Plans and billing' }).click();
+    await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).click();
+    await page.getByRole('button', { name: 'Cancel Search unlimited' }).waitFor();
+    const statementText = (await page.locator('#statement').textContent()) ?? '';
+    expect(statementText).toContain(`Search unlimited, ${today}`);
+    expect(statementText).toContain('Model API: prince');
+    expect(statementText).toContain('Directory API: search');
+    const statement = (await (
+      await page.request.get(`${base}/v1/statements/${today.slice(0, 7)}`)
+    ).json()) as { total: string };
+    expect(await page.locator('#statement-total').textContent()).toBe(statement.total);
+    await accessible('plans and billing');
+    await shot('9b-plans-and-billing');
+
     // Log out (the session ends on the server), and in again.
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();

@@ -26,6 +26,8 @@ export interface Config {
   directoryApiUrl: string | undefined;
   /** MCP_CALL_TIMEOUT_MS: the time one MCP tool call (or listing) may take; 15,000 by default. */
   mcpCallTimeoutMs: number;
+  /** VAT_RATE: the VAT rate of monthly statements, in percent (`21`, `20.5`); `0` by default. */
+  vatRate: string;
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
 }
@@ -69,6 +71,16 @@ function publicUrl(name: string, fallback: string, env: NodeJS.ProcessEnv): stri
   return url.href.replace(/\/+$/, '');
 }
 
+function vatRate(env: NodeJS.ProcessEnv): string {
+  const raw = optional(env.VAT_RATE) ?? '0';
+  if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(raw) || Number(raw) > 100) {
+    throw new Error(
+      `VAT_RATE must be a percentage from 0 to 100 with at most two decimals, not ${JSON.stringify(raw)}`,
+    );
+  }
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Read per request by the limiter; a bad value fails here, at start-up.
   rpmOverride(env);
@@ -88,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDir:
       optional(env.MAIL_OUTBOX_DIR) ??
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
+    vatRate: vatRate(env),
     publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
     directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
     mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),

@@ -35,6 +35,17 @@ describe('memory limiter', () => {
     expect(error.headers['Retry-After']).toBe(String(12 * 3600));
   });
 
+  it('answers an unlimited-plan key over its burst, with its day left, with a retryable rate_limit_exceeded', async () => {
+    const limiter = memoryLimiter(() => DAY);
+    const buckets = directoryBuckets('search_unlimited', { DIRECTORY_RATE_LIMIT_RPS: '0.1' });
+    expect((await limiter.take('k', buckets)).ok).toBe(true);
+    const refused = await limiter.take('k', buckets);
+    expect(refused.ok).toBe(false);
+    const error = refusal(refused, 'this key');
+    expect(error.code).toBe('rate_limit_exceeded');
+    expect(error.headers['x-should-retry']).toBeUndefined();
+  });
+
   it('says waiting cannot help when a cost exceeds what the bucket can ever hold', async () => {
     const limiter = memoryLimiter(() => DAY);
     const tokens: Bucket = { name: 'tokens', rate: 10, capacity: 600, window: 60, quota: 600 };

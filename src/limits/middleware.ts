@@ -20,8 +20,9 @@ export function setRateLimitHeaders(res: Response, states: BucketState[]): void 
 
 export function refusal(result: TakeResult, what: string): RateLimitError {
   const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-  const empty = result.states.filter((s) => s.remaining <= 0 || result.retryAfterMs > 0);
-  const quota = empty.find((s) => QUOTA_BUCKETS.has(s.bucket.name));
+  // A quota refusal only when the quota itself is spent: on the unlimited plan a key over its
+  // burst with most of its day left is an ordinary, retryable 429.
+  const quota = result.states.find((s) => QUOTA_BUCKETS.has(s.bucket.name) && s.remaining <= 0);
   const headers: Record<string, string> = {
     'Retry-After': String(seconds),
     'retry-after-ms': String(result.retryAfterMs),

@@ -16,6 +16,7 @@ import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { createConsolePages } from '../console/pages.ts';
+import { createPlansRouter } from '../console/plans.ts';
 import { createConsoleRouter } from '../console/routes.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
@@ -94,6 +95,7 @@ export async function createModelService(
       }),
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
+      createPlansRouter({ db: platform.db, auth: platform.auth, vatRate: platform.config.vatRate }),
       createConsoleRouter({
         store: consoleStore,
         limiter: platform.limiter,

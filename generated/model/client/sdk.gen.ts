@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
+import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -178,39 +178,6 @@ export const listInputItems = <ThrowOnError extends boolean = false>(options: Op
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/responses/{id}/input_items',
     ...options
-});
-
-/**
- * Send a message to the MCP tool hub
- *
- * The tool hub is a Model Context Protocol server (Streamable HTTP transport, protocol
- * revision 2025-11-25, older revisions negotiated by `initialize`) at this one URL. Point an
- * MCP client at `https://model.api.eurus.eu/v1/mcp` with `Authorization: Bearer <key>`;
- * the key needs the `agents` scope. The hub is stateless: no `Mcp-Session-Id` is issued,
- * every POST carries one JSON-RPC message and is answered as `application/json`; `GET` and
- * `DELETE` (server-initiated streams, session end) answer 405. MCP clients send
- * `Accept: application/json, text/event-stream`; since every answer is JSON, other `Accept`
- * values are served too.
- *
- * **Tools** (`tools/list`, `tools/call`): `search_directory`, `get_place_details`,
- * `geocode` and `reverse_geocode`, each calling the Directory API with the caller's key, so
- * the directory's scopes (`search`, `places`), rate limits and prices apply and its usage
- * shows the calls. Access to the hub itself is free. A tool that fails (arguments that fail
- * its schema, the directory refusing the key) answers a result with `isError: true` and a
- * message; an unknown tool is a JSON-RPC error -32602.
- *
- * OpenAPI describes the envelope only; the methods and their results are those of the MCP
- * specification.
- *
- */
-export const postMcpMessage = <ThrowOnError extends boolean = false>(options: Options<PostMcpMessageData, ThrowOnError>): RequestResult<PostMcpMessageResponses, PostMcpMessageErrors, ThrowOnError> => (options.client ?? client).post<PostMcpMessageResponses, PostMcpMessageErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/mcp',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
 });
 
 /**
@@ -455,6 +422,85 @@ export const getUsage = <ThrowOnError extends boolean = false>(options: Options<
             type: 'apiKey'
         }],
     url: '/v1/usage',
+    ...options
+});
+
+/**
+ * List plans
+ *
+ * The plans an account can have, with their monthly prices in EUR. Requires the `admin` scope (or the console's session).
+ */
+export const listPlans = <ThrowOnError extends boolean = false>(options?: Options<ListPlansData, ThrowOnError>): RequestResult<ListPlansResponses, ListPlansErrors, ThrowOnError> => (options?.client ?? client).get<ListPlansResponses, ListPlansErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/plans',
+    ...options
+});
+
+/**
+ * List subscriptions
+ *
+ * The subscriptions of the caller's account, newest first, active and cancelled alike. Requires the `admin` scope (or the console's session). Paged with `limit` and `cursor`.
+ */
+export const listSubscriptions = <ThrowOnError extends boolean = false>(options?: Options<ListSubscriptionsData, ThrowOnError>): RequestResult<ListSubscriptionsResponses, ListSubscriptionsErrors, ThrowOnError> => (options?.client ?? client).get<ListSubscriptionsResponses, ListSubscriptionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/subscriptions',
+    ...options
+});
+
+/**
+ * Subscribe to a plan
+ *
+ * Subscribes the caller's account to a monthly plan, from now; it is billed pro rata on the month's statement. Requires the `admin` scope (or the console's session). A plan the account already has answers 409 `already_subscribed`. `search_unlimited` changes what the directory API enforces at once, on every instance: searches are no longer metered, and a fair use of 50,000 searches a day applies (429 `daily_quota_exceeded` past it). `sales` and `concierge` are recorded and billed; what they unlock comes with those operations.
+ */
+export const createSubscription = <ThrowOnError extends boolean = false>(options: Options<CreateSubscriptionData, ThrowOnError>): RequestResult<CreateSubscriptionResponses, CreateSubscriptionErrors, ThrowOnError> => (options.client ?? client).post<CreateSubscriptionResponses, CreateSubscriptionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/subscriptions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Cancel a subscription
+ *
+ * Cancels a subscription of the caller's account at once: it is billed up to now, and what the plan changed in what the API enforces ends on the next call, on every instance. Requires the `admin` scope (or the console's session). Cancelling a cancelled subscription changes nothing and answers it again; one of another account answers 404.
+ */
+export const cancelSubscription = <ThrowOnError extends boolean = false>(options: Options<CancelSubscriptionData, ThrowOnError>): RequestResult<CancelSubscriptionResponses, CancelSubscriptionErrors, ThrowOnError> => (options.client ?? client).delete<CancelSubscriptionResponses, CancelSubscriptionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/subscriptions/{id}',
+    ...options
+});
+
+/**
+ * Get a monthly statement
+ *
+ * The caller's account's statement for one month: every subscription pro rata (by the second it was active in the month), then the metered usage of the model and directory APIs by model or interface, the subtotal, VAT at the configured rate (`VAT_RATE`), and the total, all in EUR. Usage lines equal `GET /v1/usage` over the month. A month in progress shows the amounts so far. Requires the `admin` scope (or the console's session).
+ */
+export const getStatement = <ThrowOnError extends boolean = false>(options: Options<GetStatementData, ThrowOnError>): RequestResult<GetStatementResponses, GetStatementErrors, ThrowOnError> => (options.client ?? client).get<GetStatementResponses, GetStatementErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/statements/{month}',
     ...options
 });
 

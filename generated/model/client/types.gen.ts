@@ -2851,6 +2851,161 @@ export type UsageReport = {
 };
 
 /**
+ * PlanId
+ *
+ * A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month) or `concierge` (99 EUR a month).
+ */
+export type PlanId = 'pay_as_you_go' | 'search_unlimited' | 'sales' | 'concierge';
+
+/**
+ * Plan
+ *
+ * A plan an account can subscribe to, with its monthly price.
+ */
+export type Plan = {
+    id: PlanId;
+    /**
+     * The object type, always `plan`.
+     */
+    object: 'plan';
+    /**
+     * The plan's name.
+     */
+    name: string;
+    /**
+     * What the plan includes and what it changes in what the API enforces.
+     */
+    description: string;
+    monthly_price: Money;
+    currency: Currency;
+};
+
+/**
+ * PlanList
+ *
+ * Every plan, in the list envelope (one page).
+ */
+export type PlanList = {
+    object: ListObjectType;
+    /**
+     * The plans.
+     */
+    data: Array<Plan>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * Subscription
+ *
+ * An account's subscription to a monthly plan. It is billed pro rata, by the second, for the time it was active in each calendar month (UTC).
+ */
+export type Subscription = {
+    /**
+     * The id of the subscription.
+     */
+    id: string;
+    /**
+     * The object type, always `subscription`.
+     */
+    object: 'subscription';
+    plan: PlanId;
+    /**
+     * `active`, or `canceled` once cancelled (it ends at once).
+     */
+    status: 'active' | 'canceled';
+    /**
+     * When the subscription started, in Unix seconds.
+     */
+    started_at: number;
+    /**
+     * When it was cancelled, in Unix seconds, or null while active.
+     */
+    canceled_at: number | null;
+    created: Created;
+};
+
+/**
+ * SubscriptionList
+ *
+ * A page of the account's subscriptions, newest first, in the list envelope.
+ */
+export type SubscriptionList = {
+    object: ListObjectType;
+    /**
+     * The subscriptions of this page, newest first.
+     */
+    data: Array<Subscription>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * CreateSubscriptionRequest
+ *
+ * The plan to subscribe to.
+ */
+export type CreateSubscriptionRequest = {
+    /**
+     * A monthly plan; `pay_as_you_go` is what an account has without any subscription.
+     */
+    plan: 'search_unlimited' | 'sales' | 'concierge';
+};
+
+/**
+ * StatementLine
+ *
+ * One line of a statement.
+ */
+export type StatementLine = {
+    /**
+     * `subscription` (a plan, pro rata) or `usage` (metered calls of one model or interface).
+     */
+    kind: 'subscription' | 'usage';
+    /**
+     * What the line is for, e.g. `Search unlimited, 2026-11-24 to 2026-11-30` or `Model API: queen`.
+     */
+    description: string;
+    /**
+     * Days active (subscriptions, to three decimals) or requests (usage).
+     */
+    quantity: number;
+    amount: Money;
+};
+
+/**
+ * Statement
+ *
+ * An account's statement for one calendar month (UTC): each subscription pro rata and the metered usage of both APIs, line by line, then the subtotal, VAT at the configured rate, and the total. A month in progress shows the amounts so far.
+ */
+export type Statement = {
+    /**
+     * The object type, always `statement`.
+     */
+    object: 'statement';
+    /**
+     * The account.
+     */
+    account_id: string;
+    /**
+     * The month, `YYYY-MM`.
+     */
+    month: string;
+    currency: Currency;
+    /**
+     * Subscriptions first, then usage by service and model.
+     */
+    lines: Array<StatementLine>;
+    subtotal: Money;
+    /**
+     * The VAT rate applied, in percent, as a decimal string (`VAT_RATE`).
+     */
+    vat_rate: string;
+    vat: Money;
+    total: Money;
+};
+
+/**
  * Email
  *
  * An email address, compared without regard to case.
@@ -3359,6 +3514,50 @@ export type UsageReportWritable = {
      * Every bucket of the period, in time order, including those without usage.
      */
     data: Array<UsageBucket>;
+};
+
+/**
+ * Subscription
+ *
+ * An account's subscription to a monthly plan. It is billed pro rata, by the second, for the time it was active in each calendar month (UTC).
+ */
+export type SubscriptionWritable = {
+    /**
+     * The id of the subscription.
+     */
+    id: string;
+    /**
+     * The object type, always `subscription`.
+     */
+    object: 'subscription';
+    plan: PlanId;
+    /**
+     * `active`, or `canceled` once cancelled (it ends at once).
+     */
+    status: 'active' | 'canceled';
+    /**
+     * When the subscription started, in Unix seconds.
+     */
+    started_at: number;
+    /**
+     * When it was cancelled, in Unix seconds, or null while active.
+     */
+    canceled_at: number | null;
+};
+
+/**
+ * SubscriptionList
+ *
+ * A page of the account's subscriptions, newest first, in the list envelope.
+ */
+export type SubscriptionListWritable = {
+    object: ListObjectType;
+    /**
+     * The subscriptions of this page, newest first.
+     */
+    data: Array<SubscriptionWritable>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
 };
 
 /**
@@ -4712,6 +4911,234 @@ export type GetUsageResponses = {
 };
 
 export type GetUsageResponse = GetUsageResponses[keyof GetUsageResponses];
+
+export type ListPlansData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/plans';
+};
+
+export type ListPlansErrors = {
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListPlansError = ListPlansErrors[keyof ListPlansErrors];
+
+export type ListPlansResponses = {
+    /**
+     * Every plan.
+     */
+    200: PlanList;
+};
+
+export type ListPlansResponse = ListPlansResponses[keyof ListPlansResponses];
+
+export type ListSubscriptionsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+    };
+    url: '/v1/subscriptions';
+};
+
+export type ListSubscriptionsErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListSubscriptionsError = ListSubscriptionsErrors[keyof ListSubscriptionsErrors];
+
+export type ListSubscriptionsResponses = {
+    /**
+     * A page of subscriptions.
+     */
+    200: SubscriptionList;
+};
+
+export type ListSubscriptionsResponse = ListSubscriptionsResponses[keyof ListSubscriptionsResponses];
+
+export type CreateSubscriptionData = {
+    body: CreateSubscriptionRequest;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/subscriptions';
+};
+
+export type CreateSubscriptionErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CreateSubscriptionError = CreateSubscriptionErrors[keyof CreateSubscriptionErrors];
+
+export type CreateSubscriptionResponses = {
+    /**
+     * The subscription.
+     */
+    201: Subscription;
+};
+
+export type CreateSubscriptionResponse = CreateSubscriptionResponses[keyof CreateSubscriptionResponses];
+
+export type CancelSubscriptionData = {
+    body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+    };
+    path: {
+        /**
+         * The id of the subscription; one of another account answers 404.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/subscriptions/{id}';
+};
+
+export type CancelSubscriptionErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CancelSubscriptionError = CancelSubscriptionErrors[keyof CancelSubscriptionErrors];
+
+export type CancelSubscriptionResponses = {
+    /**
+     * The cancelled subscription.
+     */
+    200: Subscription;
+};
+
+export type CancelSubscriptionResponse = CancelSubscriptionResponses[keyof CancelSubscriptionResponses];
+
+export type GetStatementData = {
+    body?: never;
+    path: {
+        /**
+         * The calendar month, `YYYY-MM` (UTC).
+         */
+        month: string;
+    };
+    query?: never;
+    url: '/v1/statements/{month}';
+};
+
+export type GetStatementErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), or a string holding the NUL character U+0000, which no field accepts (`invalid_string`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetStatementError = GetStatementErrors[keyof GetStatementErrors];
+
+export type GetStatementResponses = {
+    /**
+     * The statement.
+     */
+    200: Statement;
+};
+
+export type GetStatementResponse = GetStatementResponses[keyof GetStatementResponses];
 
 export type CreateSignUpData = {
     body: SignUpRequest;

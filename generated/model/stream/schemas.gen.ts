@@ -5134,6 +5134,286 @@ export const UsageReportSchema = {
     }
 } as const;
 
+export const PlanIdSchema = {
+    title: 'PlanId',
+    description: 'A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month) or `concierge` (99 EUR a month).',
+    type: 'string',
+    enum: [
+        'pay_as_you_go',
+        'search_unlimited',
+        'sales',
+        'concierge'
+    ]
+} as const;
+
+export const PlanSchema = {
+    title: 'Plan',
+    description: 'A plan an account can subscribe to, with its monthly price.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'name',
+        'description',
+        'monthly_price',
+        'currency'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/PlanId'
+        },
+        object: {
+            description: 'The object type, always `plan`.',
+            type: 'string',
+            const: 'plan'
+        },
+        name: {
+            description: 'The plan\'s name.',
+            type: 'string'
+        },
+        description: {
+            description: 'What the plan includes and what it changes in what the API enforces.',
+            type: 'string'
+        },
+        monthly_price: {
+            $ref: '#/components/schemas/Money'
+        },
+        currency: {
+            $ref: '#/components/schemas/Currency'
+        }
+    }
+} as const;
+
+export const PlanListSchema = {
+    title: 'PlanList',
+    description: 'Every plan, in the list envelope (one page).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The plans.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/Plan'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const SubscriptionSchema = {
+    title: 'Subscription',
+    description: 'An account\'s subscription to a monthly plan. It is billed pro rata, by the second, for the time it was active in each calendar month (UTC).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'plan',
+        'status',
+        'started_at',
+        'canceled_at',
+        'created'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the subscription.',
+            type: 'string',
+            pattern: '^sub_[0-9A-Za-z]{26}$'
+        },
+        object: {
+            description: 'The object type, always `subscription`.',
+            type: 'string',
+            const: 'subscription'
+        },
+        plan: {
+            $ref: '#/components/schemas/PlanId'
+        },
+        status: {
+            description: '`active`, or `canceled` once cancelled (it ends at once).',
+            type: 'string',
+            enum: [
+                'active',
+                'canceled'
+            ]
+        },
+        started_at: {
+            description: 'When the subscription started, in Unix seconds.',
+            type: 'integer'
+        },
+        canceled_at: {
+            description: 'When it was cancelled, in Unix seconds, or null while active.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        }
+    }
+} as const;
+
+export const SubscriptionListSchema = {
+    title: 'SubscriptionList',
+    description: 'A page of the account\'s subscriptions, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The subscriptions of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/Subscription'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const CreateSubscriptionRequestSchema = {
+    title: 'CreateSubscriptionRequest',
+    description: 'The plan to subscribe to.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'plan'
+    ],
+    properties: {
+        plan: {
+            description: 'A monthly plan; `pay_as_you_go` is what an account has without any subscription.',
+            type: 'string',
+            enum: [
+                'search_unlimited',
+                'sales',
+                'concierge'
+            ]
+        }
+    }
+} as const;
+
+export const StatementLineSchema = {
+    title: 'StatementLine',
+    description: 'One line of a statement.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'kind',
+        'description',
+        'quantity',
+        'amount'
+    ],
+    properties: {
+        kind: {
+            description: '`subscription` (a plan, pro rata) or `usage` (metered calls of one model or interface).',
+            type: 'string',
+            enum: [
+                'subscription',
+                'usage'
+            ]
+        },
+        description: {
+            description: 'What the line is for, e.g. `Search unlimited, 2026-11-24 to 2026-11-30` or `Model API: queen`.',
+            type: 'string'
+        },
+        quantity: {
+            description: 'Days active (subscriptions, to three decimals) or requests (usage).',
+            type: 'number'
+        },
+        amount: {
+            $ref: '#/components/schemas/Money'
+        }
+    }
+} as const;
+
+export const StatementSchema = {
+    title: 'Statement',
+    description: 'An account\'s statement for one calendar month (UTC): each subscription pro rata and the metered usage of both APIs, line by line, then the subtotal, VAT at the configured rate, and the total. A month in progress shows the amounts so far.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'account_id',
+        'month',
+        'currency',
+        'lines',
+        'subtotal',
+        'vat_rate',
+        'vat',
+        'total'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `statement`.',
+            type: 'string',
+            const: 'statement'
+        },
+        account_id: {
+            description: 'The account.',
+            type: 'string'
+        },
+        month: {
+            description: 'The month, `YYYY-MM`.',
+            type: 'string',
+            pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$'
+        },
+        currency: {
+            $ref: '#/components/schemas/Currency'
+        },
+        lines: {
+            description: 'Subscriptions first, then usage by service and model.',
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/StatementLine'
+            }
+        },
+        subtotal: {
+            $ref: '#/components/schemas/Money'
+        },
+        vat_rate: {
+            description: 'The VAT rate applied, in percent, as a decimal string (`VAT_RATE`).',
+            type: 'string'
+        },
+        vat: {
+            $ref: '#/components/schemas/Money'
+        },
+        total: {
+            $ref: '#/components/schemas/Money'
+        }
+    }
+} as const;
+
 export const EmailSchema = {
     title: 'Email',
     description: 'An email address, compared without regard to case.',
@@ -6087,6 +6367,87 @@ export const UsageReportWritableSchema = {
             items: {
                 $ref: '#/components/schemas/UsageBucket'
             }
+        }
+    }
+} as const;
+
+export const SubscriptionWritableSchema = {
+    title: 'Subscription',
+    description: 'An account\'s subscription to a monthly plan. It is billed pro rata, by the second, for the time it was active in each calendar month (UTC).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'plan',
+        'status',
+        'started_at',
+        'canceled_at'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the subscription.',
+            type: 'string',
+            pattern: '^sub_[0-9A-Za-z]{26}$'
+        },
+        object: {
+            description: 'The object type, always `subscription`.',
+            type: 'string',
+            const: 'subscription'
+        },
+        plan: {
+            $ref: '#/components/schemas/PlanId'
+        },
+        status: {
+            description: '`active`, or `canceled` once cancelled (it ends at once).',
+            type: 'string',
+            enum: [
+                'active',
+                'canceled'
+            ]
+        },
+        started_at: {
+            description: 'When the subscription started, in Unix seconds.',
+            type: 'integer'
+        },
+        canceled_at: {
+            description: 'When it was cancelled, in Unix seconds, or null while active.',
+            type: [
+                'integer',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const SubscriptionListWritableSchema = {
+    title: 'SubscriptionList',
+    description: 'A page of the account\'s subscriptions, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The subscriptions of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/SubscriptionWritable'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
         }
     }
 } as const;

@@ -2851,6 +2851,161 @@ export type UsageReport = {
 };
 
 /**
+ * PlanId
+ *
+ * A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month) or `concierge` (99 EUR a month).
+ */
+export type PlanId = 'pay_as_you_go' | 'search_unlimited' | 'sales' | 'concierge';
+
+/**
+ * Plan
+ *
+ * A plan an account can subscribe to, with its monthly price.
+ */
+export type Plan = {
+    id: PlanId;
+    /**
+     * The object type, always `plan`.
+     */
+    object: 'plan';
+    /**
+     * The plan's name.
+     */
+    name: string;
+    /**
+     * What the plan includes and what it changes in what the API enforces.
+     */
+    description: string;
+    monthly_price: Money;
+    currency: Currency;
+};
+
+/**
+ * PlanList
+ *
+ * Every plan, in the list envelope (one page).
+ */
+export type PlanList = {
+    object: ListObjectType;
+    /**
+     * The plans.
+     */
+    data: Array<Plan>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * Subscription
+ *
+ * An account's subscription to a monthly plan. It is billed pro rata, by the second, for the time it was active in each calendar month (UTC).
+ */
+export type Subscription = {
+    /**
+     * The id of the subscription.
+     */
+    id: string;
+    /**
+     * The object type, always `subscription`.
+     */
+    object: 'subscription';
+    plan: PlanId;
+    /**
+     * `active`, or `canceled` once cancelled (it ends at once).
+     */
+    status: 'active' | 'canceled';
+    /**
+     * When the subscription started, in Unix seconds.
+     */
+    started_at: number;
+    /**
+     * When it was cancelled, in Unix seconds, or null while active.
+     */
+    canceled_at: number | null;
+    created: Created;
+};
+
+/**
+ * SubscriptionList
+ *
+ * A page of the account's subscriptions, newest first, in the list envelope.
+ */
+export type SubscriptionList = {
+    object: ListObjectType;
+    /**
+     * The subscriptions of this page, newest first.
+     */
+    data: Array<Subscription>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * CreateSubscriptionRequest
+ *
+ * The plan to subscribe to.
+ */
+export type CreateSubscriptionRequest = {
+    /**
+     * A monthly plan; `pay_as_you_go` is what an account has without any subscription.
+     */
+    plan: 'search_unlimited' | 'sales' | 'concierge';
+};
+
+/**
+ * StatementLine
+ *
+ * One line of a statement.
+ */
+export type StatementLine = {
+    /**
+     * `subscription` (a plan, pro rata) or `usage` (metered calls of one model or interface).
+     */
+    kind: 'subscription' | 'usage';
+    /**
+     * What the line is for, e.g. `Search unlimited, 2026-11-24 to 2026-11-30` or `Model API: queen`.
+     */
+    description: string;
+    /**
+     * Days active (subscriptions, to three decimals) or requests (usage).
+     */
+    quantity: number;
+    amount: Money;
+};
+
+/**
+ * Statement
+ *
+ * An account's statement for one calendar month (UTC): each subscription pro rata and the metered usage of both APIs, line by line, then the subtotal, VAT at the configured rate, and the total. A month in progress shows the amounts so far.
+ */
+export type Statement = {
+    /**
+     * The object type, always `statement`.
+     */
+    object: 'statement';
+    /**
+     * The account.
+     */
+    account_id: string;
+    /**
+     * The month, `YYYY-MM`.
+     */
+    month: string;
+    currency: Currency;
+    /**
+     * Subscriptions first, then usage by service and model.
+     */
+    lines: Array<StatementLine>;
+    subtotal: Money;
+    /**
+     * The VAT rate applied, in percent, as a decimal string (`VAT_RATE`).
+     */
+    vat_rate: string;
+    vat: Money;
+    total: Money;
+};
+
+/**
  * Email
  *
  * An email address, compared without regard to case.
@@ -3359,6 +3514,50 @@ export type UsageReportWritable = {
      * Every bucket of the period, in time order, including those without usage.
      */
     data: Array<UsageBucket>;
+};
+
+/**
+ * Subscription
+ *
+ * An account's subscription to a monthly plan. It is billed pro rata, by the second, for the time it was active in each calendar month (UTC).
+ */
+export type SubscriptionWritable = {
+    /**
+     * The id of the subscription.
+     */
+    id: string;
+    /**
+     * The object type, always `subscription`.
+     */
+    object: 'subscription';
+    plan: PlanId;
+    /**
+     * `active`, or `canceled` once cancelled (it ends at once).
+     */
+    status: 'active' | 'canceled';
+    /**
+     * When the subscription started, in Unix seconds.
+     */
+    started_at: number;
+    /**
+     * When it was cancelled, in Unix seconds, or null while active.
+     */
+    canceled_at: number | null;
+};
+
+/**
+ * SubscriptionList
+ *
+ * A page of the account's subscriptions, newest first, in the list envelope.
+ */
+export type SubscriptionListWritable = {
+    object: ListObjectType;
+    /**
+     * The subscriptions of this page, newest first.
+     */
+    data: Array<SubscriptionWritable>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
 };
 
 /**

@@ -4,17 +4,22 @@
 // session's CSRF token on every change. Every text is set with textContent, never as HTML.
 import { client } from '../../../generated/model/client/client.gen.ts';
 import {
+  cancelSubscription,
   confirmPasswordReset,
   createKey,
   createPasswordReset,
   createProject,
   createSession,
   createSignUp,
+  createSubscription,
   deleteSession,
   getSession,
+  getStatement,
   getUsage,
   listKeys,
+  listPlans,
   listProjects,
+  listSubscriptions,
   revokeKey,
   rotateKey,
   verifyEmail,
@@ -26,6 +31,7 @@ import type {
   Project,
   Scope,
   Session,
+  Statement,
   UsageReport,
 } from '../../../generated/model/client/types.gen.ts';
 
@@ -755,6 +761,196 @@ async function usagePage(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Plans and statements
+
+/** The statement as a page of its own, for the download (no script, no outside resource). */
+function statementHtml(statement: Statement): string {
+  const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const rows = statement.lines
+    .map((l) => `<tr><td>${esc(l.description)}</td><td>${l.quantity}</td><td>${esc(l.amount)}</td></tr>`)
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Statement ${esc(statement.month)}</title></head><body>
+<h1>Eurus statement ${esc(statement.month)}</h1><p>Account ${esc(statement.account_id)}; amounts in EUR.</p>
+<table border="1" cellpadding="4"><thead><tr><th>Item</th><th>Quantity</th><th>Amount (EUR)</th></tr></thead><tbody>${rows}</tbody>
+<tfoot><tr><td colspan="2">Subtotal</td><td>${esc(statement.subtotal)}</td></tr>
+<tr><td colspan="2">VAT ${esc(statement.vat_rate)} %</td><td>${esc(statement.vat)}</td></tr>
+<tr><td colspan="2"><strong>Total</strong></td><td><strong>${esc(statement.total)}</strong></td></tr></tfoot></table></body></html>`;
+}
+
+async function plansPage(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const month = h('input', {
+    type: 'month',
+    name: 'month',
+    required: true,
+    value: params.get('month') ?? new Date().toISOString().slice(0, 7),
+  });
+  const [{ data: plans }, { data: subs }, { data: statement, error }] = await Promise.all([
+    listPlans(),
+    listSubscriptions({ query: { limit: 100 } }),
+    getStatement({ path: { month: month.value } }),
+  ]);
+  const active = new Map((subs?.data ?? []).filter((s) => s.status === 'active').map((s) => [s.plan, s]));
+  const out = status();
+  const rows = (plans?.data ?? []).map((plan) => {
+    const sub = active.get(plan.id);
+    let action: Child = plan.id === 'pay_as_you_go' ? (active.size === 0 ? 'Current' : 'Always on') : null;
+    if (plan.id !== 'pay_as_you_go') {
+      action = sub
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              'aria-label': `Cancel ${plan.name}`,
+              click: async () => {
+                if (!confirm(`Cancel ${plan.name}? It ends now and is billed up to now.`)) return;
+                const { error: failed } = await cancelSubscription({ path: { id: sub.id } });
+                if (failed) return say(out, messageOf(failed), 'error');
+                await plansPage();
+              },
+            },
+            'Cancel',
+          )
+        : h(
+            'button',
+            {
+              type: 'button',
+              'aria-label': `Subscribe to ${plan.name}`,
+              click: async () => {
+                const { error: failed } = await createSubscription({
+                  body: { plan: plan.id as 'search_unlimited' | 'sales' | 'concierge' },
+                });
+                if (failed) return say(out, messageOf(failed), 'error');
+                await plansPage();
+              },
+            },
+            'Subscribe',
+          );
+    }
+    return h(
+      'tr',
+      { 'data-plan': plan.id },
+      h('td', {}, h('strong', {}, plan.name), h('br'), plan.description),
+      h('td', { class: 'num' }, `${Number(plan.monthly_price).toFixed(2)} EUR / month`),
+      h('td', {}, sub ? `Active since ${when(sub.started_at)}` : ''),
+      h('td', {}, action),
+    );
+  });
+  const pick = h(
+    'form',
+    { class: 'card', 'aria-label': 'Statement month' },
+    h(
+      'div',
+      { class: 'row' },
+      field('Month (UTC)', month),
+      h('button', { type: 'submit' }, 'Show statement'),
+    ),
+  );
+  pick.addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(`${BASE}/plans?month=${month.value}`);
+  });
+  const statementView: Child[] = statement
+    ? [
+        h(
+          'table',
+          { id: 'statement' },
+          h(
+            'caption',
+            { class: 'hint' },
+            `Statement for ${statement.month}, in EUR (a month in progress shows the amounts so far)`,
+          ),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'col' }, 'Item'),
+              h('th', { scope: 'col', class: 'num' }, 'Quantity'),
+              h('th', { scope: 'col', class: 'num' }, 'Amount'),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            ...statement.lines.map((l) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, l.description),
+                h('td', { class: 'num' }, String(l.quantity)),
+                h('td', { class: 'num' }, l.amount),
+              ),
+            ),
+          ),
+          h(
+            'tfoot',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row', colspan: '2' }, 'Subtotal'),
+              h('td', { class: 'num' }, statement.subtotal),
+            ),
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row', colspan: '2' }, `VAT ${statement.vat_rate} %`),
+              h('td', { class: 'num' }, statement.vat),
+            ),
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row', colspan: '2' }, 'Total'),
+              h('td', { class: 'num', id: 'statement-total' }, statement.total),
+            ),
+          ),
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            click: () => {
+              const url = URL.createObjectURL(new Blob([statementHtml(statement)], { type: 'text/html' }));
+              const link = h('a', { href: url, download: `statement-${statement.month}.html` });
+              document.body.append(link);
+              link.click();
+              link.remove();
+              URL.revokeObjectURL(url);
+            },
+          },
+          'Download statement (HTML)',
+        ),
+      ]
+    : [h('p', { class: 'error' }, messageOf(error))];
+  show(
+    'Plans and billing',
+    out,
+    h(
+      'table',
+      { id: 'plans' },
+      h(
+        'caption',
+        { class: 'hint' },
+        'Pay as you go unless you subscribe; subscriptions are billed pro rata',
+      ),
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...['Plan', 'Price', 'Status', 'Action'].map((t) => h('th', { scope: 'col' }, t))),
+      ),
+      h('tbody', {}, ...rows),
+    ),
+    h('h2', {}, 'Statement'),
+    pick,
+    ...statementView,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Routing
 
 const PUBLIC: Record<string, () => void | Promise<void>> = {
@@ -767,6 +963,7 @@ const PRIVATE: Record<string, () => Promise<void>> = {
   '/projects': projectsPage,
   '/keys': keysPage,
   '/usage': usagePage,
+  '/plans': plansPage,
 };
 
 async function route(): Promise<void> {

@@ -1,0 +1,132 @@
+// Plans, subscriptions and statements: subscribing to Search unlimited changes what the
+// directory API enforces at once (searches not metered, the daily fair-use quota applies) and
+// cancelling changes it back; the month's statement bills the subscription pro rata and lists
+// the metered usage, with VAT at VAT_RATE.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServers, type TestServers } from './support/server.ts';
+import { explain, operations, responseValidator } from './support/spec.ts';
+
+const ops = Object.fromEntries(operations('model').map((op) => [op.operationId, op]));
+
+describe('plans and statements', () => {
+  let servers: TestServers;
+  let key: string;
+  let otherKey: string;
+
+  const call = async (secret: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${servers.urls.model}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secret}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : null,
+    });
+    return {
+      status: res.status,
+      json: (await res.json()) as Record<string, unknown> & { error?: { code: string } },
+    };
+  };
+  const search = async () => {
+    const res = await fetch(`${servers.urls.directory}/v1/search?q=bakery`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const json = (await res.json()) as { error?: { code: string } };
+    return { status: res.status, code: json.error?.code };
+  };
+  const searchCosts = async () =>
+    (
+      await servers.platform.db.query<{ cost_nano: number }>(
+        `select cost_nano from usage_records where service = 'directory' and model = 'search' order by id`,
+      )
+    ).map((r) => Number(r.cost_nano));
+
+  beforeAll(async () => {
+    servers = await startTestServers('pglite', { env: { DIRECTORY_DAILY_QUOTA: '2', VAT_RATE: '21' } });
+    const { accountId } = await servers.platform.accounts.createAccount('plans');
+    key = (
+      await servers.platform.accounts.createKey(accountId, {
+        name: 'all',
+        scopes: ['admin', 'search', 'chat'],
+      })
+    ).secret;
+    const other = await servers.platform.accounts.createAccount('other');
+    otherKey = (
+      await servers.platform.accounts.createKey(other.accountId, { name: 'other', scopes: ['admin'] })
+    ).secret;
+  });
+  afterAll(async () => servers?.stop());
+
+  it('lists the four plans with their monthly prices in EUR', async () => {
+    const plans = await call(key, 'GET', '/v1/plans');
+    expect(responseValidator(ops.listPlans!, '200')(plans.json)).toBe(true);
+    expect(
+      (plans.json.data as Array<{ id: string; monthly_price: string }>).map((p) => [p.id, p.monthly_price]),
+    ).toEqual([
+      ['pay_as_you_go', '0.000000000'],
+      ['search_unlimited', '199.000000000'],
+      ['sales', '199.000000000'],
+      ['concierge', '99.000000000'],
+    ]);
+  });
+
+  it('Search unlimited changes what the directory enforces at once, and cancelling changes it back', async () => {
+    expect((await search()).status).toBe(200); // pay-as-you-go: metered, no daily quota
+    const sub = await call(key, 'POST', '/v1/subscriptions', { plan: 'search_unlimited' });
+    expect(sub.status).toBe(201);
+    const validate = responseValidator(ops.createSubscription!, '201');
+    expect(validate(sub.json), explain(validate)).toBe(true);
+    expect(
+      (await call(key, 'POST', '/v1/subscriptions', { plan: 'search_unlimited' })).json.error?.code,
+    ).toBe('already_subscribed');
+    expect((await search()).status).toBe(200);
+    expect((await search()).status).toBe(200);
+    expect(await search()).toEqual({ status: 429, code: 'daily_quota_exceeded' }); // fair use (2 in this test)
+    expect(await searchCosts()).toEqual([1_000_000, 0, 0]); // 0.001 EUR, then not metered
+
+    expect((await call(otherKey, 'DELETE', `/v1/subscriptions/${String(sub.json.id)}`)).status).toBe(404);
+    const canceled = await call(key, 'DELETE', `/v1/subscriptions/${String(sub.json.id)}`);
+    expect(canceled.json).toMatchObject({ status: 'canceled', plan: 'search_unlimited' });
+    expect((await search()).status).toBe(200); // no daily quota on pay-as-you-go
+    expect((await searchCosts()).at(-1)).toBe(1_000_000);
+    const listed = await call(key, 'GET', '/v1/subscriptions');
+    expect((listed.json.data as Array<{ id: string; status: string }>).map((s) => [s.id, s.status])).toEqual([
+      [sub.json.id, 'canceled'],
+    ]);
+  });
+
+  it('bills subscriptions pro rata and the metered usage on the monthly statement, with VAT', async () => {
+    const concierge = await call(key, 'POST', '/v1/subscriptions', { plan: 'concierge' });
+    const month = new Date().toISOString().slice(0, 7);
+    // Concierge for exactly the month's first three days: 99 EUR x 3 / days in the month.
+    const now = new Date();
+    const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) / 1000;
+    const days = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+    await servers.platform.db.query(
+      `update subscriptions set started_at = $2, canceled_at = $3, status = 'canceled' where id = $1`,
+      [concierge.json.id, monthStart, monthStart + 3 * 86_400],
+    );
+    const statement = await call(key, 'GET', `/v1/statements/${month}`);
+    expect(statement.status).toBe(200);
+    const validate = responseValidator(ops.getStatement!, '200');
+    expect(validate(statement.json), explain(validate)).toBe(true);
+    const lines = statement.json.lines as Array<{
+      kind: string;
+      description: string;
+      quantity: number;
+      amount: string;
+    }>;
+    const nano = (eur: string) => Math.round(Number(eur) * 1e9);
+    const subs = lines.filter((l) => l.kind === 'subscription');
+    expect(subs.map((l) => l.description.split(',')[0])).toEqual(['Concierge', 'Search unlimited']);
+    expect(subs[1]?.amount).toBe('0.000000000'); // subscribed and cancelled within a second
+    expect(subs[0]).toMatchObject({ quantity: 3, amount: (Math.round((99e9 * 3) / days) / 1e9).toFixed(9) });
+    const searchLine = lines.find((l) => l.description === 'Directory API: search');
+    expect(searchLine).toMatchObject({ kind: 'usage', quantity: 4, amount: '0.002000000' });
+    const subtotal = lines.reduce((sum, l) => sum + nano(l.amount), 0);
+    expect(nano(statement.json.subtotal as string)).toBe(subtotal);
+    expect(statement.json.vat_rate).toBe('21');
+    expect(nano(statement.json.vat as string)).toBe(Math.round((subtotal * 2100) / 10_000));
+    expect(nano(statement.json.total as string)).toBe(subtotal + nano(statement.json.vat as string));
+    // Another month holds nothing; a month that is not one is a 400.
+    expect((await call(key, 'GET', '/v1/statements/2020-01')).json.lines).toEqual([]);
+    expect((await call(key, 'GET', '/v1/statements/2020-13')).status).toBe(400);
+  });
+});

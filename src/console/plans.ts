@@ -1,0 +1,280 @@
+// Plans, subscriptions and monthly statements (tag Plans of the model spec). Pay-as-you-go is
+// what an account has without a subscription. Search unlimited changes what the directory API
+// enforces through accounts.plan (src/limits/policies.ts: a fair use of 50,000 searches a day;
+// src/directory/routes.ts: searches not metered); Sales and Concierge are recorded and billed.
+// A statement bills each subscription pro rata by the second and lists the month's metered
+// usage from usage_records (the same records GET /v1/usage sums), then VAT at VAT_RATE.
+import type { Router } from 'express';
+import type {
+  CancelSubscriptionData,
+  CancelSubscriptionResponses,
+  CreateSubscriptionData,
+  CreateSubscriptionResponses,
+  GetStatementData,
+  GetStatementResponses,
+  ListPlansData,
+  ListPlansResponses,
+  ListSubscriptionsData,
+  ListSubscriptionsResponses,
+  Plan,
+  PlanId,
+  Statement,
+  StatementLine,
+  Subscription,
+} from '../../generated/model/client/types.gen.ts';
+import type { Authenticator } from '../accounts/auth.ts';
+import type { Db } from '../platform/db.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { decodeCursor, type Page, pageOf, pageReply } from '../platform/pagination.ts';
+import { typedRouter } from '../platform/route.ts';
+import { formatEur, NANO_PER_EUR } from '../platform/usage.ts';
+
+interface PlanInfo {
+  name: string;
+  description: string;
+  monthlyNano: number;
+  /** accounts.plan while subscribed, when the plan changes what the API enforces. */
+  enforces?: string;
+}
+
+export const PLANS: Record<PlanId, PlanInfo> = {
+  pay_as_you_go: {
+    name: 'Pay as you go',
+    description: 'The default: every call is metered at the prices of the model catalogue and the directory.',
+    monthlyNano: 0,
+  },
+  search_unlimited: {
+    name: 'Search unlimited',
+    description:
+      'Directory searches are not metered; fair use of 50,000 searches a day (then 429 until midnight UTC).',
+    monthlyNano: 199 * NANO_PER_EUR,
+    enforces: 'search_unlimited',
+  },
+  sales: {
+    name: 'Sales',
+    description: 'Sales outreach on the directory API (target lists, campaigns).',
+    monthlyNano: 199 * NANO_PER_EUR,
+  },
+  concierge: {
+    name: 'Concierge',
+    description: 'The concierge agent on the directory API.',
+    monthlyNano: 99 * NANO_PER_EUR,
+  },
+};
+
+interface SubscriptionRow {
+  id: string;
+  account_id: string;
+  plan: string;
+  status: string;
+  started_at: number;
+  canceled_at: number | null;
+  created: number;
+}
+
+const toSubscription = (row: SubscriptionRow): Subscription => ({
+  id: row.id,
+  object: 'subscription',
+  plan: row.plan as PlanId,
+  status: row.status as Subscription['status'],
+  started_at: Number(row.started_at),
+  canceled_at: row.canceled_at === null ? null : Number(row.canceled_at),
+  created: Number(row.created),
+});
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
+
+/** `21` or `20.5` (percent) as basis points; the configuration checked the form. */
+const basisPoints = (rate: string) => Math.round(Number(rate) * 100);
+
+export class PlanStore {
+  readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async subscribe(accountId: string, plan: PlanId): Promise<Subscription> {
+    const now = nowSeconds();
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<SubscriptionRow>(
+        `insert into subscriptions (id, account_id, plan, status, started_at, created) values ($1, $2, $3, 'active', $4, $4)
+         on conflict (account_id, plan) where status = 'active' do nothing returning *`,
+        [newId('sub'), accountId, plan, now],
+      );
+      if (!row) {
+        throw new ConflictError(
+          'already_subscribed',
+          `The account already has an active '${plan}' subscription.`,
+          {
+            param: 'plan',
+          },
+        );
+      }
+      const enforces = PLANS[plan].enforces;
+      if (enforces) await tx.query('update accounts set plan = $2 where id = $1', [accountId, enforces]);
+      return toSubscription(row);
+    });
+  }
+
+  async cancel(accountId: string, id: string): Promise<Subscription> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<SubscriptionRow>(
+        `update subscriptions set status = 'canceled', canceled_at = $3
+         where account_id = $1 and id = $2 and status = 'active' returning *`,
+        [accountId, id, nowSeconds()],
+      );
+      if (!row) {
+        // Cancelled already (answered again, nothing changes), or not the account's.
+        const [old] = await tx.query<SubscriptionRow>(
+          'select * from subscriptions where account_id = $1 and id = $2',
+          [accountId, id],
+        );
+        if (!old)
+          throw new NotFoundError('not_found', `No subscription with id '${id}' exists.`, { param: 'id' });
+        return toSubscription(old);
+      }
+      const enforces = PLANS[row.plan as PlanId]?.enforces;
+      if (enforces) {
+        await tx.query(`update accounts set plan = 'standard' where id = $1 and plan = $2`, [
+          accountId,
+          enforces,
+        ]);
+      }
+      return toSubscription(row);
+    });
+  }
+
+  async list(accountId: string, limit: number, cursor?: string): Promise<Page<Subscription>> {
+    const params: unknown[] = [accountId];
+    let where = '';
+    const at = decodeCursor(cursor);
+    if (at) {
+      params.push(Number(at.k), at.id);
+      where = ` and (created, id) < ($2, $3)`;
+    }
+    params.push(limit + 1);
+    const rows = await this.db.query<SubscriptionRow>(
+      `select * from subscriptions where account_id = $1${where} order by created desc, id desc limit $${params.length}`,
+      params,
+    );
+    return pageOf(rows, limit, toSubscription, (row) => ({ k: Number(row.created), id: row.id }));
+  }
+
+  async statement(accountId: string, month: string, vatRate: string, now = nowSeconds()): Promise<Statement> {
+    const [year, mon] = month.split('-').map(Number) as [number, number];
+    const start = Date.UTC(year, mon - 1, 1) / 1000;
+    const end = Date.UTC(year, mon, 1) / 1000;
+    const lines: StatementLine[] = [];
+    let subtotal = 0;
+    const subs = await this.db.query<SubscriptionRow>(
+      `select * from subscriptions where account_id = $1 and started_at < $3 and (canceled_at is null or canceled_at > $2)
+       order by started_at, id`,
+      [accountId, start, end],
+    );
+    for (const sub of subs) {
+      const from = Math.max(Number(sub.started_at), start);
+      const until = Math.min(sub.canceled_at === null ? Math.min(now, end) : Number(sub.canceled_at), end);
+      if (until < from) continue;
+      const info = PLANS[sub.plan as PlanId];
+      const amount = Math.round((info.monthlyNano * (until - from)) / (end - start));
+      subtotal += amount;
+      lines.push({
+        kind: 'subscription',
+        description: `${info.name}, ${isoDay(from)} to ${isoDay(Math.max(from, until - 1))}`,
+        quantity: Math.round(((until - from) / 86_400) * 1000) / 1000,
+        amount: formatEur(amount),
+      });
+    }
+    const usage = await this.db.query<{ service: string; model: string; requests: number; cost: number }>(
+      `select service, model, count(*)::bigint as requests, sum(cost_nano)::bigint as cost from usage_records
+       where account_id = $1 and day >= $2::date and day < $3::date group by 1, 2 order by 1, 2`,
+      [accountId, isoDay(start), isoDay(end)],
+    );
+    for (const row of usage) {
+      const cost = Number(row.cost);
+      subtotal += cost;
+      lines.push({
+        kind: 'usage',
+        description: `${row.service === 'model' ? 'Model API' : 'Directory API'}: ${row.model}`,
+        quantity: Number(row.requests),
+        amount: formatEur(cost),
+      });
+    }
+    const vat = Math.round((subtotal * basisPoints(vatRate)) / 10_000);
+    return {
+      object: 'statement',
+      account_id: accountId,
+      month,
+      currency: 'EUR',
+      lines,
+      subtotal: formatEur(subtotal),
+      vat_rate: vatRate,
+      vat: formatEur(vat),
+      total: formatEur(subtotal + vat),
+    };
+  }
+}
+
+export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRate: string }): Router {
+  const store = new PlanStore(options.db);
+  const api = typedRouter();
+
+  /** The account's keys carry its plan in the authenticator's cache: drop them, on every instance. */
+  const enforceNow = async (accountId: string) => {
+    const keys = await options.db.query<{ id: string }>('select id from api_keys where account_id = $1', [
+      accountId,
+    ]);
+    for (const key of keys) await options.auth.invalidate(key.id);
+  };
+
+  api.get<ListPlansData, ListPlansResponses>('/v1/plans', () => ({
+    status: 200,
+    body: {
+      object: 'list',
+      data: (Object.entries(PLANS) as Array<[PlanId, PlanInfo]>).map(([id, plan]): Plan => ({
+        id,
+        object: 'plan',
+        name: plan.name,
+        description: plan.description,
+        monthly_price: formatEur(plan.monthlyNano),
+        currency: 'EUR',
+      })),
+      has_more: false,
+      next_cursor: null,
+    },
+  }));
+
+  api.get<ListSubscriptionsData, ListSubscriptionsResponses>(
+    '/v1/subscriptions',
+    async ({ query, req, principal }) =>
+      pageReply(req, await store.list(principal().accountId, query?.limit ?? 20, query?.cursor)),
+  );
+
+  api.post<CreateSubscriptionData, CreateSubscriptionResponses>(
+    '/v1/subscriptions',
+    async ({ body, principal }) => {
+      const subscription = await store.subscribe(principal().accountId, body.plan);
+      await enforceNow(principal().accountId);
+      return { status: 201, body: subscription };
+    },
+  );
+
+  api.delete<CancelSubscriptionData, CancelSubscriptionResponses>(
+    '/v1/subscriptions/{id}',
+    async ({ path, principal }) => {
+      const subscription = await store.cancel(principal().accountId, path.id);
+      await enforceNow(principal().accountId);
+      return { status: 200, body: subscription };
+    },
+  );
+
+  api.get<GetStatementData, GetStatementResponses>('/v1/statements/{month}', async ({ path, principal }) => ({
+    status: 200,
+    body: await store.statement(principal().accountId, path.month, options.vatRate),
+  }));
+
+  return api.router;
+}
