@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
+import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -178,6 +178,39 @@ export const listInputItems = <ThrowOnError extends boolean = false>(options: Op
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/responses/{id}/input_items',
     ...options
+});
+
+/**
+ * Send a message to the MCP tool hub
+ *
+ * The tool hub is a Model Context Protocol server (Streamable HTTP transport, protocol
+ * revision 2025-11-25, older revisions negotiated by `initialize`) at this one URL. Point an
+ * MCP client at `https://model.api.eurus.eu/v1/mcp` with `Authorization: Bearer <key>`;
+ * the key needs the `agents` scope. The hub is stateless: no `Mcp-Session-Id` is issued,
+ * every POST carries one JSON-RPC message and is answered as `application/json`; `GET` and
+ * `DELETE` (server-initiated streams, session end) answer 405. MCP clients send
+ * `Accept: application/json, text/event-stream`; since every answer is JSON, other `Accept`
+ * values are served too.
+ *
+ * **Tools** (`tools/list`, `tools/call`): `search_directory`, `get_place_details`,
+ * `geocode` and `reverse_geocode`, each calling the Directory API with the caller's key, so
+ * the directory's scopes (`search`, `places`), rate limits and prices apply and its usage
+ * shows the calls. Access to the hub itself is free. A tool that fails (arguments that fail
+ * its schema, the directory refusing the key) answers a result with `isError: true` and a
+ * message; an unknown tool is a JSON-RPC error -32602.
+ *
+ * OpenAPI describes the envelope only; the methods and their results are those of the MCP
+ * specification.
+ *
+ */
+export const postMcpMessage = <ThrowOnError extends boolean = false>(options: Options<PostMcpMessageData, ThrowOnError>): RequestResult<PostMcpMessageResponses, PostMcpMessageErrors, ThrowOnError> => (options.client ?? client).post<PostMcpMessageResponses, PostMcpMessageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/mcp',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
