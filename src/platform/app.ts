@@ -15,6 +15,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client
 import { errorHandler } from './error-handler.ts';
 import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { refuseDeepJson } from './json-depth.ts';
 import { requestId } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
 
@@ -160,7 +161,7 @@ export function createServiceApp(options: ServiceOptions): Express {
 
   for (const router of options.pages ?? []) app.use(router);
 
-  app.use(express.json({ limit: options.jsonLimit ?? '10mb' }));
+  app.use(express.json({ limit: options.jsonLimit ?? '10mb', verify: refuseDeepJson }));
   app.use(rejectNul);
   app.use(parseCookies);
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".

@@ -2,6 +2,7 @@
 // in the envelope of DESIGN.md with the request id. Never HTML, never a stack trace.
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './errors.ts';
+import { MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.ts';
 import type { Logger } from './logger.ts';
 import { requestIdOf } from './request-id.ts';
 
@@ -62,6 +63,12 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
   switch (err.type) {
     case 'entity.parse.failed':
       return new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+    case TOO_DEEP:
+      return new ApiError(
+        400,
+        'json_too_deep',
+        `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+      );
     case 'entity.too.large':
       return new ApiError(
         413,
