@@ -275,3 +275,91 @@ describe.each(await storages())('the MCP tool hub on %s', (storage) => {
     ).toMatchObject({ status: 403, error: { code: 'insufficient_scope' } });
   });
 });
+
+describe('the hub in /v1/responses: bounds and failures', () => {
+  let servers: TestServers;
+  let model: string;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    // king replays its latency profile (45 tokens/s), so a long answer is still running when the client leaves
+    servers = await startTestServers('pglite', {
+      env: {
+        DEMO_LISTINGS: '500',
+        MODEL_ENGINES: JSON.stringify({ king: { type: 'reference', latency: 'p50' } }),
+      },
+    });
+    model = servers.urls.model ?? '';
+    openai = new OpenAI({ baseURL: `${model}/v1`, apiKey: servers.adminKey, maxRetries: 0 });
+  }, 240_000);
+  afterAll(async () => servers?.stop());
+
+  it('max_tool_calls: calls beyond it are dropped and the model answers without tools', async () => {
+    const tools: OpenAI.Responses.Tool[] = [
+      { type: 'mcp', server_label: 'eurus', require_approval: 'never' },
+    ];
+    const input = 'Geocode Lyon and search the directory for bakeries in Lyon';
+    const free = await openai.responses.create({ model: 'agents', input, tools });
+    const calls = (r: OpenAI.Responses.Response) => r.output.filter((o) => o.type === 'mcp_call').length;
+    expect(calls(free)).toBeGreaterThan(1);
+    const bounded = await openai.responses.create({ model: 'agents', input, tools, max_tool_calls: 1 });
+    expect(calls(bounded)).toBe(1);
+    expect(bounded.status).toBe('completed');
+    expect(bounded.output.at(-1)?.type).toBe('message');
+  });
+
+  it('a hub call the directory refuses (no search scope) fails that call, not the response', async () => {
+    const key = await fetch(`${model}/v1/keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'agents only', scopes: ['agents'] }),
+    }).then((r) => r.json() as Promise<{ secret: string }>);
+    const asAgents = new OpenAI({ baseURL: `${model}/v1`, apiKey: key.secret, maxRetries: 0 });
+    const response = await asAgents.responses.create({
+      model: 'agents',
+      input: 'Find bakeries near München',
+      tools: [{ type: 'mcp', server_label: 'eurus', require_approval: 'never' }],
+    });
+    expect(response.status).toBe('completed');
+    const call = response.output.find((o) => o.type === 'mcp_call');
+    expect(call).toMatchObject({ status: 'failed', output: null });
+    expect(call?.type === 'mcp_call' ? call.error : '').toMatch(/403.*lacks the scope '(search|places)'/);
+    // the model read the error and answered
+    expect(response.output_text).toMatch(/lacks the scope/);
+  });
+
+  it('a client that leaves mid-stream stops the run; the stored response says cancelled and usage bills what ran', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${model}/v1/responses`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model: 'king',
+        input: 'Explain the history of the Hanseatic League.',
+        stream: true,
+      }),
+      signal: controller.signal,
+    });
+    const reader = res.body?.getReader();
+    let seen = '';
+    // leave after a few words of the answer
+    while ((seen.match(/^event: response\.output_text\.delta$/gm) ?? []).length < 3) {
+      seen += new TextDecoder().decode((await reader?.read())?.value);
+    }
+    const id = /"id":"(resp_[0-9A-Za-z]{26})"/.exec(seen)?.[1] ?? '';
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stored = await openai.responses.retrieve(id);
+    expect(stored.status).toBe('cancelled');
+    // billed for what was generated before the client left: some of the answer, not all of it
+    const usage = stored.usage;
+    expect(usage?.input_tokens).toBeGreaterThan(0);
+    expect(usage?.output_tokens).toBeGreaterThan(0);
+    expect(usage?.output_tokens).toBeLessThan(60);
+    const today = new Date().toISOString().slice(0, 10);
+    const report = await fetch(`${model}/v1/usage?from=${today}&to=${today}&group_by=model&model=king`, {
+      headers: { Authorization: `Bearer ${servers.adminKey}` },
+    }).then((r) => r.json() as Promise<{ totals: { output_tokens: number; requests: number } }>);
+    expect(report.totals).toMatchObject({ requests: 1, output_tokens: usage?.output_tokens });
+  });
+});

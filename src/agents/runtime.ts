@@ -336,54 +336,81 @@ export async function runResponse(deps: RuntimeDeps, input: RunInput): Promise<R
         if (message !== undefined) builder.finishMessage(message, status);
         message = undefined;
       };
-      for await (const event of engine.chat(chat, { signal, promptTokens })) {
-        if (event.type === 'content' && event.choice === 0) {
-          message ??= builder.startMessage();
-          content += event.text;
-          builder.text(message, event.text);
-        } else if (event.type === 'tool_call' && event.choice === 0) {
-          let call = calls.get(event.index);
-          if (call === undefined) {
-            closeMessage('completed');
-            if (toolCalls >= maxToolCalls) {
-              calls.set(event.index, null); // beyond max_tool_calls: dropped
-              continue;
+      try {
+        for await (const event of engine.chat(chat, { signal, promptTokens })) {
+          if (event.type === 'content' && event.choice === 0) {
+            message ??= builder.startMessage();
+            content += event.text;
+            builder.text(message, event.text);
+          } else if (event.type === 'tool_call' && event.choice === 0) {
+            let call = calls.get(event.index);
+            if (call === undefined) {
+              closeMessage('completed');
+              if (toolCalls >= maxToolCalls) {
+                calls.set(event.index, null); // beyond max_tool_calls: dropped
+                continue;
+              }
+              toolCalls++;
+              const name = event.name ?? '';
+              const tool = byChatName.get(name);
+              if (tool?.kind === 'mcp') {
+                const server = servers.find((s) => s.tool.server_label === tool.serverLabel);
+                call = {
+                  kind: 'mcp',
+                  name,
+                  toolName: tool.name,
+                  ...(server === undefined ? {} : { server }),
+                  outputIndex: builder.startMcpCall(tool.serverLabel ?? '', tool.name),
+                };
+              } else {
+                call = {
+                  kind: 'function',
+                  name,
+                  outputIndex: builder.startFunctionCall(normalizeToolCallId(event.id), name),
+                };
+              }
+              calls.set(event.index, call);
+              produced.push({ name, arguments: '' });
             }
-            toolCalls++;
-            const name = event.name ?? '';
-            const tool = byChatName.get(name);
-            if (tool?.kind === 'mcp') {
-              const server = servers.find((s) => s.tool.server_label === tool.serverLabel);
-              call = {
-                kind: 'mcp',
-                name,
-                toolName: tool.name,
-                ...(server === undefined ? {} : { server }),
-                outputIndex: builder.startMcpCall(tool.serverLabel ?? '', tool.name),
-              };
-            } else {
-              call = {
-                kind: 'function',
-                name,
-                outputIndex: builder.startFunctionCall(normalizeToolCallId(event.id), name),
-              };
+            if (call === null) continue;
+            if (event.arguments !== undefined) {
+              builder.arguments(call.outputIndex, event.arguments);
+              const last = produced[produced.length - 1];
+              if (last !== undefined) last.arguments += event.arguments;
             }
-            calls.set(event.index, call);
-            produced.push({ name, arguments: '' });
+          } else if (event.type === 'finish' && event.choice === 0) {
+            finish = event.reason;
+          } else if (event.type === 'usage') {
+            reported = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+          } else if (event.type === 'error') {
+            throw event.error;
           }
-          if (call === null) continue;
-          if (event.arguments !== undefined) {
-            builder.arguments(call.outputIndex, event.arguments);
-            const last = produced[produced.length - 1];
-            if (last !== undefined) last.arguments += event.arguments;
-          }
-        } else if (event.type === 'finish' && event.choice === 0) {
-          finish = event.reason;
-        } else if (event.type === 'usage') {
-          reported = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
-        } else if (event.type === 'error') {
-          throw event.error;
         }
+      } catch (err) {
+        // A client that leaves pays for what the interrupted call generated (and, on agents, for
+        // the step), as a chat completion does; an engine failure bills nothing for its call.
+        if (signal.aborted) {
+          const output = countCompletionTokens([{ content, toolCalls: produced }]);
+          const nano = costNano(model, promptTokens, output) + (agents ? STEP_NANO : 0);
+          const ms = performance.now() - stepStarted;
+          result.inputTokens += promptTokens;
+          result.outputTokens += output;
+          result.costNano += nano;
+          result.steps.push({
+            index: step,
+            model,
+            input_tokens: promptTokens,
+            output_tokens: output,
+            tool_calls: [],
+            duration_ms: Math.round(ms),
+            cost: formatEur(nano),
+            stepMs: ms,
+            modelMs: performance.now() - modelStarted,
+            toolMs: 0,
+            costNano: nano,
+          });
+        }
+        throw err;
       }
       const modelMs = performance.now() - modelStarted;
       const cut = finish === 'length';
