@@ -35,7 +35,8 @@ describe('the official openai Python SDK', () => {
 
   beforeAll(async () => {
     python = ensureVenv('.venv-python', 'contract-tests/python/requirements.txt');
-    servers = await startTestServers('pglite', { which: ['model'] });
+    // both services: the responses with the hub's mcp tool call the directory
+    servers = await startTestServers('pglite');
     const [admin] = await servers.platform.db.query<{ account_id: string }>(
       'select account_id from api_keys limit 1',
     );

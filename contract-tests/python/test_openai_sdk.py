@@ -275,3 +275,33 @@ def test_responses_function_tool_round_trip(client: OpenAI) -> None:
         ],
     )
     assert "conditions sunny" in second.output_text
+
+
+def test_responses_agents_with_the_hub_mcp_tool(client: OpenAI) -> None:
+    response = client.responses.create(
+        model="agents",
+        input="Find three bakeries near Marienplatz in Munich",
+        tools=[{"type": "mcp", "server_label": "eurus", "require_approval": "never"}],
+    )
+    assert response.status == "completed"
+    assert [item.type for item in response.output] == ["mcp_list_tools", "mcp_call", "message"]
+    call = response.output[1]
+    assert call.name == "search_directory"
+    assert json.loads(call.arguments)["near"] == "Marienplatz, Munich"
+    results = json.loads(call.output)["results"]
+    for hit in results:
+        assert hit["name"] in response.output_text
+    if not results:
+        assert "no results" in response.output_text
+    # two steps: the search, then the answer; 0.04 EUR each plus the tokens
+    assert response.usage.model_extra["steps"] == 2
+    assert float(response.usage.model_extra["cost"]) > 0.08
+    with client.responses.stream(
+        model="agents",
+        input="Find a bakery near München",
+        tools=[{"type": "mcp", "server_label": "eurus", "allowed_tools": ["search_directory"]}],
+    ) as stream:
+        types = [event.type for event in stream]
+        final = stream.get_final_response()
+    assert "response.mcp_call.completed" in types
+    assert [item.type for item in final.output] == ["mcp_list_tools", "mcp_call", "message"]
