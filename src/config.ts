@@ -28,6 +28,11 @@ export interface Config {
   mcpCallTimeoutMs: number;
   /** VAT_RATE: the VAT rate of monthly statements, in percent (`21`, `20.5`); `0` by default. */
   vatRate: string;
+  /**
+   * CORS_ORIGINS: the origins a browser app may call the APIs from with a bearer key, comma-separated
+   * (`https://app.example.eu,http://localhost:5173`), or `*` for any (the default, as OpenAI's API).
+   */
+  corsOrigins: '*' | string[];
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
 }
@@ -71,6 +76,26 @@ function publicUrl(name: string, fallback: string, env: NodeJS.ProcessEnv): stri
   return url.href.replace(/\/+$/, '');
 }
 
+function corsOrigins(env: NodeJS.ProcessEnv): '*' | string[] {
+  const raw = optional(env.CORS_ORIGINS)?.trim() ?? '*';
+  if (raw === '*') return '*';
+  return raw.split(',').map((item) => {
+    const origin = item.trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new Error(
+        `CORS_ORIGINS must be * or comma-separated origins such as https://app.example.eu (scheme, host and port, no path), not ${JSON.stringify(item)}`,
+      );
+    }
+    return origin;
+  });
+}
+
 function vatRate(env: NodeJS.ProcessEnv): string {
   const raw = optional(env.VAT_RATE) ?? '0';
   if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(raw) || Number(raw) > 100) {
@@ -101,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       optional(env.MAIL_OUTBOX_DIR) ??
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
     vatRate: vatRate(env),
+    corsOrigins: corsOrigins(env),
     publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
     directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
     mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),

@@ -66,6 +66,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     name: 'directory',
     spec: readSpec('directory'),
     docsPath: 'docs/reference/directory.html',
+    corsOrigins: platform.config.corsOrigins,
     logger,
     securityHandler: platform.auth.handler,
     pages: [createStatusPages(platform.db)],

@@ -62,6 +62,7 @@ export async function createModelService(
     name: 'model',
     spec: readSpec('model'),
     docsPath: 'docs/reference/model.html',
+    corsOrigins: platform.config.corsOrigins,
     logger,
     securityHandler: platform.auth.handler,
     otherSecurityHandlers: { SessionCookie: createSessionHandler(consoleStore, platform.accounts) },

@@ -15,6 +15,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client
 import { errorHandler } from './error-handler.ts';
 import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { corsFor, securityHeaders } from './browser.ts';
 import { refuseDeepJson } from './json-depth.ts';
 import { requestId } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   /** Whether the service can take traffic (storage migrated, data loaded). */
   isReady: () => boolean;
   jsonLimit?: string;
+  /** Origins browser apps may call from (CORS_ORIGINS); `*` when not given. */
+  corsOrigins?: '*' | string[];
   uploadLimitBytes?: number;
 }
 
@@ -140,6 +143,8 @@ export function createServiceApp(options: ServiceOptions): Express {
 
   app.use(requestId);
   app.use(observe);
+  app.use(securityHeaders);
+  app.use(corsFor(options.corsOrigins ?? '*'));
 
   // Operational routes, outside the API contract.
   app.get('/healthz', (_req, res) => {
