@@ -127,52 +127,72 @@ export class AccountStore {
    * on the bootstrap account. Idempotent, safe when several instances start at once.
    */
   async ensureBootstrapKey(secret: string): Promise<Key> {
-    const hash = hashSecret(secret);
     return this.db.transaction(async (tx) => {
       await tx.query('select pg_advisory_xact_lock(727275)');
-      const existing = await tx.query<KeyRow>(`select ${KEY_COLUMNS} from api_keys where secret_hash = $1`, [
-        hash,
-      ]);
-      if (existing[0]) {
-        if (existing[0].status === 'revoked' || existing[0].expires_at !== null) {
-          await tx.query(
-            `update api_keys set status = 'active', revoked_at = null, expires_at = null where id = $1`,
-            [existing[0].id],
-          );
-        }
-        const [row] = await tx.query<KeyRow>(`select ${KEY_COLUMNS} from api_keys where id = $1`, [
-          existing[0].id,
-        ]);
-        return toKey(row as KeyRow);
-      }
-      const created = nowSeconds();
-      let [account] = await tx.query<{ id: string }>(
-        `select id from accounts where name = 'bootstrap' limit 1`,
-      );
-      if (!account) {
-        account = { id: newId('acct') };
-        await tx.query(
-          `insert into accounts (id, name, plan, created) values ($1, 'bootstrap', 'standard', $2)`,
-          [account.id, created],
-        );
-        await tx.query(
-          `insert into projects (id, account_id, name, is_default, created) values ($1, $2, 'Default project', true, $3)`,
-          [newId('proj'), account.id, created],
-        );
-      }
-      const [project] = await tx.query<{ id: string }>(
-        'select id from projects where account_id = $1 and is_default limit 1',
-        [account.id],
-      );
-      const id = newId('key');
-      await tx.query(
-        `insert into api_keys (id, account_id, project_id, name, scopes, secret_hash, preview, created)
-         values ($1, $2, $3, 'Bootstrap admin key', $4, $5, $6, $7)`,
-        [id, account.id, project?.id, [...ALL_SCOPES], hash, previewOf(secret), created],
-      );
-      const [row] = await tx.query<KeyRow>(`select ${KEY_COLUMNS} from api_keys where id = $1`, [id]);
-      return toKey(row as KeyRow);
+      return this.bootstrapIn(tx, secret, 'Bootstrap admin key');
     });
+  }
+
+  /**
+   * The first start of an empty database with no BOOTSTRAP_ADMIN_KEY: an admin key with every
+   * scope and a fresh secret, returned this once (stored hashed like every key). Undefined when
+   * any account exists; of several instances starting at once, exactly one creates it.
+   */
+  async firstRunKey(): Promise<{ key: Key; secret: string } | undefined> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock(727275)');
+      const [any] = await tx.query('select 1 from accounts limit 1');
+      if (any) return undefined;
+      const secret = mintSecret();
+      return { key: await this.bootstrapIn(tx, secret, 'First-run admin key'), secret };
+    });
+  }
+
+  /** A key with exactly this secret and every scope on the bootstrap account, made or revived. */
+  private async bootstrapIn(tx: Queryable, secret: string, name: string): Promise<Key> {
+    const hash = hashSecret(secret);
+    const existing = await tx.query<KeyRow>(`select ${KEY_COLUMNS} from api_keys where secret_hash = $1`, [
+      hash,
+    ]);
+    if (existing[0]) {
+      if (existing[0].status === 'revoked' || existing[0].expires_at !== null) {
+        await tx.query(
+          `update api_keys set status = 'active', revoked_at = null, expires_at = null where id = $1`,
+          [existing[0].id],
+        );
+      }
+      const [row] = await tx.query<KeyRow>(`select ${KEY_COLUMNS} from api_keys where id = $1`, [
+        existing[0].id,
+      ]);
+      return toKey(row as KeyRow);
+    }
+    const created = nowSeconds();
+    let [account] = await tx.query<{ id: string }>(
+      `select id from accounts where name = 'bootstrap' limit 1`,
+    );
+    if (!account) {
+      account = { id: newId('acct') };
+      await tx.query(
+        `insert into accounts (id, name, plan, created) values ($1, 'bootstrap', 'standard', $2)`,
+        [account.id, created],
+      );
+      await tx.query(
+        `insert into projects (id, account_id, name, is_default, created) values ($1, $2, 'Default project', true, $3)`,
+        [newId('proj'), account.id, created],
+      );
+    }
+    const [project] = await tx.query<{ id: string }>(
+      'select id from projects where account_id = $1 and is_default limit 1',
+      [account.id],
+    );
+    const id = newId('key');
+    await tx.query(
+      `insert into api_keys (id, account_id, project_id, name, scopes, secret_hash, preview, created)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, account.id, project?.id, name, [...ALL_SCOPES], hash, previewOf(secret), created],
+    );
+    const [row] = await tx.query<KeyRow>(`select ${KEY_COLUMNS} from api_keys where id = $1`, [id]);
+    return toKey(row as KeyRow);
   }
 
   /** The key a secret belongs to, if any (active or not: the caller decides). */

@@ -17,6 +17,31 @@ export interface Platform {
   close(): Promise<void>;
 }
 
+/** What a newcomer reads on the terminal at the first start: the key, once, and what to do with it. */
+export function firstRunMessage(secret: string, config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const model = `http://${host}:${config.modelPort}`;
+  const directory = `http://${host}:${config.directoryPort}`;
+  return [
+    '',
+    '  This database was empty, so an admin API key was made for you. It is shown this once',
+    '  and stored only as a hash: copy it now. It holds every scope of both APIs.',
+    '',
+    `      ${secret}`,
+    '',
+    '  Try it:',
+    '',
+    `      export API_KEY=${secret}`,
+    `      curl ${model}/v1/models -H "Authorization: Bearer $API_KEY"`,
+    `      curl "${directory}/v1/search?q=restaurant&near=52.52,13.405" -H "Authorization: Bearer $API_KEY"`,
+    '',
+    `  People can also sign up and get keys of their own in the console: ${config.publicModelUrl}/console`,
+    '  Set BOOTSTRAP_ADMIN_KEY to choose the admin key yourself.',
+    '',
+    '',
+  ].join('\n');
+}
+
 export async function openPlatform(config: Config, logger: Logger): Promise<Platform> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
@@ -25,6 +50,12 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
   if (config.bootstrapAdminKey) {
     const key = await accounts.ensureBootstrapKey(config.bootstrapAdminKey);
     logger.info({ key_id: key.id, account_id: key.account_id }, 'bootstrap admin key ready');
+  } else {
+    const first = await accounts.firstRunKey();
+    if (first) {
+      logger.info({ key_id: first.key.id, account_id: first.key.account_id }, 'first-run admin key created');
+      process.stdout.write(firstRunMessage(first.secret, config));
+    }
   }
   const auth = createAuthenticator(accounts, bus);
   return {

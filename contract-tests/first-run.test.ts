@@ -1,0 +1,103 @@
+// Regression: `npm ci && npm start` without BOOTSTRAP_ADMIN_KEY left a newcomer with no key and
+// no way to get one. The first start of an empty database now prints an admin key once, in plain
+// words; it works, it is never printed again, and of instances starting together one prints it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, stop, waitForHttp } from './support/processes.ts';
+import { createTestDatabase, storages } from './support/server.ts';
+
+const SECRET = /^\s+(sk_[A-Za-z0-9]{48})$/m;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+async function startModel(env: Record<string, string>): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['src/main.ts', 'model'], {
+    env: {
+      ...process.env,
+      BOOTSTRAP_ADMIN_KEY: '',
+      MODEL_API_PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, child, 90_000);
+  return { child, url, output: () => output };
+}
+
+const models = (url: string, secret: string) =>
+  fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+
+for (const storage of await storages()) {
+  describe(`the first start of an empty database prints an admin key once (${storage})`, () => {
+    const cleanups: Array<() => Promise<void> | void> = [];
+    afterAll(async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    });
+
+    async function database(): Promise<Record<string, string>> {
+      if (storage === 'postgres') {
+        const db = await createTestDatabase();
+        cleanups.push(() => db.drop());
+        return { DATABASE_URL: db.url };
+      }
+      const dir = mkdtempSync(join(tmpdir(), 'first-run-'));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      return { DATA_DIR: dir };
+    }
+
+    it('prints a working key in plain words, then never again', async () => {
+      const env = await database();
+      const first = await startModel(env);
+      cleanups.push(() => stop(first.child));
+      const secret = SECRET.exec(first.output())?.[1];
+      expect(secret, first.output()).toBeDefined();
+      expect(first.output()).toContain('shown this once');
+      expect(first.output()).not.toMatch(/\{"level"[^\n]*sk_/); // not in a JSON log line
+      expect((await models(first.url, secret ?? '')).status).toBe(200);
+      await stop(first.child);
+
+      const second = await startModel(env);
+      cleanups.push(() => stop(second.child));
+      expect(second.output()).not.toMatch(/sk_[A-Za-z0-9]{48}/);
+      expect((await models(second.url, secret ?? '')).status).toBe(200);
+    });
+
+    if (storage === 'postgres') {
+      it('is made and printed by exactly one of two instances starting at once', async () => {
+        const env = await database();
+        const [a, b] = await Promise.all([startModel(env), startModel(env)]);
+        cleanups.push(
+          () => stop(a.child),
+          () => stop(b.child),
+        );
+        const printed = [a, b].map((s) => SECRET.exec(s.output())?.[1]).filter(Boolean);
+        expect(printed).toHaveLength(1);
+        for (const s of [a, b]) expect((await models(s.url, printed[0] ?? '')).status).toBe(200);
+      });
+    }
+
+    it('prints nothing when BOOTSTRAP_ADMIN_KEY is set', async () => {
+      const env = await database();
+      const started = await startModel({
+        ...env,
+        BOOTSTRAP_ADMIN_KEY: 'sk_test_first_run_bootstrap_0123456789',
+      });
+      cleanups.push(() => stop(started.child));
+      expect(started.output()).not.toMatch(/sk_[A-Za-z0-9]{48}/);
+    });
+  });
+}
