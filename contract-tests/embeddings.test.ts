@@ -63,7 +63,7 @@ describe.each(STORAGES)('embeddings on %s', (storage: Storage) => {
     expect(data.usage).toEqual({
       prompt_tokens: tokens,
       total_tokens: tokens,
-      cost: `0.${String(tokens * 50).padStart(9, '0')}`, // prince: 0.05 EUR per 1M input tokens
+      cost_eur: `0.${String(tokens * 50).padStart(9, '0')}`, // prince: 0.05 EUR per 1M input tokens
       currency: 'EUR',
     });
     expect(res.response?.headers.get('ratelimit-policy')).toContain('"tokens"');
@@ -89,7 +89,7 @@ describe.each(STORAGES)('embeddings on %s', (storage: Storage) => {
     // king costs 3 EUR per 1M input tokens
     const tokens = inputs.reduce((sum, text) => sum + countTokens(text), 0);
     expect(res.data!.usage.prompt_tokens).toBe(tokens);
-    expect(res.data!.usage.cost).toBe(`0.${String(tokens * 3000).padStart(9, '0')}`);
+    expect(res.data!.usage.cost_eur).toBe(`0.${String(tokens * 3000).padStart(9, '0')}`);
   });
 
   it('answers base64 float32 with fewer dimensions: the first ones, normalised again', async () => {

@@ -195,9 +195,9 @@ describe.each(await storages())('the MCP tool hub on %s', (storage) => {
       [],
     ]);
     // two steps: 2 x 0.04 EUR and the tokens
-    const usage = response.usage as unknown as { cost: string; steps: number };
+    const usage = response.usage as unknown as { cost_eur: string; steps: number };
     expect(usage.steps).toBe(2);
-    expect(Math.round(Number(usage.cost) * 1e9)).toBeGreaterThan(80_000_000);
+    expect(Math.round(Number(usage.cost_eur) * 1e9)).toBeGreaterThan(80_000_000);
   });
 
   it('streams the mcp events in order, each valid against the spec, and the SDK helper takes them', async () => {

@@ -389,7 +389,8 @@ describe('model "agents"', () => {
       expect(Math.round(Number(step.cost) * 1e9)).toBe(nano);
       expected += nano;
     }
-    const cost = (r: unknown) => Math.round(Number((r as { usage: { cost: string } }).usage.cost) * 1e9);
+    const cost = (r: unknown) =>
+      Math.round(Number((r as { usage: { cost_eur: string } }).usage.cost_eur) * 1e9);
     expect(cost(first) + cost(second)).toBe(expected);
     expect((first.usage as unknown as { steps: number }).steps).toBe(1);
 

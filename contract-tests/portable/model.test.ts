@@ -88,7 +88,7 @@ describe.runIf(covers('model')).each(TARGETS)('model API serving (%s)', (label) 
     expect(completion.choices[0]?.message.content).toMatch(/\w/);
     expect(completion.usage.completion_tokens).toBeLessThanOrEqual(60);
     expect(res.response?.headers.get('x-request-id')).toMatch(/\S/);
-    costs.push(nano(completion.usage.cost));
+    costs.push(nano(completion.usage.cost_eur));
   });
 
   it('streams chunks valid against the chunk schema, then usage, then [DONE]', async () => {
@@ -114,10 +114,13 @@ describe.runIf(covers('model')).each(TARGETS)('model API serving (%s)', (label) 
     for (const chunk of chunks) expect(validate(chunk), explain(validate)).toBe(true);
     const ids = new Set(chunks.map((c) => c.id));
     expect(ids.size).toBe(1);
-    const last = chunks.at(-1) as { choices: unknown[]; usage: { completion_tokens: number; cost: string } };
+    const last = chunks.at(-1) as {
+      choices: unknown[];
+      usage: { completion_tokens: number; cost_eur: string };
+    };
     expect(last.choices).toEqual([]);
     expect(last.usage.completion_tokens).toBeGreaterThan(0);
-    costs.push(nano(last.usage.cost));
+    costs.push(nano(last.usage.cost_eur));
     // no chunk before the last carries usage
     expect(chunks.slice(0, -1).every((c) => c.usage === null || c.usage === undefined)).toBe(true);
   });
@@ -133,7 +136,7 @@ describe.runIf(covers('model')).each(TARGETS)('model API serving (%s)', (label) 
     expect(a).toHaveLength(384);
     const dot = a!.reduce((sum, x, i) => sum + x * (b![i] ?? 0), 0);
     expect(dot).toBeGreaterThan(0.3); // the same need in two languages
-    costs.push(nano(res.data!.usage.cost));
+    costs.push(nano(res.data!.usage.cost_eur));
 
     const packed = await createEmbedding({
       client: client(chatKey),
@@ -141,7 +144,7 @@ describe.runIf(covers('model')).each(TARGETS)('model API serving (%s)', (label) 
     });
     valid('CreateEmbeddingResponse', packed.data);
     expect(Buffer.from(packed.data!.data[0]!.embedding as string, 'base64')).toHaveLength(32);
-    costs.push(nano(packed.data!.usage.cost));
+    costs.push(nano(packed.data!.usage.cost_eur));
 
     const wrong = await fetch(`${session.urls.model}/v1/embeddings`, {
       method: 'POST',

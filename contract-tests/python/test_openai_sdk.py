@@ -295,7 +295,7 @@ def test_responses_agents_with_the_hub_mcp_tool(client: OpenAI) -> None:
         assert "no results" in response.output_text
     # two steps: the search, then the answer; 0.04 EUR each plus the tokens
     assert response.usage.model_extra["steps"] == 2
-    assert float(response.usage.model_extra["cost"]) > 0.08
+    assert float(response.usage.model_extra["cost_eur"]) > 0.08
     with client.responses.stream(
         model="agents",
         input="Find a bakery near München",

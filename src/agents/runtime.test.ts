@@ -90,7 +90,7 @@ describe('the runtime loop', () => {
     expect(response.output.filter((o) => o.type === 'mcp_call')).toHaveLength(MAX_STEPS);
     // queen: 10 input tokens at 500 nano, 5 output tokens at 2,000 nano, and the step
     expect(result.costNano).toBe(MAX_STEPS * (STEP_NANO + 10 * 500 + 5 * 2000));
-    expect(response.usage?.cost).toBe('1.280480000');
+    expect(response.usage?.cost_eur).toBe('1.280480000');
   });
 
   it('after max_tool_calls, drops further calls and asks the model without tools', async () => {

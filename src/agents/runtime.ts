@@ -507,7 +507,7 @@ export function finishResponse(
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: result.inputTokens + result.outputTokens,
     ...(request.model === 'agents' ? { steps: result.steps.length } : {}),
-    cost: formatEur(result.costNano),
+    cost_eur: formatEur(result.costNano),
     currency: 'EUR',
   };
   response.steps =

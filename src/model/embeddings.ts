@@ -150,7 +150,7 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
       usage: {
         prompt_tokens: billed,
         total_tokens: billed,
-        cost: formatEur(billed * entry.inputNanoPerToken),
+        cost_eur: formatEur(billed * entry.inputNanoPerToken),
         currency: 'EUR',
       },
     };

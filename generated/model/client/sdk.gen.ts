@@ -103,7 +103,7 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
  * **The `agents` runtime.** Each step is one model call on a text model (`queen` unless
  * `metadata.agents_model` names `king` or `prince`) and the tool calls it asked for; the
  * steps are listed in `steps` with their tokens, tool calls, duration and cost, and billed
- * 0.04 EUR each plus the text model's tokens (`usage.cost`, and `GET /v1/usage` with the
+ * 0.04 EUR each plus the text model's tokens (`usage.cost_eur`, and `GET /v1/usage` with the
  * `steps` dimension).
  *
  * **Streaming.** With `"stream": true` the 200 is `text/event-stream`: each event is

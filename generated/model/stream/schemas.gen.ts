@@ -907,7 +907,7 @@ export const CompletionUsageSchema = {
         'prompt_tokens',
         'completion_tokens',
         'total_tokens',
-        'cost',
+        'cost_eur',
         'currency'
     ],
     properties: {
@@ -926,9 +926,9 @@ export const CompletionUsageSchema = {
             type: 'integer',
             minimum: 0
         },
-        cost: {
+        cost_eur: {
             $ref: '#/components/schemas/Money',
-            description: 'What the request costs, in EUR with nine decimals.'
+            description: 'What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.'
         },
         currency: {
             $ref: '#/components/schemas/Currency'
@@ -1437,7 +1437,7 @@ export const EmbeddingUsageSchema = {
     required: [
         'prompt_tokens',
         'total_tokens',
-        'cost',
+        'cost_eur',
         'currency'
     ],
     properties: {
@@ -1451,9 +1451,9 @@ export const EmbeddingUsageSchema = {
             type: 'integer',
             minimum: 0
         },
-        cost: {
+        cost_eur: {
             $ref: '#/components/schemas/Money',
-            description: 'What the request costs, in EUR with nine decimals.'
+            description: 'What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.'
         },
         currency: {
             $ref: '#/components/schemas/Currency'
@@ -2582,7 +2582,7 @@ export const ResponseUsageSchema = {
         'output_tokens',
         'output_tokens_details',
         'total_tokens',
-        'cost',
+        'cost_eur',
         'currency'
     ],
     properties: {
@@ -2636,9 +2636,9 @@ export const ResponseUsageSchema = {
             type: 'integer',
             minimum: 0
         },
-        cost: {
+        cost_eur: {
             $ref: '#/components/schemas/Money',
-            description: 'What the response cost, in EUR with nine decimals.'
+            description: 'What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.'
         },
         currency: {
             $ref: '#/components/schemas/Currency'
@@ -3878,7 +3878,7 @@ export const ImagesUsageSchema = {
     additionalProperties: false,
     required: [
         'images',
-        'cost',
+        'cost_eur',
         'currency'
     ],
     properties: {
@@ -3888,9 +3888,9 @@ export const ImagesUsageSchema = {
             minimum: 1,
             maximum: 4
         },
-        cost: {
+        cost_eur: {
             $ref: '#/components/schemas/Money',
-            description: 'What the request costs, in EUR with nine decimals.'
+            description: 'What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.'
         },
         currency: {
             $ref: '#/components/schemas/Currency'
@@ -4082,7 +4082,7 @@ export const AudioUsageSchema = {
     required: [
         'type',
         'seconds',
-        'cost',
+        'cost_eur',
         'currency'
     ],
     properties: {
@@ -4096,9 +4096,9 @@ export const AudioUsageSchema = {
             type: 'number',
             minimum: 0
         },
-        cost: {
+        cost_eur: {
             $ref: '#/components/schemas/Money',
-            description: 'What the request costs, in EUR with nine decimals.'
+            description: 'What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.'
         },
         currency: {
             $ref: '#/components/schemas/Currency'

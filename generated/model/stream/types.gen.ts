@@ -537,9 +537,9 @@ export type CompletionUsage = {
      */
     total_tokens: number;
     /**
-     * What the request costs, in EUR with nine decimals.
+     * What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.
      */
-    cost: Money;
+    cost_eur: Money;
     currency: Currency;
 };
 
@@ -819,9 +819,9 @@ export type EmbeddingUsage = {
      */
     total_tokens: number;
     /**
-     * What the request costs, in EUR with nine decimals.
+     * What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.
      */
-    cost: Money;
+    cost_eur: Money;
     currency: Currency;
 };
 
@@ -1460,9 +1460,9 @@ export type ResponseUsage = {
      */
     steps?: number;
     /**
-     * What the response cost, in EUR with nine decimals.
+     * What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.
      */
-    cost: Money;
+    cost_eur: Money;
     currency: Currency;
 };
 
@@ -2184,9 +2184,9 @@ export type ImagesUsage = {
      */
     images: number;
     /**
-     * What the request costs, in EUR with nine decimals.
+     * What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.
      */
-    cost: Money;
+    cost_eur: Money;
     currency: Currency;
 };
 
@@ -2303,9 +2303,9 @@ export type AudioUsage = {
      */
     seconds: number;
     /**
-     * What the request costs, in EUR with nine decimals.
+     * What the request costs, in EUR with nine decimals, as a decimal string (never a float). Named `cost_eur`, not `cost`: LiteLLM and OpenRouter-style clients read `usage.cost` as a float of their own currency and warn or mis-sum on a string.
      */
-    cost: Money;
+    cost_eur: Money;
     currency: Currency;
 };
 

@@ -94,7 +94,7 @@ describe('ChatAssembly', () => {
       expect(last.usage).toEqual(completion.usage);
       expect(buffered.billing()).toEqual(streamed.billing());
       expect(buffered.billing().complete).toBe(true);
-      expect(completion.usage.cost).toBe(
+      expect(completion.usage.cost_eur).toBe(
         (costNano(request.model, promptTokens, completion.usage.completion_tokens) / 1e9).toFixed(9),
       );
 
@@ -122,7 +122,7 @@ describe('ChatAssembly', () => {
       prompt_tokens: 10,
       completion_tokens: 4,
       total_tokens: 14,
-      cost: '0.000078000',
+      cost_eur: '0.000078000',
       currency: 'EUR',
     });
     expect(assembly.billing().reportedByEngine).toBe(false);

@@ -139,7 +139,7 @@ export class ChatAssembly {
       prompt_tokens: billing.promptTokens,
       completion_tokens: billing.completionTokens,
       total_tokens: billing.totalTokens,
-      cost: formatEur(billing.costNano),
+      cost_eur: formatEur(billing.costNano),
       currency: 'EUR',
     };
   }
