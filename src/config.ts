@@ -1,6 +1,7 @@
 // Every setting comes from the environment; the README has the table.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type LogFormat, logFormatOf } from './platform/logger.ts';
 import { dailyQuotaOverride, rpmOverride, tpmOverride } from './limits/policies.ts';
 
 export interface Config {
@@ -12,6 +13,8 @@ export interface Config {
   redisUrl: string | undefined;
   bootstrapAdminKey: string | undefined;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` (human lines, a progress bar) or `json`; unset, pretty on a terminal. */
+  logFormat: LogFormat;
   /**
    * MODEL_API_PUBLIC_URL: the model API's address as people reach it (links in the console's
    * mail point to `<it>/console`; its session cookie is Secure when it is https).
@@ -122,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: optional(env.REDIS_URL),
     bootstrapAdminKey: optional(env.BOOTSTRAP_ADMIN_KEY),
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormatOf(optional(env.LOG_FORMAT), Boolean(process.stdout.isTTY)),
     outboxDir:
       optional(env.MAIL_OUTBOX_DIR) ??
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),

@@ -31,7 +31,7 @@ if (workers > 1 && cluster.isPrimary) {
   runPrimary(
     workers,
     which.map((service) => ({ service, host: config.host, port: ports[service] })),
-    createLogger(config.logLevel, 'primary'),
+    createLogger(config.logLevel, 'primary', config.logFormat),
   );
 } else {
   const running = await startServices(config, which, { handedOver: cluster.isWorker });

@@ -134,9 +134,12 @@ export async function startServices(
   };
   const stops: Array<() => Promise<void>> = [];
   const ready: Promise<void>[] = [];
-  const platform: Platform = await openPlatform(config, createLogger(config.logLevel, 'platform'));
+  const platform: Platform = await openPlatform(
+    config,
+    createLogger(config.logLevel, 'platform', config.logFormat),
+  );
   if (which.includes('model')) {
-    const logger = createLogger(config.logLevel, 'model-api');
+    const logger = createLogger(config.logLevel, 'model-api', config.logFormat);
     const service = await createModelService(platform, logger, {
       directoryUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
     });
@@ -151,7 +154,7 @@ export async function startServices(
     });
   }
   if (which.includes('directory')) {
-    const logger = createLogger(config.logLevel, 'directory-api');
+    const logger = createLogger(config.logLevel, 'directory-api', config.logFormat);
     const service = await createDirectoryService(platform, logger);
     const stop = await serve('directory', service.app, config.directoryPort);
     ready.push(service.ready);
@@ -173,7 +176,12 @@ export async function startServices(
   let closed = false;
   allReady
     .then(() => {
-      if (!closed) prober = startProber(platform.db, components, createLogger(config.logLevel, 'status'));
+      if (!closed)
+        prober = startProber(
+          platform.db,
+          components,
+          createLogger(config.logLevel, 'status', config.logFormat),
+        );
     })
     .catch(() => undefined);
   stops.unshift(async () => {

@@ -6,6 +6,7 @@ import { readyInCluster } from '../cluster.ts';
 import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
+import { progressReporter } from '../platform/progress.ts';
 import { createStatusPages } from '../status/pages.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { loadDemoDirectory } from './demo.ts';
@@ -20,30 +21,16 @@ export interface DirectoryService {
   close(): Promise<void>;
 }
 
-function progressBar(logger: Logger) {
-  let lastTenth = -1;
-  return (done: number, total: number) => {
-    if (process.stderr.isTTY) {
-      const width = 30;
-      const filled = Math.round((done / total) * width);
-      process.stderr.write(
-        `\rdemo directory [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`,
-      );
-      if (done === total) process.stderr.write('\n');
-    } else if (Math.floor((done / total) * 10) > lastTenth) {
-      lastTenth = Math.floor((done / total) * 10);
-      logger.info({ done, total }, 'loading the demo directory');
-    }
-  };
-}
-
 export async function createDirectoryService(platform: Platform, logger: Logger): Promise<DirectoryService> {
   const count = Number(platform.config.env.DEMO_LISTINGS ?? 20_000);
   let ready = false;
   // An empty directory is filled with the demo listings; /readyz says ready only after.
   const loading = (async () => {
     const started = Date.now();
-    const { inserted } = await loadDemoDirectory(platform.db, { count, onProgress: progressBar(logger) });
+    const { inserted } = await loadDemoDirectory(platform.db, {
+      count,
+      onProgress: progressReporter(logger, platform.config.logFormat, 'loading the demo directory'),
+    });
     const { reembedded, from } = await ensureEmbeddings(platform.db);
     if (reembedded > 0) {
       logger.info(
