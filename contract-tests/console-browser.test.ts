@@ -89,7 +89,8 @@ describe('the console in a browser', () => {
     // No network but our own two services.
     await context.route('**/*', (route) => {
       const url = route.request().url();
-      if (url.startsWith(base) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      const ours = url.startsWith(base) || url.startsWith(servers.urls.directory as string);
+      if (ours || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
       errors.push(`fetched ${url}`);
       return route.abort();
     });
@@ -169,14 +170,18 @@ describe('the console in a browser', () => {
     await shot('5-keys-list');
 
     // Usage: the chart shows the chat calls by model; the totals equal GET /v1/usage.
+    // Usage records are written in batches: the page is opened once the API counts the 3 chats.
+    const today = new Date().toISOString().slice(0, 10);
+    const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    const usageNow = async () =>
+      (await (await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`)).json()) as {
+        totals: { requests: number; cost: string };
+      };
+    await expect.poll(async () => (await usageNow()).totals.requests).toBe(3);
+    const report = await usageNow();
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByRole('heading', { name: 'Usage' }).waitFor();
     await page.locator('#total-requests').waitFor();
-    const today = new Date().toISOString().slice(0, 10);
-    const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    const api = await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`);
-    const report = (await api.json()) as { totals: { requests: number; cost: string } };
-    expect(report.totals.requests).toBe(3);
     expect(await page.locator('#total-requests').textContent()).toContain('3');
     expect(await page.locator('#total-cost').textContent()).toContain(report.totals.cost);
     expect(await page.locator(`svg rect[data-model="prince"][data-day="${today}"]`).count()).toBe(2);
@@ -197,6 +202,32 @@ describe('the console in a browser', () => {
       'start,end,model,requests,input_tokens,output_tokens,audio_seconds,images,steps,cost_eur',
     );
     expect(csv.at(-1)).toMatch(new RegExp(`^total,,,3,.*,${report.totals.cost.replace('.', '\\.')}$`));
+
+    // The directory API's usage, read by the page across origins with the session: the search.
+    await page.getByLabel('Service').selectOption('directory');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect
+      .poll(() => page.locator(`svg rect[data-model="search"][data-day="${today}"]`).count())
+      .toBe(2);
+    const directoryUsage = await page.request.get(
+      `${servers.urls.directory}/v1/usage?from=${from}&to=${today}`,
+    );
+    const directoryReport = (await directoryUsage.json()) as { totals: { requests: number; cost: string } };
+    expect(directoryReport.totals.requests).toBe(1);
+    expect(await page.locator('#total-cost').textContent()).toContain(directoryReport.totals.cost);
+    await accessible('usage (directory)');
+    await shot('6b-usage-directory');
+    // CORS with credentials for the console's origin alone.
+    const sessionCookie = `eurus_session=${cookie?.value}`;
+    const foreign = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
+      headers: { origin: 'https://evil.example', cookie: sessionCookie },
+    });
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    const own = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
+      headers: { origin: base, cookie: sessionCookie },
+    });
+    expect(own.headers.get('access-control-allow-origin')).toBe(base);
+    expect(own.headers.get('access-control-allow-credentials')).toBe('true');
 
     // Projects.
     await page.getByRole('link', { name: 'Projects' }).click();
@@ -228,6 +259,13 @@ describe('the console in a browser', () => {
     await shot('9-key-revoked');
 
     // Plans: subscribe to Search unlimited and see it on the month's statement with the usage.
+    // Usage records are written in batches: wait for the last chat's (4 chats in all).
+    await expect
+      .poll(async () => {
+        const usage = await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`);
+        return ((await usage.json()) as { totals: { requests: number } }).totals.requests;
+      })
+      .toBe(4);
     await page.getByRole('link', { name: 'Plans and billing' }).click();
     await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).click();
     await page.getByRole('button', { name: 'Cancel Search unlimited' }).waitFor();

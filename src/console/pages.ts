@@ -15,20 +15,57 @@ const HEADERS = {
   'X-Frame-Options': 'DENY',
 };
 
-export function createConsolePages(): Router {
+export interface ConsolePagesOptions {
+  /**
+   * Where the page reads the directory API's usage: a URL (DIRECTORY_API_URL), or `:port` of the
+   * directory this process serves, on the page's own host (the session cookie is per host).
+   */
+  directoryApi?: () => string | undefined;
+}
+
+export function createConsolePages(options: ConsolePagesOptions = {}): Router {
   const files = {
     html: readFileSync(`${WEB}/index.html`),
     css: readFileSync(`${WEB}/app.css`),
     js: readFileSync('generated/console/app.js'),
   };
-  const send = (res: Response, type: string, body: Buffer, cache: string) => {
-    res.set(HEADERS).set('Cache-Control', cache).type(type).send(body);
+  const send = (
+    res: Response,
+    type: string,
+    body: Buffer,
+    cache: string,
+    csp = HEADERS['Content-Security-Policy'],
+  ) => {
+    res.set(HEADERS).set('Content-Security-Policy', csp).set('Cache-Control', cache).type(type).send(body);
   };
   const router = Router();
   router.get('/console/app.js', (_req, res) => send(res, 'text/javascript', files.js, 'no-cache'));
   router.get('/console/app.css', (_req, res) => send(res, 'text/css', files.css, 'no-cache'));
-  router.get(['/console', '/console/{*page}'], (_req, res) =>
-    send(res, 'text/html; charset=utf-8', files.html, 'no-store'),
-  );
+  const html = files.html.toString('utf8');
+  router.get(['/console', '/console/{*page}'], (req, res) => {
+    const directory = options.directoryApi?.();
+    let origin: string | undefined;
+    try {
+      const host = new URL(`http://${req.get('host') ?? 'localhost'}`).hostname;
+      origin = directory?.startsWith(':')
+        ? new URL(`${req.protocol}://${host}${directory}`).origin
+        : directory
+          ? new URL(directory).origin
+          : undefined;
+    } catch {
+      origin = undefined;
+    }
+    if (!directory || !origin) return send(res, 'text/html; charset=utf-8', files.html, 'no-store');
+    // The page reads the directory API's usage too: that origin, and no other, is connectable.
+    const page = html.replace(
+      '</head>',
+      `  <meta name="eurus-directory-api" content="${encodeURI(directory)}" />\n  </head>`,
+    );
+    const csp = HEADERS['Content-Security-Policy'].replace(
+      "connect-src 'self'",
+      `connect-src 'self' ${origin}`,
+    );
+    send(res, 'text/html; charset=utf-8', Buffer.from(page), 'no-store', csp);
+  });
   return router;
 }

@@ -7,6 +7,9 @@ import type { Platform } from '../platform/context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { progressReporter } from '../platform/progress.ts';
+import { consoleCors } from '../console/cors.ts';
+import { createSessionHandler } from '../console/session.ts';
+import { ConsoleStore } from '../console/store.ts';
 import { createStatusPages } from '../status/pages.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { loadDemoDirectory } from './demo.ts';
@@ -56,7 +59,11 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     corsOrigins: platform.config.corsOrigins,
     logger,
     securityHandler: platform.auth.handler,
-    pages: [createStatusPages(platform.db)],
+    // The console reads the directory's usage with its session (src/console/cors.ts).
+    otherSecurityHandlers: {
+      SessionCookie: createSessionHandler(new ConsoleStore(platform.db, platform.accounts), platform.accounts),
+    },
+    pages: [createStatusPages(platform.db), consoleCors(platform.config.publicModelUrl)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [
       createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.env.PUBLIC_DIRECTORY_URL }),

@@ -66,7 +66,16 @@ export async function createModelService(
     logger,
     securityHandler: platform.auth.handler,
     otherSecurityHandlers: { SessionCookie: createSessionHandler(consoleStore, platform.accounts) },
-    pages: [createConsolePages(), createStatusPages(platform.db)],
+    pages: [
+      createConsolePages({
+        directoryApi: () => {
+          if (config.directoryApiUrl) return config.directoryApiUrl;
+          const url = options.directoryUrl?.();
+          return url ? `:${new URL(url).port}` : undefined;
+        },
+      }),
+      createStatusPages(platform.db),
+    ],
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
       createModelsRouter(),

@@ -618,12 +618,17 @@ export const sendTestWebhookEvent = <ThrowOnError extends boolean = false>(optio
  * equal the sum of the records, and of the buckets. Plan fees (Search unlimited 199 EUR,
  * Sales base 199 EUR, Concierge agent 99 EUR a month) are invoiced apart and not included.
  * A bad date, `from` after `to`, or a range over 366 days is a 400. Requires the `admin`
- * scope of the Model API (one key may carry scopes of both services).
+ * scope of the Model API (one key may carry scopes of both services), or the console's
+ * session (`SessionCookie`): the console's usage page reads it so.
  *
  */
 export const getUsage = <ThrowOnError extends boolean = false>(options: Options<GetUsageData, ThrowOnError>): RequestResult<GetUsageResponses, GetUsageErrors, ThrowOnError> => (options.client ?? client).get<GetUsageResponses, GetUsageErrors, ThrowOnError>({
     querySerializer: { parameters: { group_by: { array: { explode: false } } } },
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/usage',
     ...options
 });

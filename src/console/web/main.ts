@@ -2,6 +2,9 @@
 // bundled by esbuild into generated/console/app.js (`npm run generate`). It calls the model API
 // on its own origin with the session cookie (HttpOnly: this script never sees it) and sends the
 // session's CSRF token on every change. Every text is set with textContent, never as HTML.
+import { createClient as createDirectoryClient } from '../../../generated/directory/client/client/index.ts';
+import { getUsage as getDirectoryUsage } from '../../../generated/directory/client/sdk.gen.ts';
+import type { UsageReport as DirectoryUsageReport } from '../../../generated/directory/client/types.gen.ts';
 import { client } from '../../../generated/model/client/client.gen.ts';
 import {
   cancelSubscription,
@@ -644,6 +647,78 @@ function csvOf(report: UsageReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The directory API's address for this page (see src/console/pages.ts), if it has one. */
+function directoryBase(): string | undefined {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="eurus-directory-api"]')?.content;
+  if (!meta) return undefined;
+  return meta.startsWith(':') ? `${location.protocol}//${location.hostname}${meta}` : meta;
+}
+
+function csvOfDirectory(report: DirectoryUsageReport): string {
+  const lines = ['start,end,interface,requests,billable_units,cost_eur'];
+  for (const bucket of report.data) {
+    for (const r of bucket.results) {
+      lines.push(
+        [bucket.start, bucket.end, r.interface ?? '', r.requests, r.billable_units, r.cost].join(','),
+      );
+    }
+  }
+  lines.push(['total', '', '', report.totals.requests, '', report.totals.cost].join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+/** One report of either service, as the page draws it: by day and by model or interface. */
+interface Drawn {
+  from: string;
+  to: string;
+  totals: { requests: number; cost: string };
+  buckets: Array<{ start: string; results: Array<{ name: string; requests: number; cost: string }> }>;
+  csv: string;
+}
+
+async function usageOf(
+  service: string,
+  from: string,
+  to: string,
+): Promise<{ drawn?: Drawn; error?: string }> {
+  if (service === 'directory') {
+    const baseUrl = directoryBase();
+    if (!baseUrl) return { error: 'The directory API is not served with this console.' };
+    const directory = createDirectoryClient({ baseUrl, credentials: 'include' });
+    const { data, error } = await getDirectoryUsage({
+      client: directory,
+      query: { from, to, group_by: ['interface'], bucket: 'day' },
+    }).catch(() => ({ data: undefined, error: undefined }));
+    if (!data) return { error: error ? messageOf(error) : `The directory API at ${baseUrl} did not answer.` };
+    return {
+      drawn: {
+        from: data.from,
+        to: data.to,
+        totals: data.totals,
+        buckets: data.data.map((b) => ({
+          start: b.start,
+          results: b.results.map((r) => ({ name: r.interface ?? 'all', requests: r.requests, cost: r.cost })),
+        })),
+        csv: csvOfDirectory(data),
+      },
+    };
+  }
+  const { data, error } = await getUsage({ query: { from, to, group_by: ['model'], bucket: 'day' } });
+  if (!data) return { error: messageOf(error) };
+  return {
+    drawn: {
+      from: data.from,
+      to: data.to,
+      totals: data.totals,
+      buckets: data.data.map((b) => ({
+        start: b.start,
+        results: b.results.map((r) => ({ name: r.model ?? 'all', requests: r.requests, cost: r.cost })),
+      })),
+      csv: csvOf(data),
+    },
+  };
+}
+
 async function usagePage(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const today = new Date();
@@ -654,6 +729,13 @@ async function usagePage(): Promise<void> {
     value: params.get('from') ?? day(new Date(today.getTime() - 29 * 86_400_000)),
   });
   const to = h('input', { type: 'date', name: 'to', required: true, value: params.get('to') ?? day(today) });
+  const chosen = params.get('service') === 'directory' ? 'directory' : 'model';
+  const service = h(
+    'select',
+    { name: 'service' },
+    h('option', { value: 'model', selected: chosen === 'model' }, 'Model API (by model)'),
+    h('option', { value: 'directory', selected: chosen === 'directory' }, 'Directory API (by interface)'),
+  );
   const out = status();
   const form = h(
     'form',
@@ -661,6 +743,7 @@ async function usagePage(): Promise<void> {
     h(
       'div',
       { class: 'row' },
+      field('Service', service),
       field('From (UTC)', from),
       field('To (UTC)', to),
       h('button', { type: 'submit' }, 'Show'),
@@ -669,31 +752,29 @@ async function usagePage(): Promise<void> {
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    navigate(`${BASE}/usage?from=${from.value}&to=${to.value}`);
+    navigate(`${BASE}/usage?service=${service.value}&from=${from.value}&to=${to.value}`);
   });
-  const { data: report, error } = await getUsage({
-    query: { from: from.value, to: to.value, group_by: ['model'], bucket: 'day' },
-  });
+  const { drawn: report, error } = await usageOf(chosen, from.value, to.value);
   if (!report) {
     show('Usage', form);
-    return say(out, messageOf(error), 'error');
+    return say(out, error ?? 'No usage report.', 'error');
   }
-  const days = report.data.map((b) => b.start);
+  const days = report.buckets.map((b) => b.start);
   const cost = new Map<string, Map<string, number>>();
   const requests = new Map<string, Map<string, number>>();
   const byModel = new Map<string, { requests: number; cost: number }>();
-  for (const bucket of report.data) {
+  for (const bucket of report.buckets) {
     for (const r of bucket.results) {
-      const model = r.model ?? 'all';
-      if (!cost.has(model)) cost.set(model, new Map());
-      if (!requests.has(model)) requests.set(model, new Map());
-      cost.get(model)?.set(bucket.start, Number(r.cost));
-      requests.get(model)?.set(bucket.start, r.requests);
-      const sum = byModel.get(model) ?? { requests: 0, cost: 0 };
-      byModel.set(model, { requests: sum.requests + r.requests, cost: sum.cost + Number(r.cost) });
+      if (!cost.has(r.name)) cost.set(r.name, new Map());
+      if (!requests.has(r.name)) requests.set(r.name, new Map());
+      cost.get(r.name)?.set(bucket.start, Number(r.cost));
+      requests.get(r.name)?.set(bucket.start, r.requests);
+      const sum = byModel.get(r.name) ?? { requests: 0, cost: 0 };
+      byModel.set(r.name, { requests: sum.requests + r.requests, cost: sum.cost + Number(r.cost) });
     }
   }
   const eur = (v: number) => `€${v.toFixed(v < 1 ? 6 : 2)}`;
+  const what = chosen === 'directory' ? 'interface' : 'model';
   const models = [...cost.keys()];
   const csv = h(
     'button',
@@ -701,8 +782,8 @@ async function usagePage(): Promise<void> {
       type: 'button',
       class: 'secondary',
       click: () => {
-        const url = URL.createObjectURL(new Blob([csvOf(report)], { type: 'text/csv' }));
-        const link = h('a', { href: url, download: `usage-${report.from}-${report.to}.csv` });
+        const url = URL.createObjectURL(new Blob([report.csv], { type: 'text/csv' }));
+        const link = h('a', { href: url, download: `usage-${chosen}-${report.from}-${report.to}.csv` });
         document.body.append(link);
         link.click();
         link.remove();
@@ -722,22 +803,22 @@ async function usagePage(): Promise<void> {
     ),
     h(
       'div',
-      { class: 'legend', 'aria-label': 'Models' },
+      { class: 'legend', 'aria-label': what === 'model' ? 'Models' : 'Interfaces' },
       ...models.map((m, i) => h('span', {}, h('span', { class: `swatch c${i % COLOURS.length}` }), m)),
     ),
-    barChart('Cost by day and model (EUR)', days, cost, eur),
-    barChart('Requests by day and model', days, requests, (v) => String(v)),
+    barChart(`Cost by day and ${what} (EUR)`, days, cost, eur),
+    barChart(`Requests by day and ${what}`, days, requests, (v) => String(v)),
     h(
       'table',
       {},
-      h('caption', { class: 'hint' }, `By model, ${report.from} to ${report.to} (UTC)`),
+      h('caption', { class: 'hint' }, `By ${what}, ${report.from} to ${report.to} (UTC)`),
       h(
         'thead',
         {},
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, 'Model'),
+          h('th', { scope: 'col' }, what === 'model' ? 'Model' : 'Interface'),
           h('th', { scope: 'col', class: 'num' }, 'Requests'),
           h('th', { scope: 'col', class: 'num' }, 'Cost (EUR)'),
         ),
