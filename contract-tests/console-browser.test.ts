@@ -217,12 +217,14 @@ describe('the console in a browser', () => {
     expect(await page.locator('#total-cost').textContent()).toContain(directoryReport.totals.cost);
     await accessible('usage (directory)');
     await shot('6b-usage-directory');
-    // CORS with credentials for the console's origin alone.
+    // CORS with credentials for the console's origin alone
     const sessionCookie = `eurus_session=${cookie?.value}`;
     const foreign = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
       headers: { origin: 'https://evil.example', cookie: sessionCookie },
     });
-    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    // (`*` for bearer calls, src/platform/browser.ts, never with credentials: no cookie rides.)
+    expect(foreign.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
+    expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
     const own = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
       headers: { origin: base, cookie: sessionCookie },
     });

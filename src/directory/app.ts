@@ -61,7 +61,10 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     securityHandler: platform.auth.handler,
     // The console reads the directory's usage with its session (src/console/cors.ts).
     otherSecurityHandlers: {
-      SessionCookie: createSessionHandler(new ConsoleStore(platform.db, platform.accounts), platform.accounts),
+      SessionCookie: createSessionHandler(
+        new ConsoleStore(platform.db, platform.accounts),
+        platform.accounts,
+      ),
     },
     pages: [createStatusPages(platform.db), consoleCors(platform.config.publicModelUrl)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
