@@ -66,6 +66,8 @@ for (const storage of await storages()) {
       const secret = SECRET.exec(first.output())?.[1];
       expect(secret, first.output()).toBeDefined();
       expect(first.output()).toContain('shown this once');
+      // The console's sign-up address beside it (issue 20, point 8).
+      expect(first.output()).toMatch(/sign up .* in the console: http:\/\/\S+\/console\/signup/);
       expect(first.output()).not.toMatch(/\{"level"[^\n]*sk_/); // not in a JSON log line
       expect((await models(first.url, secret ?? '')).status).toBe(200);
       await stop(first.child);
