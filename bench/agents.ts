@@ -21,6 +21,8 @@ import { runResponse, type RunResult } from '../src/agents/runtime.ts';
 import { inputItems } from '../src/agents/convert.ts';
 import { loadConfig } from '../src/config.ts';
 import { hubConnector } from '../src/mcp/connector.ts';
+import { McpServerStore } from '../src/mcp/registry.ts';
+import { createLogger } from '../src/platform/logger.ts';
 import { ReferenceEngine } from '../src/model/engines/reference.ts';
 import { startServices } from '../src/server.ts';
 
@@ -120,7 +122,13 @@ async function main(): Promise<void> {
   const engine = new ReferenceEngine();
   const deps = {
     engineFor: () => engine,
-    mcp: hubConnector(() => directoryUrl),
+    mcp: hubConnector({
+      registry: new McpServerStore(running.platform.db, undefined, false),
+      directoryUrl: () => directoryUrl,
+      timeoutMs: 15_000,
+      allowPrivate: false,
+      logger: createLogger('silent', 'bench'),
+    }),
     mcpCallTimeoutMs: 15_000,
   };
   const [principal] = await running.platform.db.query<{ account_id: string; project_id: string; id: string }>(

@@ -29,6 +29,18 @@ export interface Config {
   directoryApiUrl: string | undefined;
   /** MCP_CALL_TIMEOUT_MS: the time one MCP tool call (or listing) may take; 15,000 by default. */
   mcpCallTimeoutMs: number;
+  /**
+   * MCP_REMOTE_PRIVATE_ADDRESSES: remote MCP servers may be on private, loopback or link-local
+   * addresses and plain http (tests, on-premises); false by default.
+   */
+  mcpRemotePrivateAddresses: boolean;
+  /**
+   * SECRETS_ENCRYPTION_KEY: 32 bytes (64 hex digits) that encrypt stored secrets (the headers
+   * of registered MCP servers) with AES-256-GCM. Unset: a key kept in DATA_DIR/secrets.key
+   * (made on first use), or one per process for an in-memory database; with DATABASE_URL it
+   * must be set for secrets to be stored.
+   */
+  secretsKey: Buffer | undefined;
   /** VAT_RATE: the VAT rate of monthly statements, in percent (`21`, `20.5`); `0` by default. */
   vatRate: string;
   /**
@@ -38,6 +50,24 @@ export interface Config {
   corsOrigins: '*' | string[];
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
+}
+
+function flag(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = optional(env[name]);
+  if (raw === undefined || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new Error(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+}
+
+function secretsKey(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const raw = optional(env.SECRETS_ENCRYPTION_KEY);
+  if (raw === undefined) return undefined;
+  if (!/^[0-9a-fA-F]{64}$/.test(raw)) {
+    throw new Error(
+      'SECRETS_ENCRYPTION_KEY must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`',
+    );
+  }
+  return Buffer.from(raw, 'hex');
 }
 
 function integer(name: string, fallback: number, min: number, max: number, env: NodeJS.ProcessEnv): number {
@@ -134,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
     directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
     mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),
+    mcpRemotePrivateAddresses: flag('MCP_REMOTE_PRIVATE_ADDRESSES', env),
+    secretsKey: secretsKey(env),
     env,
   };
 }

@@ -1,21 +1,33 @@
-// The hub as the `mcp` tool of /v1/responses (`server_label: "eurus"`, no `server_url`): its tools
-// run in this process, on the request's own key, exactly as /v1/mcp runs them.
+// The `mcp` tools of /v1/responses. The hub (`server_label: "eurus"`, no `server_url`): its tools
+// run in this process, on the request's own key, exactly as /v1/mcp runs them. A `server_url`: a
+// remote server called with the official SDK's client, with the tool's headers (never stored).
 import { BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import type { McpConnector } from '../agents/runtime.ts';
-import { HUB_TOOLS, runHubTool } from './hub.ts';
+import { type HubDeps, hubFor, UnknownToolError } from './catalogue.ts';
+import { checkRemoteUrl, remoteConnection } from './remote.ts';
 
 /** The server_label of the hub in an `mcp` tool. */
 export const HUB_LABEL = 'eurus';
 
-export function hubConnector(directoryUrl: () => string): McpConnector {
+export function hubConnector(deps: HubDeps): McpConnector {
   return {
-    check(tool, principal) {
+    async check(tool, principal) {
       if (tool.server_url !== undefined) {
-        throw new BadRequestError(
-          'mcp_server_url_unavailable',
-          'mcp tools with a server_url need the outbound guard, which this deployment does not have yet; use the hub (server_label "eurus", no server_url).',
-          { param: 'tools' },
-        );
+        if (tool.server_label === HUB_LABEL) {
+          throw new BadRequestError(
+            'label_reserved',
+            `The server_label '${HUB_LABEL}' is the hub's own; give the remote server another.`,
+            {
+              param: 'tools',
+            },
+          );
+        }
+        await checkRemoteUrl(tool.server_url, deps.allowPrivate).catch((err: unknown) => {
+          throw err instanceof BadRequestError
+            ? new BadRequestError(err.code, err.message, { param: 'tools' })
+            : err;
+        });
+        return;
       }
       if (tool.server_label !== HUB_LABEL) {
         throw new BadRequestError(
@@ -30,28 +42,28 @@ export function hubConnector(directoryUrl: () => string): McpConnector {
           `This key lacks the scope 'agents' needed for the tool hub (the mcp tool '${HUB_LABEL}').`,
         );
       }
-      return Promise.resolve();
     },
-    connect(_tool, caller) {
-      return Promise.resolve({
-        listTools: () =>
-          Promise.resolve(
-            HUB_TOOLS.map((t) => ({
-              name: t.name,
-              description: t.description,
-              inputSchema: t.inputSchema,
-              annotations: { title: t.title, readOnlyHint: true },
-            })),
-          ),
+    async connect(tool, caller) {
+      if (tool.server_url !== undefined) {
+        const headers: Record<string, string> = { ...(tool.headers ?? {}) };
+        if (tool.authorization !== undefined) headers.Authorization = `Bearer ${tool.authorization}`;
+        return remoteConnection(tool.server_url, headers, {
+          timeoutMs: deps.timeoutMs,
+          allowPrivate: deps.allowPrivate,
+        });
+      }
+      const hub = hubFor(deps, { projectId: caller.principal.projectId, bearer: caller.bearer });
+      return {
+        listTools: (signal) => hub.list(signal),
         async callTool(name, args, signal) {
-          const tool = HUB_TOOLS.find((t) => t.name === name);
-          if (tool === undefined) throw new Error(`the hub has no tool '${name}'`);
-          return JSON.stringify(
-            await runHubTool(tool, args, { bearer: caller.bearer, signal }, directoryUrl()),
-          );
+          const outcome = await hub.call(name, args, signal).catch((err: unknown) => {
+            throw err instanceof UnknownToolError ? new Error(`the hub has no tool '${name}'`) : err;
+          });
+          if (outcome.isError) throw new Error(outcome.text);
+          return outcome.text;
         },
-        close: () => Promise.resolve(),
-      });
+        close: () => hub.close(),
+      };
     },
   };
 }

@@ -11,6 +11,9 @@ import {
 import { createClient, createConfig } from '../../generated/directory/client/client/index.ts';
 import type { CountryCode, SearchHit } from '../../generated/directory/client/types.gen.ts';
 
+export const HUB_NAME = 'eurus-hub';
+export const HUB_VERSION = '1.0.0';
+
 export interface HubCaller {
   /** The caller's own API key, sent to the directory as it is. */
   bearer: string;

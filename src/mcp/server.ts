@@ -15,70 +15,59 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response, Router } from 'express';
 import { BadRequestError } from '../platform/errors.ts';
-import type { Logger } from '../platform/logger.ts';
-import { HUB_TOOLS, HubToolError, runHubTool } from './hub.ts';
-
-export const HUB_NAME = 'eurus-hub';
-export const HUB_VERSION = '1.0.0';
-
-export interface McpDeps {
-  /** The Directory API's base URL, read at each call (the directory may listen on a port chosen at start). */
-  directoryUrl: () => string;
-  logger: Logger;
-}
+import { principalOf } from '../platform/principal.ts';
+import { type Hub, type HubDeps, hubFor, UnknownToolError } from './catalogue.ts';
+import { HUB_NAME, HUB_VERSION } from './hub.ts';
 
 function bearerOf(req: Request): string {
   return /^Bearer[ ]+(\S+)/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
 }
 
-export function hubToolList(): Tool[] {
-  return HUB_TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema as Tool['inputSchema'],
-    annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
-  }));
-}
-
-/** One MCP server for one request, bound to the caller's key. */
-function hubServer(deps: McpDeps, bearer: string, signal: AbortSignal): Server {
+/** One MCP server for one request, bound to the caller's key and project. */
+function hubServer(hub: Hub, signal: AbortSignal): Server {
   const server = new Server(
     { name: HUB_NAME, version: HUB_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
-        'The Eurus tool hub: search the EU business directory, read place details, geocode and reverse geocode. ' +
-        'Every call is billed at the Directory API prices on your key.',
+        'The Eurus tool hub: search the EU business directory, read place details, geocode and reverse geocode ' +
+        '(billed at the Directory API prices on your key), and the tools of the MCP servers your project registered, ' +
+        'as <label>__<tool>.',
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: hubToolList() }));
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: (await hub.list(AbortSignal.any([signal, extra.signal]))).map((t): Tool => ({
+      name: t.name,
+      ...(t.title === undefined ? {} : { title: t.title }),
+      ...(t.description === undefined || t.description === null ? {} : { description: t.description }),
+      inputSchema: t.inputSchema as Tool['inputSchema'],
+      ...(t.annotations === undefined || t.annotations === null ? {} : { annotations: t.annotations }),
+    })),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = HUB_TOOLS.find((t) => t.name === request.params.name);
-    if (tool === undefined) {
-      // the SDK sends an error's own message and code; McpError would prefix its code to the message
-      throw Object.assign(new Error(`Unknown tool: ${request.params.name}`), {
-        code: ErrorCode.InvalidParams,
-      });
-    }
     try {
-      const result = await runHubTool(
-        tool,
+      const outcome = await hub.call(
+        request.params.name,
         request.params.arguments ?? {},
-        { bearer, signal: AbortSignal.any([signal, extra.signal]) },
-        deps.directoryUrl(),
+        AbortSignal.any([signal, extra.signal]),
       );
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      return {
+        content: [{ type: 'text', text: outcome.text }],
+        ...(outcome.structured === undefined ? {} : { structuredContent: outcome.structured }),
+        ...(outcome.isError ? { isError: true } : {}),
+      };
     } catch (err) {
-      if (!(err instanceof HubToolError)) deps.logger.error({ err, tool: tool.name }, 'hub tool failed');
-      const message = err instanceof HubToolError ? err.message : `${tool.name} failed on the server.`;
-      return { content: [{ type: 'text', text: message }], isError: true };
+      if (err instanceof UnknownToolError) {
+        // the SDK sends an error's own message and code; McpError would prefix its code to the message
+        throw Object.assign(new Error(err.message), { code: ErrorCode.InvalidParams });
+      }
+      throw err;
     }
   });
   return server;
 }
 
-export function createMcpRouter(deps: McpDeps): Router {
+export function createMcpRouter(deps: HubDeps): Router {
   const router = Router();
   router.post('/v1/mcp', async (req: Request, res: Response) => {
     // The transport answers a message it cannot read with a JSON-RPC error and a bare 400; the
@@ -96,11 +85,13 @@ export function createMcpRouter(deps: McpDeps): Router {
     req.headers.accept = 'application/json, text/event-stream';
     const controller = new AbortController();
     res.on('close', () => controller.abort());
-    const server = hubServer(deps, bearerOf(req), controller.signal);
+    const hub = hubFor(deps, { projectId: principalOf(res).projectId, bearer: bearerOf(req) });
+    const server = hubServer(hub, controller.signal);
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
+      void hub.close();
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);

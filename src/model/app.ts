@@ -4,7 +4,10 @@ import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
 import { createResponsesRouter } from '../agents/routes.ts';
+import type { HubDeps } from '../mcp/catalogue.ts';
 import { hubConnector } from '../mcp/connector.ts';
+import { createMcpServersRouter, McpServerStore } from '../mcp/registry.ts';
+import { secretBox, secretsKeyOf } from '../mcp/secrets.ts';
 import { createMcpRouter } from '../mcp/server.ts';
 import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
@@ -58,6 +61,18 @@ export async function createModelService(
     };
   });
   const consoleStore = new ConsoleStore(platform.db, platform.accounts);
+  const secretsKey = secretsKeyOf(config);
+  const hub: HubDeps = {
+    registry: new McpServerStore(
+      platform.db,
+      secretsKey === undefined ? undefined : secretBox(secretsKey),
+      config.mcpRemotePrivateAddresses,
+    ),
+    directoryUrl,
+    timeoutMs: config.mcpCallTimeoutMs,
+    allowPrivate: config.mcpRemotePrivateAddresses,
+    logger,
+  };
   const app = createServiceApp({
     name: 'model',
     spec: readSpec('model'),
@@ -92,10 +107,11 @@ export async function createModelService(
         env: platform.config.env,
         engineFor: (model) => engines(model),
         logger,
-        mcp: hubConnector(directoryUrl),
+        mcp: hubConnector(hub),
         mcpCallTimeoutMs: config.mcpCallTimeoutMs,
       }),
-      createMcpRouter({ directoryUrl, logger }),
+      createMcpRouter(hub),
+      createMcpServersRouter(hub.registry),
       createEmbeddingsRouter({
         db: platform.db,
         limiter: platform.limiter,

@@ -1922,7 +1922,7 @@ export const ResponseFunctionToolSchema = {
 
 export const ResponseMcpToolSchema = {
     title: 'ResponseMcpTool',
-    description: 'The tools of an MCP server, run by this service: `server_label: eurus` without `server_url` is the hub at `/v1/mcp` (directory search, place details, geocode, reverse geocode, and the project\'s registered servers), called with the request\'s own key; a `server_url` is a remote Streamable HTTP MCP server (through the outbound guard).',
+    description: 'The tools of an MCP server, run by this service: `server_label: eurus` without `server_url` is the hub at `/v1/mcp` (directory search, place details, geocode, reverse geocode, and the project\'s registered servers), called with the request\'s own key; a `server_url` is a remote Streamable HTTP MCP server, https on a public address, called with the tool\'s `headers` or `authorization` (never stored or shown back).',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3761,6 +3761,160 @@ export const McpResultSchema = {
                 data: {
                     description: 'More about the error.'
                 }
+            }
+        }
+    }
+} as const;
+
+export const McpServerSchema = {
+    title: 'McpServer',
+    description: 'A remote MCP server registered for a project: its tools appear in the hub at `/v1/mcp` as `<label>__<tool>` (only those in `allowed_tools`, when given) and are called through the hub with the headers stored for it, which are never returned.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'project_id',
+        'label',
+        'url',
+        'allowed_tools',
+        'header_names',
+        'created'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the server.',
+            type: 'string',
+            pattern: '^mcps_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        object: {
+            description: 'The object type, always `mcp_server`.',
+            type: 'string',
+            const: 'mcp_server',
+            readOnly: true
+        },
+        project_id: {
+            description: 'The project the server is registered for.',
+            type: 'string',
+            pattern: '^proj_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        label: {
+            description: 'The namespace of the server\'s tools in the hub, unique in the project: lower-case letters, digits and `-`, 1 to 32 characters (`eurus` is the hub\'s own).',
+            type: 'string',
+            pattern: '^[a-z0-9-]{1,32}$'
+        },
+        url: {
+            description: 'The server\'s Streamable HTTP endpoint.',
+            type: 'string',
+            format: 'uri',
+            maxLength: 2048
+        },
+        allowed_tools: {
+            description: 'The only tools of the server the hub offers, by name; null offers all of them.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 128,
+            items: {
+                type: 'string',
+                maxLength: 128
+            }
+        },
+        header_names: {
+            description: 'The names of the headers stored for the server (their values are kept encrypted and never returned).',
+            type: 'array',
+            maxItems: 16,
+            items: {
+                type: 'string'
+            }
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        }
+    }
+} as const;
+
+export const McpServerListSchema = {
+    title: 'McpServerList',
+    description: 'A page of the project\'s registered MCP servers, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The servers of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/McpServer'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const CreateMcpServerRequestSchema = {
+    title: 'CreateMcpServerRequest',
+    description: 'A remote MCP server to register for the caller\'s project.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'label',
+        'url'
+    ],
+    properties: {
+        label: {
+            description: 'The namespace of the server\'s tools in the hub, unique in the project: lower-case letters, digits and `-`, 1 to 32 characters (`eurus` is the hub\'s own).',
+            type: 'string',
+            pattern: '^[a-z0-9-]{1,32}$'
+        },
+        url: {
+            description: 'The server\'s Streamable HTTP endpoint: `https`, on a public address (private, loopback and link-local addresses are refused unless the deployment allows them).',
+            type: 'string',
+            format: 'uri',
+            minLength: 1,
+            maxLength: 2048
+        },
+        headers: {
+            description: 'Headers sent with every call to the server (an `Authorization` or API key header), at most 16; stored encrypted and never returned.',
+            type: 'object',
+            maxProperties: 16,
+            propertyNames: {
+                pattern: '^[A-Za-z0-9-]{1,64}$'
+            },
+            additionalProperties: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 4096
+            }
+        },
+        allowed_tools: {
+            description: 'The only tools of the server the hub offers, by name; omit it to offer all of them.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 128,
+            items: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 128
             }
         }
     }
@@ -6079,6 +6233,84 @@ export const ResponseStreamEventWritableSchema = {
             description: 'The SSE reconnection time in milliseconds; not sent by this service.',
             type: 'string',
             pattern: '^[0-9]+$'
+        }
+    }
+} as const;
+
+export const McpServerWritableSchema = {
+    title: 'McpServer',
+    description: 'A remote MCP server registered for a project: its tools appear in the hub at `/v1/mcp` as `<label>__<tool>` (only those in `allowed_tools`, when given) and are called through the hub with the headers stored for it, which are never returned.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'label',
+        'url',
+        'allowed_tools',
+        'header_names'
+    ],
+    properties: {
+        label: {
+            description: 'The namespace of the server\'s tools in the hub, unique in the project: lower-case letters, digits and `-`, 1 to 32 characters (`eurus` is the hub\'s own).',
+            type: 'string',
+            pattern: '^[a-z0-9-]{1,32}$'
+        },
+        url: {
+            description: 'The server\'s Streamable HTTP endpoint.',
+            type: 'string',
+            format: 'uri',
+            maxLength: 2048
+        },
+        allowed_tools: {
+            description: 'The only tools of the server the hub offers, by name; null offers all of them.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 128,
+            items: {
+                type: 'string',
+                maxLength: 128
+            }
+        },
+        header_names: {
+            description: 'The names of the headers stored for the server (their values are kept encrypted and never returned).',
+            type: 'array',
+            maxItems: 16,
+            items: {
+                type: 'string'
+            }
+        }
+    }
+} as const;
+
+export const McpServerListWritableSchema = {
+    title: 'McpServerList',
+    description: 'A page of the project\'s registered MCP servers, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The servers of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/McpServerWritable'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
         }
     }
 } as const;

@@ -1091,7 +1091,7 @@ export type ResponseFunctionTool = {
 /**
  * ResponseMcpTool
  *
- * The tools of an MCP server, run by this service: `server_label: eurus` without `server_url` is the hub at `/v1/mcp` (directory search, place details, geocode, reverse geocode, and the project's registered servers), called with the request's own key; a `server_url` is a remote Streamable HTTP MCP server (through the outbound guard).
+ * The tools of an MCP server, run by this service: `server_label: eurus` without `server_url` is the hub at `/v1/mcp` (directory search, place details, geocode, reverse geocode, and the project's registered servers), called with the request's own key; a `server_url` is a remote Streamable HTTP MCP server, https on a public address, called with the tool's `headers` or `authorization` (never stored or shown back).
  */
 export type ResponseMcpTool = {
     /**
@@ -2111,6 +2111,84 @@ export type McpResult = {
         data?: unknown;
         [key: string]: unknown;
     };
+};
+
+/**
+ * McpServer
+ *
+ * A remote MCP server registered for a project: its tools appear in the hub at `/v1/mcp` as `<label>__<tool>` (only those in `allowed_tools`, when given) and are called through the hub with the headers stored for it, which are never returned.
+ */
+export type McpServer = {
+    /**
+     * The id of the server.
+     */
+    readonly id: string;
+    /**
+     * The object type, always `mcp_server`.
+     */
+    readonly object: 'mcp_server';
+    /**
+     * The project the server is registered for.
+     */
+    readonly project_id: string;
+    /**
+     * The namespace of the server's tools in the hub, unique in the project: lower-case letters, digits and `-`, 1 to 32 characters (`eurus` is the hub's own).
+     */
+    label: string;
+    /**
+     * The server's Streamable HTTP endpoint.
+     */
+    url: string;
+    /**
+     * The only tools of the server the hub offers, by name; null offers all of them.
+     */
+    allowed_tools: Array<string> | null;
+    /**
+     * The names of the headers stored for the server (their values are kept encrypted and never returned).
+     */
+    header_names: Array<string>;
+    created: Created;
+};
+
+/**
+ * McpServerList
+ *
+ * A page of the project's registered MCP servers, newest first, in the list envelope.
+ */
+export type McpServerList = {
+    object: ListObjectType;
+    /**
+     * The servers of this page, newest first.
+     */
+    data: Array<McpServer>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * CreateMcpServerRequest
+ *
+ * A remote MCP server to register for the caller's project.
+ */
+export type CreateMcpServerRequest = {
+    /**
+     * The namespace of the server's tools in the hub, unique in the project: lower-case letters, digits and `-`, 1 to 32 characters (`eurus` is the hub's own).
+     */
+    label: string;
+    /**
+     * The server's Streamable HTTP endpoint: `https`, on a public address (private, loopback and link-local addresses are refused unless the deployment allows them).
+     */
+    url: string;
+    /**
+     * Headers sent with every call to the server (an `Authorization` or API key header), at most 16; stored encrypted and never returned.
+     */
+    headers?: {
+        [key: string]: string;
+    };
+    /**
+     * The only tools of the server the hub offers, by name; omit it to offer all of them.
+     */
+    allowed_tools?: Array<string> | null;
 };
 
 /**
@@ -3367,6 +3445,45 @@ export type ResponseStreamEventWritable = {
 };
 
 /**
+ * McpServer
+ *
+ * A remote MCP server registered for a project: its tools appear in the hub at `/v1/mcp` as `<label>__<tool>` (only those in `allowed_tools`, when given) and are called through the hub with the headers stored for it, which are never returned.
+ */
+export type McpServerWritable = {
+    /**
+     * The namespace of the server's tools in the hub, unique in the project: lower-case letters, digits and `-`, 1 to 32 characters (`eurus` is the hub's own).
+     */
+    label: string;
+    /**
+     * The server's Streamable HTTP endpoint.
+     */
+    url: string;
+    /**
+     * The only tools of the server the hub offers, by name; null offers all of them.
+     */
+    allowed_tools: Array<string> | null;
+    /**
+     * The names of the headers stored for the server (their values are kept encrypted and never returned).
+     */
+    header_names: Array<string>;
+};
+
+/**
+ * McpServerList
+ *
+ * A page of the project's registered MCP servers, newest first, in the list envelope.
+ */
+export type McpServerListWritable = {
+    object: ListObjectType;
+    /**
+     * The servers of this page, newest first.
+     */
+    data: Array<McpServerWritable>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
  * ImagesResponse
  *
  * The generated images, in the shape of the OpenAI API, with their usage.
@@ -3607,6 +3724,11 @@ export type Limit = number;
  * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
  */
 export type Cursor = string;
+
+/**
+ * The id of the registered MCP server. A malformed id is a 400; a server that does not exist or belongs to another project answers 404.
+ */
+export type McpServerId = string;
 
 /**
  * The id of a model of the catalogue (`king`, `queen`, `prince`, `voice`, `imagine`, `agents`, `mcp`). Any other value answers 404 (`model_not_found`), as the OpenAI API does.

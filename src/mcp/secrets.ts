@@ -1,0 +1,52 @@
+// Secrets at rest (the headers of registered MCP servers): AES-256-GCM with a random IV, the
+// record's id as associated data, so a ciphertext copied to another row does not decrypt.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+
+export interface SecretBox {
+  seal(plain: string, id: string): string;
+  open(sealed: string, id: string): string;
+}
+
+/** The key: SECRETS_ENCRYPTION_KEY, else DATA_DIR/secrets.key (made once), else one per process for memory://. */
+export function secretsKeyOf(config: Config): Buffer | undefined {
+  if (config.secretsKey !== undefined) return config.secretsKey;
+  if (config.databaseUrl !== undefined) return undefined;
+  if (config.dataDir.startsWith('memory://')) return randomBytes(32);
+  const file = join(config.dataDir, 'secrets.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+  }
+  chmodSync(file, 0o600);
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+export function secretBox(key: Buffer): SecretBox {
+  return {
+    seal(plain, id) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(id));
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [
+        'v1',
+        iv.toString('base64'),
+        cipher.getAuthTag().toString('base64'),
+        data.toString('base64'),
+      ].join('.');
+    },
+    open(sealed, id) {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== 'v1' || iv === undefined || tag === undefined || data === undefined) {
+        throw new Error('not a sealed secret');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAAD(Buffer.from(id));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+    },
+  };
+}
