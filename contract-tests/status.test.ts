@@ -109,4 +109,51 @@ describe('status page', () => {
     );
     expect(row?.detail).toBe('connection refused');
   });
+
+  it('shows the incidents the operator posts, escaped, and refuses any other account', async () => {
+    const post = (key: string, body: unknown, path = '/v1/incidents', method = 'POST') =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const { accountId } = await servers.platform.accounts.createAccount('a customer');
+    const customer = await servers.platform.accounts.createKey(accountId, {
+      name: 'admin',
+      scopes: ['admin'],
+    });
+    const incident = {
+      title: 'Slow <script>alert(1)</script> searches',
+      impact: 'minor',
+      components: ['directory'],
+    };
+    const refused = await post(customer.secret, incident);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('operator_only');
+
+    const created = await post(servers.adminKey, { ...incident, body: 'We are adding capacity.' });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const summary = (await (await fetch(`${base}/status.json`)).json()) as {
+      incidents: Array<{ id: string; resolved_at: number | null }>;
+    };
+    expect(summary.incidents.map((i) => [i.id, i.resolved_at])).toEqual([[id, null]]);
+    const html = await (await fetch(`${servers.urls.directory}/status`)).text();
+    expect(html).toContain('Slow &#60;script&#62;alert(1)&#60;/script&#62; searches');
+    expect(html).not.toContain('<script>');
+
+    expect((await post(customer.secret, { resolved: true }, `/v1/incidents/${id}`, 'PATCH')).status).toBe(
+      403,
+    );
+    const resolved = await post(servers.adminKey, { resolved: true }, `/v1/incidents/${id}`, 'PATCH');
+    expect(((await resolved.json()) as { resolved_at: number | null }).resolved_at).toBeGreaterThan(0);
+    expect(await (await fetch(`${base}/status`)).text()).toContain('resolved');
+    const missing = await post(
+      servers.adminKey,
+      { resolved: true },
+      '/v1/incidents/inc_01JD8W3V6Q2M4T7Y9ZBC5XEFGZ',
+      'PATCH',
+    );
+    expect(missing.status).toBe(404);
+  });
 });

@@ -24,6 +24,7 @@ import { createConsoleRouter } from '../console/routes.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { outboxMailer } from '../mail/outbox.ts';
+import { createIncidentsRouter } from '../status/incidents.ts';
 import { createStatusPages } from '../status/pages.ts';
 
 export interface ModelService {
@@ -121,6 +122,7 @@ export async function createModelService(
       }),
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
+      createIncidentsRouter(platform.db),
       createPlansRouter({ db: platform.db, auth: platform.auth, vatRate: platform.config.vatRate }),
       createConsoleRouter({
         store: consoleStore,

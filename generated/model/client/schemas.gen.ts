@@ -5568,6 +5568,148 @@ export const StatementSchema = {
     }
 } as const;
 
+export const CreateIncidentRequestSchema = {
+    title: 'CreateIncidentRequest',
+    description: 'A new incident for the status page.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'title',
+        'impact',
+        'components'
+    ],
+    properties: {
+        title: {
+            description: 'A one-line summary, 1 to 200 characters.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        },
+        body: {
+            description: 'What happened and what is being done, up to 4,000 characters.',
+            type: 'string',
+            maxLength: 4000
+        },
+        impact: {
+            description: '`minor`, `major` or `critical`.',
+            type: 'string',
+            enum: [
+                'minor',
+                'major',
+                'critical'
+            ]
+        },
+        components: {
+            description: 'The components affected: `model`, `directory`, `storage`.',
+            type: 'array',
+            uniqueItems: true,
+            minItems: 1,
+            maxItems: 3,
+            items: {
+                type: 'string',
+                enum: [
+                    'model',
+                    'directory',
+                    'storage'
+                ]
+            }
+        }
+    }
+} as const;
+
+export const IncidentSchema = {
+    title: 'Incident',
+    description: 'An incident shown on the public status page (`/status`, `/status.json`) for 90 days.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'title',
+        'body',
+        'impact',
+        'components',
+        'created',
+        'resolved_at'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the incident.',
+            type: 'string',
+            pattern: '^inc_[0-9A-Za-z]{26}$'
+        },
+        object: {
+            description: 'The object type, always `incident`.',
+            type: 'string',
+            const: 'incident'
+        },
+        title: {
+            description: 'A one-line summary, 1 to 200 characters.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        },
+        body: {
+            description: 'What happened and what is being done, up to 4,000 characters.',
+            type: 'string',
+            maxLength: 4000
+        },
+        impact: {
+            description: '`minor`, `major` or `critical`.',
+            type: 'string',
+            enum: [
+                'minor',
+                'major',
+                'critical'
+            ]
+        },
+        components: {
+            description: 'The components affected: `model`, `directory`, `storage`.',
+            type: 'array',
+            uniqueItems: true,
+            maxItems: 3,
+            items: {
+                type: 'string',
+                enum: [
+                    'model',
+                    'directory',
+                    'storage'
+                ]
+            }
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        },
+        resolved_at: {
+            description: 'When it was resolved, in Unix seconds, or null while it lasts.',
+            type: [
+                'integer',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const UpdateIncidentRequestSchema = {
+    title: 'UpdateIncidentRequest',
+    description: 'A change to an incident; fields left out keep their value.',
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: {
+        body: {
+            description: 'The new text, up to 4,000 characters.',
+            type: 'string',
+            maxLength: 4000
+        },
+        resolved: {
+            description: '`true` marks the incident resolved now (it cannot be reopened).',
+            type: 'boolean',
+            const: true
+        }
+    }
+} as const;
+
 export const EmailSchema = {
     title: 'Email',
     description: 'An email address, compared without regard to case.',
@@ -6680,6 +6822,75 @@ export const SubscriptionListWritableSchema = {
         },
         next_cursor: {
             $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const IncidentWritableSchema = {
+    title: 'Incident',
+    description: 'An incident shown on the public status page (`/status`, `/status.json`) for 90 days.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'title',
+        'body',
+        'impact',
+        'components',
+        'resolved_at'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the incident.',
+            type: 'string',
+            pattern: '^inc_[0-9A-Za-z]{26}$'
+        },
+        object: {
+            description: 'The object type, always `incident`.',
+            type: 'string',
+            const: 'incident'
+        },
+        title: {
+            description: 'A one-line summary, 1 to 200 characters.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        },
+        body: {
+            description: 'What happened and what is being done, up to 4,000 characters.',
+            type: 'string',
+            maxLength: 4000
+        },
+        impact: {
+            description: '`minor`, `major` or `critical`.',
+            type: 'string',
+            enum: [
+                'minor',
+                'major',
+                'critical'
+            ]
+        },
+        components: {
+            description: 'The components affected: `model`, `directory`, `storage`.',
+            type: 'array',
+            uniqueItems: true,
+            maxItems: 3,
+            items: {
+                type: 'string',
+                enum: [
+                    'model',
+                    'directory',
+                    'storage'
+                ]
+            }
+        },
+        resolved_at: {
+            description: 'When it was resolved, in Unix seconds, or null while it lasts.',
+            type: [
+                'integer',
+                'null'
+            ]
         }
     }
 } as const;

@@ -3084,6 +3084,83 @@ export type Statement = {
 };
 
 /**
+ * CreateIncidentRequest
+ *
+ * A new incident for the status page.
+ */
+export type CreateIncidentRequest = {
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body?: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `model`, `directory`, `storage`.
+     */
+    components: Array<'model' | 'directory' | 'storage'>;
+};
+
+/**
+ * Incident
+ *
+ * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
+ */
+export type Incident = {
+    /**
+     * The id of the incident.
+     */
+    id: string;
+    /**
+     * The object type, always `incident`.
+     */
+    object: 'incident';
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `model`, `directory`, `storage`.
+     */
+    components: Array<'model' | 'directory' | 'storage'>;
+    created: Created;
+    /**
+     * When it was resolved, in Unix seconds, or null while it lasts.
+     */
+    resolved_at: number | null;
+};
+
+/**
+ * UpdateIncidentRequest
+ *
+ * A change to an incident; fields left out keep their value.
+ */
+export type UpdateIncidentRequest = {
+    /**
+     * The new text, up to 4,000 characters.
+     */
+    body?: string;
+    /**
+     * `true` marks the incident resolved now (it cannot be reopened).
+     */
+    resolved?: true;
+};
+
+/**
  * Email
  *
  * An email address, compared without regard to case.
@@ -3675,6 +3752,42 @@ export type SubscriptionListWritable = {
     data: Array<SubscriptionWritable>;
     has_more: HasMore;
     next_cursor: NextCursor;
+};
+
+/**
+ * Incident
+ *
+ * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
+ */
+export type IncidentWritable = {
+    /**
+     * The id of the incident.
+     */
+    id: string;
+    /**
+     * The object type, always `incident`.
+     */
+    object: 'incident';
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `model`, `directory`, `storage`.
+     */
+    components: Array<'model' | 'directory' | 'storage'>;
+    /**
+     * When it was resolved, in Unix seconds, or null while it lasts.
+     */
+    resolved_at: number | null;
 };
 
 /**
@@ -5462,6 +5575,105 @@ export type GetStatementResponses = {
 };
 
 export type GetStatementResponse = GetStatementResponses[keyof GetStatementResponses];
+
+export type CreateIncidentData = {
+    body: CreateIncidentRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/incidents';
+};
+
+export type CreateIncidentErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CreateIncidentError = CreateIncidentErrors[keyof CreateIncidentErrors];
+
+export type CreateIncidentResponses = {
+    /**
+     * The incident, now on the status page.
+     */
+    201: Incident;
+};
+
+export type CreateIncidentResponse = CreateIncidentResponses[keyof CreateIncidentResponses];
+
+export type UpdateIncidentData = {
+    body: UpdateIncidentRequest;
+    path: {
+        /**
+         * The id of the incident.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/incidents/{id}';
+};
+
+export type UpdateIncidentErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type UpdateIncidentError = UpdateIncidentErrors[keyof UpdateIncidentErrors];
+
+export type UpdateIncidentResponses = {
+    /**
+     * The incident.
+     */
+    200: Incident;
+};
+
+export type UpdateIncidentResponse = UpdateIncidentResponses[keyof UpdateIncidentResponses];
 
 export type CreateSignUpData = {
     body: SignUpRequest;

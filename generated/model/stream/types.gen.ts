@@ -3084,6 +3084,83 @@ export type Statement = {
 };
 
 /**
+ * CreateIncidentRequest
+ *
+ * A new incident for the status page.
+ */
+export type CreateIncidentRequest = {
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body?: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `model`, `directory`, `storage`.
+     */
+    components: Array<'model' | 'directory' | 'storage'>;
+};
+
+/**
+ * Incident
+ *
+ * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
+ */
+export type Incident = {
+    /**
+     * The id of the incident.
+     */
+    id: string;
+    /**
+     * The object type, always `incident`.
+     */
+    object: 'incident';
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `model`, `directory`, `storage`.
+     */
+    components: Array<'model' | 'directory' | 'storage'>;
+    created: Created;
+    /**
+     * When it was resolved, in Unix seconds, or null while it lasts.
+     */
+    resolved_at: number | null;
+};
+
+/**
+ * UpdateIncidentRequest
+ *
+ * A change to an incident; fields left out keep their value.
+ */
+export type UpdateIncidentRequest = {
+    /**
+     * The new text, up to 4,000 characters.
+     */
+    body?: string;
+    /**
+     * `true` marks the incident resolved now (it cannot be reopened).
+     */
+    resolved?: true;
+};
+
+/**
  * Email
  *
  * An email address, compared without regard to case.
@@ -3675,6 +3752,42 @@ export type SubscriptionListWritable = {
     data: Array<SubscriptionWritable>;
     has_more: HasMore;
     next_cursor: NextCursor;
+};
+
+/**
+ * Incident
+ *
+ * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
+ */
+export type IncidentWritable = {
+    /**
+     * The id of the incident.
+     */
+    id: string;
+    /**
+     * The object type, always `incident`.
+     */
+    object: 'incident';
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `model`, `directory`, `storage`.
+     */
+    components: Array<'model' | 'directory' | 'storage'>;
+    /**
+     * When it was resolved, in Unix seconds, or null while it lasts.
+     */
+    resolved_at: number | null;
 };
 
 /**
