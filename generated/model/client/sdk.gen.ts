@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateIncidentData, CreateIncidentErrors, CreateIncidentResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateIncidentData, UpdateIncidentErrors, UpdateIncidentResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
+import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateIncidentData, CreateIncidentErrors, CreateIncidentResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetMcpServerData, GetMcpServerErrors, GetMcpServerResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateIncidentData, UpdateIncidentErrors, UpdateIncidentResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -93,7 +93,8 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
  * `previous_response_id`, or the whole conversation as input). `mcp` tools run here: the
  * hub (`server_label: eurus`, no `server_url`: directory search, place details, geocode,
  * reverse geocode, billed at the directory's prices on the caller's key, which needs the
- * directory's `search` and `places` scopes) or a remote MCP server by `server_url`. A
+ * directory's `search` and `places` scopes; the `agents` scope), with the tools of the
+ * project's registered servers as `<label>__<tool>`, or a remote MCP server by `server_url`. A
  * response loops (model call, the mcp calls it asked for, their results back) until the
  * model answers or asks for a function call, at most 32 model calls; `max_tool_calls`
  * bounds the tool calls. A failing mcp call (unknown tool, arguments that fail its
@@ -195,9 +196,13 @@ export const listInputItems = <ThrowOnError extends boolean = false>(options: Op
  * **Tools** (`tools/list`, `tools/call`): `search_directory`, `get_place_details`,
  * `geocode` and `reverse_geocode`, each calling the Directory API with the caller's key, so
  * the directory's scopes (`search`, `places`), rate limits and prices apply and its usage
- * shows the calls. Access to the hub itself is free. A tool that fails (arguments that fail
- * its schema, the directory refusing the key) answers a result with `isError: true` and a
- * message; an unknown tool is a JSON-RPC error -32602.
+ * shows the calls; then the tools of the remote MCP servers registered for the caller's
+ * project (`/v1/mcp/servers`), as `<label>__<tool>`, called with their stored headers.
+ * Access to the hub itself is free. A tool that fails (arguments that fail its schema, the
+ * directory refusing the key, a remote server that is down or does not answer within
+ * `MCP_CALL_TIMEOUT_MS`) answers a result with `isError: true` and a message; a remote
+ * server that cannot be listed is left out of `tools/list`; an unknown tool is a JSON-RPC
+ * error -32602.
  *
  * OpenAPI describes the envelope only; the methods and their results are those of the MCP
  * specification.
@@ -211,6 +216,54 @@ export const postMcpMessage = <ThrowOnError extends boolean = false>(options: Op
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * List the registered MCP servers
+ *
+ * The project's registered MCP servers, newest first. Requires the `agents` scope.
+ */
+export const listMcpServers = <ThrowOnError extends boolean = false>(options?: Options<ListMcpServersData, ThrowOnError>): RequestResult<ListMcpServersResponses, ListMcpServersErrors, ThrowOnError> => (options?.client ?? client).get<ListMcpServersResponses, ListMcpServersErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/mcp/servers',
+    ...options
+});
+
+/**
+ * Register a remote MCP server
+ *
+ * Registers a remote MCP server (Streamable HTTP) for the caller's project: its tools then appear in the hub at `/v1/mcp` as `<label>__<tool>` for every key of the project, and calls to them go through the hub with the stored headers. The URL must be https on a public address (private, loopback and link-local addresses are refused unless the deployment allows them, `MCP_REMOTE_PRIVATE_ADDRESSES`); a label already used in the project is a 409. Requires the `agents` scope.
+ */
+export const createMcpServer = <ThrowOnError extends boolean = false>(options: Options<CreateMcpServerData, ThrowOnError>): RequestResult<CreateMcpServerResponses, CreateMcpServerErrors, ThrowOnError> => (options.client ?? client).post<CreateMcpServerResponses, CreateMcpServerErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/mcp/servers',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a registered MCP server
+ *
+ * Removes the server and its stored headers; its tools leave the hub at once. Requires the `agents` scope.
+ */
+export const deleteMcpServer = <ThrowOnError extends boolean = false>(options: Options<DeleteMcpServerData, ThrowOnError>): RequestResult<DeleteMcpServerResponses, DeleteMcpServerErrors, ThrowOnError> => (options.client ?? client).delete<DeleteMcpServerResponses, DeleteMcpServerErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/mcp/servers/{id}',
+    ...options
+});
+
+/**
+ * Get a registered MCP server
+ *
+ * One registered server of the caller's project, without its headers' values. Requires the `agents` scope.
+ */
+export const getMcpServer = <ThrowOnError extends boolean = false>(options: Options<GetMcpServerData, ThrowOnError>): RequestResult<GetMcpServerResponses, GetMcpServerErrors, ThrowOnError> => (options.client ?? client).get<GetMcpServerResponses, GetMcpServerErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/mcp/servers/{id}',
+    ...options
 });
 
 /**
