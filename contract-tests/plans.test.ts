@@ -3,12 +3,14 @@
 // cancelling changes it back; the month's statement bills the subscription pro rata and lists
 // the metered usage, with VAT at VAT_RATE.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServers, type TestServers } from './support/server.ts';
+import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { explain, operations, responseValidator } from './support/spec.ts';
 
 const ops = Object.fromEntries(operations('model').map((op) => [op.operationId, op]));
 
-describe('plans and statements', () => {
+const STORAGES = await storages();
+
+describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
   let servers: TestServers;
   let key: string;
   let otherKey: string;
@@ -39,7 +41,7 @@ describe('plans and statements', () => {
     ).map((r) => Number(r.cost_nano));
 
   beforeAll(async () => {
-    servers = await startTestServers('pglite', { env: { DIRECTORY_DAILY_QUOTA: '2', VAT_RATE: '21' } });
+    servers = await startTestServers(storage, { env: { DIRECTORY_DAILY_QUOTA: '2', VAT_RATE: '21' } });
     const { accountId } = await servers.platform.accounts.createAccount('plans');
     key = (
       await servers.platform.accounts.createKey(accountId, {
@@ -116,7 +118,15 @@ describe('plans and statements', () => {
     const nano = (eur: string) => Math.round(Number(eur) * 1e9);
     const subs = lines.filter((l) => l.kind === 'subscription');
     expect(subs.map((l) => l.description.split(',')[0])).toEqual(['Concierge', 'Search unlimited']);
-    expect(subs[1]?.amount).toBe('0.000000000'); // subscribed and cancelled within a second
+    // Search unlimited, subscribed and cancelled in the first test: billed for its seconds.
+    const all = (await call(key, 'GET', '/v1/subscriptions')).json.data as Array<{
+      plan: string;
+      started_at: number;
+      canceled_at: number;
+    }>;
+    const unlimited = all.find((x) => x.plan === 'search_unlimited');
+    const seconds = (unlimited?.canceled_at ?? 0) - (unlimited?.started_at ?? 0);
+    expect(subs[1]?.amount).toBe((Math.round((199e9 * seconds) / (days * 86_400)) / 1e9).toFixed(9));
     expect(subs[0]).toMatchObject({ quantity: 3, amount: (Math.round((99e9 * 3) / days) / 1e9).toFixed(9) });
     const searchLine = lines.find((l) => l.description === 'Directory API: search');
     expect(searchLine).toMatchObject({ kind: 'usage', quantity: 4, amount: '0.002000000' });

@@ -3,7 +3,7 @@
 // and 90 days against the SLA, a component that fails shown down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeOnce, SLOT_SECONDS, statusSummary } from '../src/status/status.ts';
-import { startTestServers, type TestServers } from './support/server.ts';
+import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 
 interface Summary {
   status: string;
@@ -16,12 +16,14 @@ interface Summary {
   }>;
 }
 
-describe('status page', () => {
+const STORAGES = await storages();
+
+describe.each(STORAGES)('status page on %s', (storage: Storage) => {
   let servers: TestServers;
   let base: string;
 
   beforeAll(async () => {
-    servers = await startTestServers('pglite');
+    servers = await startTestServers(storage);
     await servers.ready;
     base = servers.urls.model as string;
   });
