@@ -4,6 +4,15 @@ import { join } from 'node:path';
 import { type LogFormat, logFormatOf } from './platform/logger.ts';
 import { dailyQuotaOverride, rpmOverride, tpmOverride } from './limits/policies.ts';
 
+/** How long and how many connections a client may hold (src/server.ts applies them). */
+export interface ConnectionLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  maxConnectionsPerIp: number;
+  maxRequestsPerSocket: number;
+}
+
 export interface Config {
   host: string;
   modelPort: number;
@@ -48,6 +57,11 @@ export interface Config {
    * (`https://app.example.eu,http://localhost:5173`), or `*` for any (the default, as OpenAI's API).
    */
   corsOrigins: '*' | string[];
+  /**
+   * HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
+   * MAX_REQUESTS_PER_SOCKET: the bounds of every server's connections.
+   */
+  connections: ConnectionLimits;
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
 }
@@ -161,6 +175,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
     vatRate: vatRate(env),
     corsOrigins: corsOrigins(env),
+    connections: {
+      headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000, env),
+      requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000, env),
+      maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000, env),
+      maxConnectionsPerIp: integer('MAX_CONNECTIONS_PER_IP', 512, 0, 1_000_000, env),
+      maxRequestsPerSocket: integer('MAX_REQUESTS_PER_SOCKET', 10_000, 0, 1_000_000_000, env),
+    },
     publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
     directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
     mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),

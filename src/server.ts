@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
-import type { Config } from './config.ts';
+import type { Config, ConnectionLimits } from './config.ts';
 import { createDirectoryService } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
 import { openPlatform, type Platform } from './platform/context.ts';
@@ -31,17 +31,51 @@ export interface StartOptions {
   handedOver?: boolean;
 }
 
-/** Idle keep-alive sockets outlive clients' (undici 4 s, load balancers 60 s): no ECONNRESET. */
-function keepAlive(server: Server): Server {
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+/**
+ * A server bounded against slow and greedy clients (slowloris): headers must arrive within
+ * `headersTimeoutMs` and the whole request within `requestTimeoutMs` (checked every second, not
+ * node's default 30 s), at most `maxConnections` sockets and `maxConnectionsPerIp` from one
+ * address (0: no such cap, for instances behind a load balancer), a keep-alive socket serves
+ * `maxRequestsPerSocket` requests. Idle keep-alive sockets outlive clients' (undici 4 s, load
+ * balancers 60 s): no ECONNRESET.
+ */
+function boundedServer(app: Express, limits: ConnectionLimits): Server {
+  const server = createServer(
+    {
+      connectionsCheckingInterval: 1000,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: 65_000,
+    },
+    app,
+  );
+  server.maxConnections = limits.maxConnections;
+  server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  if (limits.maxConnectionsPerIp > 0) {
+    const perIp = new Map<string, number>();
+    server.on('connection', (socket: Socket) => {
+      const ip = socket.remoteAddress ?? '';
+      const open = (perIp.get(ip) ?? 0) + 1;
+      if (open > limits.maxConnectionsPerIp) {
+        socket.destroy();
+        return;
+      }
+      perIp.set(ip, open);
+      socket.once('close', () => {
+        const left = (perIp.get(ip) ?? 1) - 1;
+        if (left > 0) perIp.set(ip, left);
+        else perIp.delete(ip);
+      });
+    });
+  }
   return server;
 }
 
-function listen(app: Express, host: string, port: number): Promise<Server> {
+function listen(app: Express, host: string, port: number, limits: ConnectionLimits): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = keepAlive(app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server))));
+    const server = boundedServer(app, limits);
     server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
   });
 }
 
@@ -55,8 +89,11 @@ function urlOf(host: string, port: number): string {
  * A server that listens on no port, fed sockets by `accept`. Stopping it closes idle sockets at
  * once and busy ones when their requests are answered, for up to `drainMs`, then every one.
  */
-function handedOver(app: Express): { accept(socket: Socket): void; drain(drainMs: number): Promise<void> } {
-  const server = keepAlive(createServer(app));
+function handedOver(
+  app: Express,
+  limits: ConnectionLimits,
+): { accept(socket: Socket): void; drain(drainMs: number): Promise<void> } {
+  const server = boundedServer(app, limits);
   const busy = new Map<Socket, number>(); // open sockets, with their requests in flight
   let draining = false;
   let drained: (() => void) | undefined;
@@ -75,7 +112,8 @@ function handedOver(app: Express): { accept(socket: Socket): void; drain(drainMs
   });
   return {
     accept(socket) {
-      if (draining) {
+      // The primary accepted it, so the server's own maxConnections never saw it.
+      if (draining || busy.size >= limits.maxConnections) {
         socket.destroy();
         return;
       }
@@ -123,12 +161,12 @@ export async function startServices(
   /** Serves `app` on `port`, or, handed over, on the sockets `accept` receives. */
   const serve = async (name: ServiceName, app: Express, port: number): Promise<() => Promise<void>> => {
     if (options.handedOver) {
-      const server = handedOver(app);
+      const server = handedOver(app, config.connections);
       accepts[name] = server.accept;
       urls[name] = urlOf(config.host, port);
       return () => server.drain(drainMs);
     }
-    const server = await listen(app, config.host, port);
+    const server = await listen(app, config.host, port, config.connections);
     urls[name] = urlOf(config.host, (server.address() as AddressInfo).port);
     return () => drain(server, drainMs);
   };
