@@ -178,12 +178,20 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
       it('409 for an Idempotency-Key reused with another body', async () => {
         const key = await mint(ALL_SCOPES);
         const headers = { 'idempotency-key': `walk-${op.operationId}-${Date.now()}` };
-        const first = await fetchExample(base(op), op, { key, headers });
+        // a resource unique by its `label` (a registered MCP server) gets fresh labels, so the
+        // walk's earlier requests with the example do not make this one a 409 of another kind
+        const example = exampleBody(op) as Record<string, unknown>;
+        const labelled = typeof example.label === 'string';
+        const first = await fetchExample(base(op), op, {
+          key,
+          headers,
+          ...(labelled ? { body: { ...example, label: `walk-a-${Date.now() % 1e6}` } } : {}),
+        });
         expect(first.status, await first.text()).toBeLessThan(300);
         const res = await fetchExample(base(op), op, {
           key: await mint(ALL_SCOPES),
           headers,
-          body: anotherBody(exampleBody(op)),
+          body: labelled ? { ...example, label: `walk-b-${Date.now() % 1e6}` } : anotherBody(example),
         });
         // A second key of the same account: idempotency keys belong to the account.
         const body = (await expectConforms(op, res, 409)) as { error: { code: string } };

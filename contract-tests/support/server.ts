@@ -98,7 +98,8 @@ export async function startTestServers(
     databaseUrl = database.url;
   }
   const config = {
-    ...loadConfig({ DEMO_LISTINGS: '300', ...options.env }),
+    // a fixed secrets key, so PostgreSQL runs can store secrets as an operator's would
+    ...loadConfig({ DEMO_LISTINGS: '300', SECRETS_ENCRYPTION_KEY: '5e'.repeat(32), ...options.env }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,
