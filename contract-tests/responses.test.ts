@@ -130,12 +130,24 @@ describe.each(await storages())('/v1/responses on %s', (storage) => {
     expect(joined).toBe(done);
     const completed = events.at(-1)?.data.response as OpenAI.Responses.Response;
     expect(completed.status).toBe('completed');
-    // the stored response replays the same items
-    const replay = await rawStream(base, servers.adminKey, {
-      model: 'prince',
-      input: 'Say hello in French.',
+    // the stored response replays its events: every one valid, the same output, from a sequence number
+    const stored = completed.id;
+    const replay = await fetch(`${base}/v1/responses/${stored}?stream=true`, {
+      headers: { Authorization: `Bearer ${servers.adminKey}` },
     });
-    expect(replay.at(-1)?.data.type).toBe('response.completed');
+    expect(replay.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const again = (await replay.text())
+      .split('\n\n')
+      .filter((b) => b.startsWith('event:'))
+      .map((b) => JSON.parse(/^data: (.+)$/m.exec(b)?.[1] ?? 'null') as RawEvent['data']);
+    for (const event of again) expect(validate(event), `${event.type}: ${explain(validate)}`).toBe(true);
+    expect(again.at(-1)?.type).toBe('response.completed');
+    expect((again.at(-1)?.response as OpenAI.Responses.Response).output).toEqual(completed.output);
+    const sdk = await openai.responses.retrieve(stored, { stream: true, starting_after: 3 });
+    const numbers: number[] = [];
+    for await (const event of sdk) numbers.push(event.sequence_number);
+    expect(numbers[0]).toBe(4);
+    expect(numbers.at(-1)).toBe(again.length - 1);
   });
 
   it('the SDK stream helper parses every event, for text and for function calls', async () => {

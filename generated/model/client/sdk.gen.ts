@@ -151,7 +151,7 @@ export const deleteResponse = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Get a model response
  *
- * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given. Requires the `chat` or the `agents` scope.
+ * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given; a response still running is a 400 (`response_not_finished`). Requires the `chat` or the `agents` scope.
  */
 export const getResponse = <ThrowOnError extends boolean = false>(options: Options<GetResponseData, ThrowOnError>): RequestResult<GetResponseResponses, GetResponseErrors, ThrowOnError> => (options.client ?? client).get<GetResponseResponses, GetResponseErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
