@@ -289,13 +289,13 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
       const found = await store.get(principal(), path.id);
       const stream = query?.stream === true || (query?.stream as unknown) === 'true';
       if (!stream) return { status: 200, body: found.body };
-    if (found.body.status === 'in_progress' || found.body.status === 'queued') {
-      throw new BadRequestError(
-        'response_not_finished',
-        `Response '${path.id}' is still running; its events are streamed to the request that created it.`,
-        { param: 'stream' },
-      );
-    }
+      if (found.body.status === 'in_progress' || found.body.status === 'queued') {
+        throw new BadRequestError(
+          'response_not_finished',
+          `Response '${path.id}' is still running; its events are streamed to the request that created it.`,
+          { param: 'stream' },
+        );
+      }
       const after = query?.starting_after;
       const write = openStream(res);
       for (const event of replayEvents(found.body)) {
