@@ -215,6 +215,10 @@ describe('the console in a browser', () => {
     const directoryReport = (await directoryUsage.json()) as { totals: { requests: number; cost: string } };
     expect(directoryReport.totals.requests).toBe(1);
     expect(await page.locator('#total-cost').textContent()).toContain(directoryReport.totals.cost);
+    // One project's usage: the key was made in the default project, so another shows none.
+    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Default project' });
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.locator('#total-requests').textContent()).toBe('Requests1');
     await accessible('usage (directory)');
     await shot('6b-usage-directory');
     // CORS with credentials for the console's origin alone
@@ -238,6 +242,13 @@ describe('the console in a browser', () => {
     await page.getByText('Second project').waitFor();
     await accessible('projects');
     await shot('7-projects');
+    // Usage of the new project alone: none of the calls were made with its keys.
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'Usage' }).waitFor();
+    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Second project' });
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.locator('#total-requests').textContent()).toBe('Requests0');
+    expect(page.url()).toContain('project_id=proj_');
 
     // Rotate without grace: a new secret once, the old one refused at once.
     await page.getByRole('link', { name: 'API keys' }).click();

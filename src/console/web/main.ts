@@ -680,14 +680,16 @@ async function usageOf(
   service: string,
   from: string,
   to: string,
+  projectId: string,
 ): Promise<{ drawn?: Drawn; error?: string }> {
+  const project = projectId ? { project_id: projectId } : {};
   if (service === 'directory') {
     const baseUrl = directoryBase();
     if (!baseUrl) return { error: 'The directory API is not served with this console.' };
     const directory = createDirectoryClient({ baseUrl, credentials: 'include' });
     const { data, error } = await getDirectoryUsage({
       client: directory,
-      query: { from, to, group_by: ['interface'], bucket: 'day' },
+      query: { from, to, group_by: ['interface'], bucket: 'day', ...project },
     }).catch(() => ({ data: undefined, error: undefined }));
     if (!data) return { error: error ? messageOf(error) : `The directory API at ${baseUrl} did not answer.` };
     return {
@@ -703,7 +705,9 @@ async function usageOf(
       },
     };
   }
-  const { data, error } = await getUsage({ query: { from, to, group_by: ['model'], bucket: 'day' } });
+  const { data, error } = await getUsage({
+    query: { from, to, group_by: ['model'], bucket: 'day', ...project },
+  });
   if (!data) return { error: messageOf(error) };
   return {
     drawn: {
@@ -730,6 +734,14 @@ async function usagePage(): Promise<void> {
   });
   const to = h('input', { type: 'date', name: 'to', required: true, value: params.get('to') ?? day(today) });
   const chosen = params.get('service') === 'directory' ? 'directory' : 'model';
+  const projects = await allProjects();
+  const chosenProject = params.get('project_id') ?? '';
+  const project = h(
+    'select',
+    { name: 'project_id' },
+    h('option', { value: '', selected: chosenProject === '' }, 'All projects'),
+    ...projects.map((p) => h('option', { value: p.id, selected: p.id === chosenProject }, p.name)),
+  );
   const service = h(
     'select',
     { name: 'service' },
@@ -744,6 +756,7 @@ async function usagePage(): Promise<void> {
       'div',
       { class: 'row' },
       field('Service', service),
+      field('Project', project),
       field('From (UTC)', from),
       field('To (UTC)', to),
       h('button', { type: 'submit' }, 'Show'),
@@ -752,9 +765,10 @@ async function usagePage(): Promise<void> {
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    navigate(`${BASE}/usage?service=${service.value}&from=${from.value}&to=${to.value}`);
+    const projectQuery = project.value ? `&project_id=${encodeURIComponent(project.value)}` : '';
+    navigate(`${BASE}/usage?service=${service.value}&from=${from.value}&to=${to.value}${projectQuery}`);
   });
-  const { drawn: report, error } = await usageOf(chosen, from.value, to.value);
+  const { drawn: report, error } = await usageOf(chosen, from.value, to.value, project.value);
   if (!report) {
     show('Usage', form);
     return say(out, error ?? 'No usage report.', 'error');
