@@ -289,6 +289,13 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     ).toBe(400);
     expect((await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD })).status).toBe(401);
     expect((await call({}, 'POST', '/v1/sessions', { email, password: fresh })).status).toBe(201);
+    // Spent link tokens are dropped when the next one is made: only usable ones are kept.
+    expect((await call(undefined, 'POST', '/v1/password-resets', { email })).status).toBe(202);
+    const tokens = await servers.platform.db.query<{ used_at: number | null }>(
+      'select t.used_at from console_tokens t join console_users u on u.id = t.user_id where u.email = $1',
+      [email],
+    );
+    expect(tokens).toEqual([{ used_at: null }]);
   });
 
   it('logs out on the server: the copied cookie stops working at once', async () => {

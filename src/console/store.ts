@@ -118,6 +118,11 @@ export class ConsoleStore {
   async createToken(userId: string, purpose: TokenPurpose): Promise<string> {
     const token = mintToken(purpose === 'verify_email' ? 'vt' : 'pr');
     const now = nowSeconds();
+    // The user's spent tokens go first, so the table holds only what may still be used.
+    await this.db.query(
+      'delete from console_tokens where user_id = $1 and (used_at is not null or expires_at <= $2)',
+      [userId, now],
+    );
     await this.db.query(
       'insert into console_tokens (token_hash, user_id, purpose, created, expires_at) values ($1, $2, $3, $4, $5)',
       [sha256(token), userId, purpose, now, now + (purpose === 'verify_email' ? VERIFY_TTL_S : RESET_TTL_S)],
@@ -154,6 +159,11 @@ export class ConsoleStore {
   async createSession(user: UserRow): Promise<{ token: string; row: SessionRow }> {
     const token = mintToken('ses');
     const created = nowSeconds();
+    // The user's ended sessions go first, so the table holds only live ones.
+    await this.db.query('delete from console_sessions where user_id = $1 and expires_at <= $2', [
+      user.id,
+      created,
+    ]);
     const row: SessionRow = {
       token_hash: sha256(token),
       user_id: user.id,
