@@ -47,7 +47,7 @@ export const OWNED_BY = 'eurus';
 
 const EUR = 1_000_000_000;
 const TEXT_CAPABILITIES: readonly Capability[] = ['chat', 'streaming', 'tools', 'json_schema', 'embeddings'];
-const TEXT_ENDPOINTS: readonly Endpoint[] = ['/v1/chat/completions', '/v1/embeddings'];
+const TEXT_ENDPOINTS: readonly Endpoint[] = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'];
 
 function textModel(
   id: TextModelId,
@@ -150,7 +150,7 @@ export const CATALOGUE: readonly CatalogueModel[] = [
     prices: [{ dimension: 'steps', unit: 'step', unitSize: 1, nanoPerUnit: 40_000_000, note: null }],
     latencyP50Ms: null,
     capabilities: ['orchestration'],
-    endpoints: [],
+    endpoints: ['/v1/responses'],
   },
   {
     id: 'mcp',
@@ -169,7 +169,7 @@ export const CATALOGUE: readonly CatalogueModel[] = [
     ],
     latencyP50Ms: null,
     capabilities: ['tool_hub'],
-    endpoints: [],
+    endpoints: ['/v1/mcp'],
   },
 ];
 

@@ -4505,14 +4505,16 @@ export const ModelSchema = {
             readOnly: true
         },
         endpoints: {
-            description: 'The paths of this API that serve the model; empty for agents and mcp, which no endpoint of this API serves yet.',
+            description: 'The paths of this API that serve the model: `/v1/responses` for the text models and the `agents` runtime, `/v1/mcp` for the `mcp` tool hub.',
             type: 'array',
             uniqueItems: true,
             items: {
                 type: 'string',
                 enum: [
                     '/v1/chat/completions',
+                    '/v1/responses',
                     '/v1/embeddings',
+                    '/v1/mcp',
                     '/v1/images/generations',
                     '/v1/audio/speech',
                     '/v1/audio/transcriptions'

@@ -2505,9 +2505,9 @@ export type Model = {
      */
     readonly capabilities: Array<'chat' | 'streaming' | 'tools' | 'json_schema' | 'embeddings' | 'speech' | 'transcription' | 'image_generation' | 'orchestration' | 'tool_hub'>;
     /**
-     * The paths of this API that serve the model; empty for agents and mcp, which no endpoint of this API serves yet.
+     * The paths of this API that serve the model: `/v1/responses` for the text models and the `agents` runtime, `/v1/mcp` for the `mcp` tool hub.
      */
-    readonly endpoints: Array<'/v1/chat/completions' | '/v1/embeddings' | '/v1/images/generations' | '/v1/audio/speech' | '/v1/audio/transcriptions'>;
+    readonly endpoints: Array<'/v1/chat/completions' | '/v1/responses' | '/v1/embeddings' | '/v1/mcp' | '/v1/images/generations' | '/v1/audio/speech' | '/v1/audio/transcriptions'>;
 };
 
 /**
