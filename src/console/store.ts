@@ -99,7 +99,13 @@ export class ConsoleStore {
        on conflict (email) do nothing returning id`,
       [row.id, row.account_id, row.email, row.password_hash, row.created],
     );
-    return inserted.length === 1 ? row : undefined;
+    if (inserted.length === 1) return row;
+    // Another sign-up of the same address won the race: its account stands, this one goes.
+    await this.db.transaction(async (tx) => {
+      await tx.query('delete from projects where account_id = $1', [accountId]);
+      await tx.query('delete from accounts where id = $1', [accountId]);
+    });
+    return undefined;
   }
 
   async setPassword(userId: string, passwordHash: string): Promise<void> {
