@@ -1,14 +1,12 @@
 // Regression: no response carried `X-Content-Type-Options: nosniff`, key responses carried no
 // `Cache-Control: no-store`, and there was no CORS, so a browser app could not call the API with
 // a bearer key. Proven with real preflights and with a real browser on another origin.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServers, type TestServers } from './support/server.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('security headers and CORS (any origin, the default)', () => {
   let servers: TestServers;
@@ -104,19 +102,7 @@ describe('security headers and CORS (any origin, the default)', () => {
   });
 
   it('lets a page on another origin call chat with a bearer key, in a real browser', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}; run scripts/test-deps.sh`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const tab = await browser.newPage();
     await tab.goto(pageUrl);
     const answer = await tab.evaluate(
