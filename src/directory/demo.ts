@@ -4,6 +4,7 @@
 // streams a million without holding them).
 import type { CountryCode, OpeningPeriod, SpecialDay } from '../../generated/directory/client/types.gen.ts';
 import { CONCEPTS, LANGS, type Concept, type Lang } from '../embeddings/thesaurus.ts';
+import { CLASS_TERMS } from './data/class-terms.ts';
 import { foldText } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';
 import { fnv1a32, mulberry32 } from '../platform/prng.ts';
@@ -73,7 +74,9 @@ const CONCEPT_OF = new Map<string, Concept>();
 for (const c of CONCEPTS) for (const code of c.nace) if (!CONCEPT_OF.has(code)) CONCEPT_OF.set(code, c);
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-const terms = (c: Concept, lang: Lang) => c.terms[lang].split('|');
+/** The words a listing of `code` is named and described by: its class's own, else its concept's. */
+const wordsOf = (code: string, c: Concept, lang: Lang) =>
+  (CLASS_TERMS[code]?.[lang] ?? c.terms[lang]).split('|');
 
 function languageOf(country: CountryCode, city: GazetteerPlace, rng: Rng): string {
   if (country === 'BE')
@@ -272,12 +275,15 @@ export function demoListing(seed: string | number, index: number): ListingRecord
     const sibling = CONCEPTS.filter((c) => c.group === concept.group && c.id !== concept.id);
     const other = sibling.length ? pick(rng, sibling) : undefined;
     const otherCode = other?.nace[0];
-    if (otherCode && otherCode !== code)
+    // A sibling of the concept is a sibling of its own classes only: a spa (96.04, worded on its
+    // own, under physio's concept) is no dentist. The draw is made either way, so the rest of the
+    // listing stays as it was.
+    if (otherCode && otherCode !== code && !CLASS_TERMS[code])
       activities.push({ code: otherCode, name: CLASSES[otherCode] ?? '', primary: false });
   }
 
   const surname = pick(rng, locale.surnames);
-  const tradeWords = terms(concept, textLang);
+  const tradeWords = wordsOf(code, concept, textLang);
   const trade = tradeWords[0] ?? '';
   const tradeName = textLang === lang ? capital(trade) : '';
   const style = int(rng, 0, 3);

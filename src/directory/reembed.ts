@@ -10,7 +10,7 @@ import { EMBEDDING_DIMENSIONS, embeddingText, quantize } from './store.ts';
 import { embedOne } from '../embeddings/index.ts';
 
 /** The engine of this build. Change it whenever `embedOne` gives different vectors. */
-export const EMBEDDING_VERSION = 'thesaurus-2';
+export const EMBEDDING_VERSION = 'thesaurus-3';
 
 const BATCH = 1000;
 
