@@ -49,13 +49,13 @@ const get = (path: string) => fetch(`${base}${path}`, { headers: AUTH });
 
 describe('directory routes (validated requests and responses)', () => {
   it('GET /v1/search pages with Link and meters 0.001 EUR a request', async () => {
-    const res = await get('/v1/search?q=Zahnarzt&limit=2&claimed=false');
+    const res = await get('/v1/search?q=restaurant&limit=2&claimed=false');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: { listing: { claimed: boolean } }[]; next_cursor: string };
     expect(body.data).toHaveLength(2);
     expect(body.data.every((h) => !h.listing.claimed)).toBe(true);
     expect(res.headers.get('link')).toContain(`cursor=${body.next_cursor}`);
-    const next = await get(`/v1/search?q=Zahnarzt&limit=2&claimed=false&cursor=${body.next_cursor}`);
+    const next = await get(`/v1/search?q=restaurant&limit=2&claimed=false&cursor=${body.next_cursor}`);
     expect(next.status).toBe(200);
     const usage = await db.query<{ cost_nano: number; model: string }>(
       `select cost_nano, model from usage_records where endpoint = '/v1/search'`,
