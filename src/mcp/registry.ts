@@ -20,7 +20,7 @@ import type { Principal } from '../platform/principal.ts';
 import { typedRouter } from '../platform/route.ts';
 import { HUB_LABEL } from './connector.ts';
 import { checkRemoteUrl } from './remote.ts';
-import type { SecretBox } from './secrets.ts';
+import type { SecretBox } from '../platform/secrets.ts';
 
 /** At most this many servers per project (each is listed on every tools/list of the hub). */
 export const MAX_SERVERS = 20;

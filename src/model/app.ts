@@ -7,7 +7,7 @@ import { createResponsesRouter } from '../agents/routes.ts';
 import type { HubDeps } from '../mcp/catalogue.ts';
 import { hubConnector } from '../mcp/connector.ts';
 import { createMcpServersRouter, McpServerStore } from '../mcp/registry.ts';
-import { secretBox, secretsKeyOf } from '../mcp/secrets.ts';
+import { secretBox, secretsKeyOf } from '../platform/secrets.ts';
 import { createMcpRouter } from '../mcp/server.ts';
 import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';

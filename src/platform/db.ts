@@ -13,6 +13,10 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /** The embedded database itself (kind `pglite`), for a library that speaks to it directly (jobs.ts). */
+  readonly pglite?: PGlite;
+  /** The server's address (kind `postgres`), for a library that keeps its own pool (jobs.ts). */
+  readonly url?: string;
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -26,6 +30,7 @@ async function openPglite(dataDir: string): Promise<Db> {
   const db = await PGlite.create(dataDir, { parsers: { [INT8]: toNumber } });
   return {
     kind: 'pglite',
+    pglite: db,
     async query<T>(sql: string, params: unknown[] = []) {
       return (await db.query<T>(sql, params)).rows;
     },
@@ -58,6 +63,7 @@ async function openPostgres(url: string): Promise<Db> {
   await pool.query('select 1');
   return {
     kind: 'postgres',
+    url,
     async query<T>(sql: string, params: unknown[] = []) {
       return (await pool.query(sql, params)).rows as T[];
     },

@@ -1,0 +1,209 @@
+// The job queue on both storage paths: PGlite (in memory and on disk) and the PostgreSQL of
+// TEST_DATABASE_URL. Queue names are unique per test, so suites sharing a server do not meet.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Db, openDb } from './db.ts';
+import { type Jobs, openJobs } from './jobs.ts';
+import { createLogger } from './logger.ts';
+
+const logger = createLogger('silent', 'jobs-test');
+const POSTGRES = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+let n = 0;
+const queue = (what: string) => `test.${what}.${process.pid}.${Date.now()}.${n++}`;
+
+async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.each([
+  ['PGlite', () => openDb({ dataDir: 'memory://' })],
+  ['PostgreSQL', () => openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' })],
+])('jobs on %s', (_name, open) => {
+  let db: Db;
+  let jobs: Jobs;
+  const started = (async () => {
+    db = await open();
+    jobs = await openJobs(db, { workers: 8, logger, pollingIntervalSeconds: 0.5 });
+  })();
+  afterAll(async () => {
+    await started;
+    await jobs.stop();
+    await db.close();
+  });
+
+  it('runs a job sent, woken at once rather than by the poll', async () => {
+    await started;
+    const name = queue('once');
+    const ran: Array<{ data: unknown; at: number }> = [];
+    await jobs.define<{ x: number }>(name, async (data) => {
+      ran.push({ data, at: Date.now() });
+    });
+    await new Promise((r) => setTimeout(r, 1000)); // let the worker go idle
+    const sent = Date.now();
+    const id = await jobs.send(name, { x: 1 });
+    await until(() => ran.length === 1);
+    expect(ran[0]?.data).toEqual({ x: 1 });
+    expect(ran[0]!.at - sent).toBeLessThan(400); // the poll is 500 ms
+    await until(async () => (await jobs.get(name, id))?.state === 'completed');
+  });
+
+  it('retries a failing job, then moves it to the dead letters', async () => {
+    await started;
+    const name = queue('retry');
+    const attempts: number[] = [];
+    await jobs.define(
+      name,
+      async (_data, job) => {
+        attempts.push(job.retryCount);
+        throw new Error('receiver down');
+      },
+      { retryLimit: 2, retryDelaySeconds: 1 },
+    );
+    const id = await jobs.send(name, { y: 2 });
+    await until(async () => (await jobs.get(name, id))?.state === 'failed');
+    expect(attempts).toEqual([0, 1, 2]);
+    const dead = await db.query<{ data: unknown }>(`select data from pgboss.job where name = $1`, [
+      `${name}.dead`,
+    ]);
+    expect(dead.map((d) => d.data)).toEqual([{ y: 2 }]);
+  });
+
+  it('runs a job no earlier than its time, and not at all once cancelled', async () => {
+    await started;
+    const name = queue('later');
+    const ran: Array<{ data: { k: string }; at: number }> = [];
+    await jobs.define<{ k: string }>(name, async (data) => {
+      ran.push({ data, at: Date.now() });
+    });
+    const at = new Date(Date.now() + 1500);
+    await jobs.send(name, { k: 'later' }, { startAfter: at });
+    const cancelled = await jobs.send(name, { k: 'cancelled' }, { startAfter: at });
+    await jobs.cancel(name, cancelled);
+    await until(() => ran.length === 1);
+    expect(ran[0]!.data.k).toBe('later');
+    expect(ran[0]!.at).toBeGreaterThanOrEqual(at.getTime() - 50);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(ran.map((r) => r.data.k)).toEqual(['later']);
+    expect((await jobs.get(name, cancelled))?.state).toBe('cancelled');
+  });
+
+  it('runs due jobs by priority', async () => {
+    await started;
+    const name = queue('priority');
+    const order: string[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    // one at a time, held at the first job while the others are sent
+    await jobs.define<{ k: string }>(
+      name,
+      async (data) => {
+        if (data.k === 'first') await gate;
+        order.push(data.k);
+      },
+      { concurrency: 1 },
+    );
+    await jobs.send(name, { k: 'first' });
+    await until(async () => {
+      const [row] = await db.query<{ n: number }>(
+        `select count(*)::int as n from pgboss.job where name = $1 and state = 'active'`,
+        [name],
+      );
+      return row?.n === 1;
+    });
+    await jobs.send(name, { k: 'low' }, { priority: 0 });
+    await jobs.send(name, { k: 'high' }, { priority: 10 });
+    release();
+    await until(() => order.length === 3);
+    expect(order).toEqual(['first', 'high', 'low']);
+  });
+
+  it('sends a job with the rows of a transaction, and not when it rolls back', async () => {
+    await started;
+    const name = queue('tx');
+    const ran: string[] = [];
+    await jobs.define<{ k: string }>(name, async (data) => {
+      ran.push(data.k);
+    });
+    await db.transaction(async (tx) => {
+      await jobs.send(name, { k: 'committed' }, { tx });
+    });
+    await expect(
+      db.transaction(async (tx) => {
+        await jobs.send(name, { k: 'rolled back' }, { tx });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    await until(() => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(ran).toEqual(['committed']);
+  });
+});
+
+describe('jobs survive a stop and are shared by instances', () => {
+  it('a job pending when its instance stops runs after the restart (PGlite on disk)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jobs-'));
+    dirs.push(dir);
+    const name = queue('restart');
+    let db = await openDb({ dataDir: dir });
+    let jobs = await openJobs(db, { workers: 0, logger }); // serves HTTP only: sends, never runs
+    expect(jobs.working).toBe(false);
+    await jobs.define(name, async () => {
+      throw new Error('an instance without workers runs nothing');
+    });
+    await jobs.send(name, { k: 'kept' });
+    await jobs.stop();
+    await db.close();
+
+    db = await openDb({ dataDir: dir });
+    jobs = await openJobs(db, { workers: 2, logger, pollingIntervalSeconds: 0.5 });
+    const ran: unknown[] = [];
+    await jobs.define(name, async (data) => {
+      ran.push(data);
+    });
+    await until(() => ran.length === 1);
+    expect(ran).toEqual([{ k: 'kept' }]);
+    await jobs.stop();
+    await db.close();
+  });
+
+  it('two instances on one PostgreSQL run each of 200 jobs once', async () => {
+    const name = queue('shared');
+    const dbs = [
+      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+    ];
+    const runs = new Map<number, string[]>();
+    const instances = await Promise.all(
+      dbs.map(async (db, i) => {
+        const jobs = await openJobs(db, { workers: 4, logger, pollingIntervalSeconds: 0.5 });
+        await jobs.define<{ i: number }>(
+          name,
+          async (data) => {
+            runs.set(data.i, [...(runs.get(data.i) ?? []), `instance ${i}`]);
+            await new Promise((r) => setTimeout(r, 5));
+          },
+          { concurrency: 4 },
+        );
+        return jobs;
+      }),
+    );
+    for (let i = 0; i < 200; i++) await instances[i % 2]!.send(name, { i });
+    await until(() => runs.size === 200, 60_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect([...runs.values()].filter((r) => r.length !== 1)).toEqual([]);
+    const by = [...runs.values()].flat();
+    expect(by.filter((w) => w === 'instance 0').length).toBeGreaterThan(0);
+    expect(by.filter((w) => w === 'instance 1').length).toBeGreaterThan(0);
+    for (const jobs of instances) await jobs.stop();
+    for (const db of dbs) await db.close();
+  });
+});

@@ -1,0 +1,173 @@
+// Durable background work: a job queue in the shared database, on pg-boss (SKIP LOCKED claims,
+// retries with backoff, expiry, dead letters, priorities, run-at times, cancellation). The same
+// queue on both storage paths: pg-boss keeps its own small pool on PostgreSQL, and speaks to the
+// embedded PGlite through its own adapter (`fromPglite`). A job survives kill -9: it is a row until a worker
+// settles it, and a worker that stops sending heartbeats loses its claim. Instances that share
+// the database share the queue, and a job is held by one worker at a time.
+//
+// Queues notify: a job sent wakes an idle worker at once (LISTEN/NOTIFY on PostgreSQL, the same
+// in-process on PGlite); polling every `pollingIntervalSeconds` stays as the floor.
+import { type Db as BossDb, type Job as BossJob, fromPglite, PgBoss } from 'pg-boss';
+import type { Db, Queryable } from './db.ts';
+import type { Logger } from './logger.ts';
+
+/** How a queue retries and expires its jobs. */
+export interface QueuePolicy {
+  /** Attempts after the first before a job is dead (copied to `<name>.dead`); 2 by default. */
+  retryLimit?: number;
+  /** Seconds before the first retry, doubled each time with jitter; 1 by default. */
+  retryDelaySeconds?: number;
+  /** The longest wait between retries, in seconds; 1 hour by default. */
+  retryDelayMaxSeconds?: number;
+  /** How long one attempt may run before it counts as failed, in seconds; 15 minutes by default. */
+  expireInSeconds?: number;
+  /** How many of this queue's jobs one instance runs at once; 1 by default. */
+  concurrency?: number;
+}
+
+export interface SendOptions {
+  /** Run no earlier than this time. */
+  startAfter?: Date;
+  /** Higher runs first among jobs that are due; 0 by default. */
+  priority?: number;
+  /** Send inside this transaction: the job exists only if the transaction commits. */
+  tx?: Queryable;
+}
+
+export interface JobContext {
+  id: string;
+  /** 0 on the first attempt. */
+  retryCount: number;
+  /** Aborted when the instance stops or the attempt expires. */
+  signal: AbortSignal;
+}
+
+export type JobHandler<T> = (data: T, job: JobContext) => Promise<void>;
+
+export interface JobState {
+  id: string;
+  name: string;
+  state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  retryCount: number;
+  startAfter: Date;
+}
+
+export interface Jobs {
+  /** Declares a queue and the handler this instance runs for it (when it runs workers). */
+  define<T extends object>(name: string, handler: JobHandler<T>, policy?: QueuePolicy): Promise<void>;
+  /** Enqueues a job; its id. */
+  send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string>;
+  /** Cancels a job that has not run yet (a running one finishes its attempt). */
+  cancel(name: string, id: string): Promise<void>;
+  get(name: string, id: string): Promise<JobState | null>;
+  /** Whether this instance runs handlers (JOB_WORKERS > 0). */
+  readonly working: boolean;
+  stop(): Promise<void>;
+}
+
+export interface JobsOptions {
+  /** JOB_WORKERS: handlers run at once by this instance, over all queues; 0 serves HTTP only. */
+  workers: number;
+  logger: Logger;
+  /** The idle poll, the floor under notifications; 2 s by default. */
+  pollingIntervalSeconds?: number;
+}
+
+/** A transaction of ours as pg-boss's `db` option, so a job is sent with the rows it belongs to. */
+function inTransaction(tx: Queryable): BossDb {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      return { rows: await tx.query(text, values ?? []) };
+    },
+  };
+}
+
+export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
+  const common = {
+    schema: 'pgboss',
+    // no cron schedules yet: no clock-skew monitor
+    schedule: false,
+    useListenNotify: true,
+    // a worker's claim lapses after 10 s without heartbeats; the supervisor looks every 10 s
+    superviseIntervalSeconds: 10,
+    warningSlowQuerySeconds: 30,
+  };
+  const boss =
+    db.kind === 'pglite' && db.pglite
+      ? new PgBoss({ ...common, db: fromPglite(db.pglite), backend: 'pglite' })
+      : new PgBoss({ ...common, connectionString: db.url ?? '', max: 4, application_name: 'eurus-jobs' });
+  boss.on('error', (err: Error) => options.logger.warn({ err }, 'job queue error'));
+  boss.on('warning', (warning: unknown) => options.logger.debug({ warning }, 'job queue warning'));
+  await boss.start();
+
+  const polling = options.pollingIntervalSeconds ?? 2;
+  let free = options.workers; // handlers this instance may still start
+  const defined = new Set<string>();
+  let stopped = false;
+
+  return {
+    working: options.workers > 0,
+    async define<T extends object>(name: string, handler: JobHandler<T>, policy: QueuePolicy = {}) {
+      if (defined.has(name)) throw new Error(`job queue ${name} is defined twice`);
+      defined.add(name);
+      const dead = `${name}.dead`;
+      await boss.createQueue(dead, { retentionSeconds: 30 * 86_400, deleteAfterSeconds: 30 * 86_400 });
+      await boss.createQueue(name, {
+        retryLimit: policy.retryLimit ?? 2,
+        retryDelay: policy.retryDelaySeconds ?? 1,
+        retryBackoff: true,
+        retryDelayMax: policy.retryDelayMaxSeconds ?? 3600,
+        expireInSeconds: policy.expireInSeconds ?? 900,
+        heartbeatSeconds: 10,
+        deadLetter: dead,
+        notify: true,
+      });
+      const concurrency = Math.min(policy.concurrency ?? 1, free);
+      if (concurrency <= 0 || stopped) return;
+      free -= concurrency;
+      await boss.work<T>(
+        name,
+        {
+          batchSize: 1,
+          localConcurrency: concurrency,
+          pollingIntervalSeconds: polling,
+          // a notification wakes a worker for a job due now; retries and run-at times come due
+          // without one, so the poll stays as short
+          notifyPollingIntervalSeconds: polling,
+        },
+        async ([job]: BossJob<T>[]) => {
+          if (!job) return;
+          await handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal });
+        },
+      );
+    },
+    async send(name, data, sendOptions = {}) {
+      const id = await boss.send(name, data, {
+        ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
+        ...(sendOptions.priority !== undefined ? { priority: sendOptions.priority } : {}),
+        ...(sendOptions.tx ? { db: inTransaction(sendOptions.tx) } : {}),
+      });
+      if (id === null) throw new Error(`job queue ${name} refused a job`);
+      return id;
+    },
+    async cancel(name, id) {
+      await boss.cancel(name, id);
+    },
+    async get(name, id) {
+      const job = await boss.getJobById(name, id);
+      if (!job) return null;
+      return {
+        id: job.id,
+        name: job.name,
+        state: job.state,
+        retryCount: job.retryCount,
+        startAfter: job.startAfter,
+      };
+    },
+    async stop() {
+      stopped = true;
+      // running handlers get up to 10 s to settle; the rest are claimed again elsewhere
+      await boss.stop({ graceful: true, timeout: 10_000, close: true });
+    },
+  };
+}
