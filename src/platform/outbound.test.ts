@@ -1,0 +1,210 @@
+// The outbound guard against real peers: a DNS server on loopback (dns2) that answers a public
+// address first and 127.0.0.1 next (DNS rebinding), and HTTP receivers that hang, flood or
+// redirect.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import dns2 from 'dns2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkOutboundUrl, forbiddenRange, outbound, OutboundRefused } from './outbound.ts';
+
+describe('address ranges', () => {
+  it.each([
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.0.0.1',
+    '10.255.255.254',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '192.0.2.1',
+    '203.0.113.10',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::7f00:1',
+  ])('refuses %s', (address) => {
+    expect(forbiddenRange(address)).toBeDefined();
+  });
+
+  it.each(['93.184.215.14', '1.1.1.1', '2a00:1450:4001:80b::200e', '::ffff:93.184.215.14'])(
+    'allows %s',
+    (address) => {
+      expect(forbiddenRange(address)).toBeUndefined();
+    },
+  );
+});
+
+describe('URLs as they are saved', () => {
+  const strict = { allowPrivate: false };
+  it.each([
+    ['http://hooks.example.com/x', 'insecure_url'],
+    ['ftp://hooks.example.com/x', 'insecure_url'],
+    ['https://127.0.0.1/hook', 'private_network_url'],
+    ['https://10.1.2.3/hook', 'private_network_url'],
+    ['https://169.254.169.254/latest/meta-data', 'private_network_url'],
+    ['https://[::1]/hook', 'private_network_url'],
+    ['https://[::ffff:127.0.0.1]/hook', 'private_network_url'],
+    ['https://localhost/hook', 'private_network_url'],
+    ['https://user:pw@hooks.example.com/x', 'invalid_url'],
+    ['not a url', 'invalid_url'],
+  ])('refuses %s (%s)', async (url, code) => {
+    const refused = await checkOutboundUrl(url, strict).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(OutboundRefused);
+    expect((refused as OutboundRefused).code).toBe(code);
+  });
+
+  it('allows plain http and private addresses when told to', async () => {
+    const url = await checkOutboundUrl('http://127.0.0.1:9/hook', { allowPrivate: true });
+    expect(url.href).toBe('http://127.0.0.1:9/hook');
+  });
+});
+
+describe('against real peers', () => {
+  let dns: ReturnType<typeof dns2.createServer>;
+  let dnsPort = 0;
+  let answers = 0;
+  let receiver: Server;
+  let port = 0;
+  const hits: string[] = [];
+
+  beforeAll(async () => {
+    dns = dns2.createServer({
+      udp: true,
+      handle: (request, send) => {
+        const response = dns2.Packet.createResponseFromRequest(request);
+        const [question] = request.questions;
+        if (question && question.type === dns2.Packet.TYPE.A) {
+          // public while the URL is checked, loopback when the connection is made
+          answers++;
+          response.answers.push({
+            name: question.name,
+            type: dns2.Packet.TYPE.A,
+            class: dns2.Packet.CLASS.IN,
+            ttl: 0,
+            address: answers === 1 ? '93.184.215.14' : '127.0.0.1',
+          } as unknown as (typeof response.answers)[number]); // dns2's type wants a class instance
+        }
+        void send(response);
+      },
+    });
+    await dns.listen({ udp: { port: 0, address: '127.0.0.1' } });
+    dnsPort = (dns.addresses().udp as AddressInfo).port;
+
+    receiver = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/hang') return; // never answers
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: 'http://127.0.0.1/elsewhere' }).end();
+        return;
+      }
+      if (req.url === '/flood') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        let sent = 0;
+        const more = () => {
+          while (sent < 50 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
+        return;
+      }
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    port = (receiver.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+    await dns.close();
+  });
+
+  it('refuses a name that resolved to a public address when saved and to 127.0.0.1 when called', async () => {
+    const policy = { allowPrivate: false, dnsServers: [`127.0.0.1:${dnsPort}`] };
+    const url = `https://hooks.rebind.test:${port}/rebound`;
+    expect((await checkOutboundUrl(url, policy)).hostname).toBe('hooks.rebind.test');
+    const client = outbound(policy);
+    try {
+      const refused = await client
+        .request(url, { method: 'POST', headers: {}, body: '{}' })
+        .catch((err: unknown) => err);
+      const cause = (refused as { cause?: unknown }).cause ?? refused;
+      expect(cause).toBeInstanceOf(OutboundRefused);
+      expect((cause as OutboundRefused).code).toBe('private_network_url');
+      expect(answers).toBeGreaterThanOrEqual(2);
+      expect(hits).not.toContain('/rebound');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('gives up on a receiver that does not answer, at the timeout', async () => {
+    const client = outbound({ allowPrivate: true });
+    try {
+      const started = Date.now();
+      await expect(
+        client.request(`http://127.0.0.1:${port}/hang`, { method: 'POST', headers: {}, timeoutMs: 500 }),
+      ).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reads 1 KiB of a 50 MB answer and drops the rest unread', async () => {
+    const client = outbound({ allowPrivate: true });
+    try {
+      const before = process.memoryUsage().rss;
+      const started = Date.now();
+      const answer = await client.request(`http://127.0.0.1:${port}/flood`, {
+        method: 'POST',
+        headers: {},
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toHaveLength(1024);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(process.memoryUsage().rss - before).toBeLessThan(20 * 1024 * 1024);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('does not follow a redirect', async () => {
+    const client = outbound({ allowPrivate: true });
+    try {
+      const answer = await client.request(`http://127.0.0.1:${port}/redirect`, {
+        method: 'POST',
+        headers: {},
+      });
+      expect(answer.status).toBe(302);
+      expect(hits).not.toContain('/elsewhere');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a literal private address when private addresses are not allowed', async () => {
+    const client = outbound({ allowPrivate: false });
+    try {
+      await expect(
+        client.request(`https://127.0.0.1:${port}/literal`, { method: 'POST', headers: {} }),
+      ).rejects.toBeInstanceOf(OutboundRefused);
+      expect(hits).not.toContain('/literal');
+    } finally {
+      await client.close();
+    }
+  });
+});
