@@ -2003,7 +2003,7 @@ export const CampaignStatsSchema = {
 
 export const CampaignSchema = {
     title: 'Campaign',
-    description: 'An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each.',
+    description: 'An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2029,14 +2029,12 @@ export const CampaignSchema = {
     properties: {
         id: {
             $ref: '#/components/schemas/CampaignId',
-            description: 'The id of the campaign.',
-            readOnly: true
+            description: 'The id of the campaign.'
         },
         object: {
             description: 'The object type, always `campaign`.',
             type: 'string',
-            const: 'campaign',
-            readOnly: true
+            const: 'campaign'
         },
         name: {
             description: 'A name of yours for the campaign.',
@@ -2112,19 +2110,23 @@ export const CampaignSchema = {
         },
         status: {
             $ref: '#/components/schemas/CampaignStatus',
-            description: 'Where the campaign is in its life cycle.',
-            readOnly: true
+            description: 'Where the campaign is in its life cycle.'
         },
         stats: {
             $ref: '#/components/schemas/CampaignStats',
-            description: 'Counters of the campaign\'s messages.',
-            readOnly: true
+            description: 'Counters of the campaign\'s messages.'
         },
         metadata: {
             $ref: '#/components/schemas/Metadata'
         },
         created: {
-            $ref: '#/components/schemas/Created'
+            description: 'When the object was created, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1794990000
+            ]
         },
         launched_at: {
             description: 'When the campaign was launched, in Unix seconds, or null while it is a draft.',
@@ -2134,7 +2136,6 @@ export const CampaignSchema = {
             ],
             format: 'int64',
             minimum: 0,
-            readOnly: true,
             examples: [
                 1794994200
             ]
@@ -2147,7 +2148,6 @@ export const CampaignSchema = {
             ],
             format: 'int64',
             minimum: 0,
-            readOnly: true,
             examples: [
                 1794996000
             ]
@@ -2323,7 +2323,7 @@ export const CurrencySchema = {
 
 export const ReplySchema = {
     title: 'Reply',
-    description: 'An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed.',
+    description: 'An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2346,14 +2346,12 @@ export const ReplySchema = {
     properties: {
         id: {
             $ref: '#/components/schemas/ReplyId',
-            description: 'The id of the reply.',
-            readOnly: true
+            description: 'The id of the reply.'
         },
         object: {
             description: 'The object type, always `reply`.',
             type: 'string',
-            const: 'reply',
-            readOnly: true
+            const: 'reply'
         },
         campaign_id: {
             $ref: '#/components/schemas/CampaignId',
@@ -2424,7 +2422,13 @@ export const ReplySchema = {
             type: 'boolean'
         },
         created: {
-            $ref: '#/components/schemas/Created'
+            description: 'When the object was created, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1794990000
+            ]
         }
     }
 } as const;
@@ -3220,7 +3224,7 @@ export const ConciergeResultSchema = {
 
 export const WorkflowSchema = {
     title: 'Workflow',
-    description: 'The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs`, then goes queued → running → succeeded | failed; a `queued` or `running` workflow can be cancelled. While running, the agent searches the directory, contacts providers on your behalf by email, waits for their answers (up to 48 hours, or until the day before `deadline`), and writes the comparison into `result`. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request. A final workflow is delivered to your webhook endpoints as a `workflow.succeeded`, `workflow.failed` or `workflow.cancelled` event. The `price` follows the complexity and is billed only when the workflow succeeds.',
+    description: 'The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs`, then goes queued → running → succeeded | failed; a `queued` or `running` workflow can be cancelled. While running, the agent searches the directory, contacts providers on your behalf by email, waits for their answers (up to 48 hours, or until the day before `deadline`), and writes the comparison into `result`. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request. A final workflow is delivered to your webhook endpoints as a `workflow.completed`, `workflow.failed` or `workflow.cancelled` event. The `price` follows the complexity and is billed only when the workflow succeeds.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3409,19 +3413,22 @@ export const WebhookUrlSchema = {
 
 export const WebhookEventTypeSchema = {
     title: 'WebhookEventType',
-    description: 'The kind of a webhook event: `workflow.succeeded`, `workflow.failed` and `workflow.cancelled` carry the final workflow; `test.ping` is sent only by `POST /v1/webhook-endpoints/{id}/test`.',
+    description: 'The kind of a webhook event. `workflow.completed`, `workflow.failed` and `workflow.cancelled` carry a concierge workflow in its final state; `reply.received` a reply to a campaign; `campaign.completed` a campaign that sent its last message; `endpoint.disabled` the endpoint that was disabled (sent to the project\'s other endpoints subscribed to it); `test` is sent by `POST /v1/webhook-endpoints/{id}/test`.',
     type: 'string',
     enum: [
-        'workflow.succeeded',
+        'workflow.completed',
         'workflow.failed',
         'workflow.cancelled',
-        'test.ping'
+        'reply.received',
+        'campaign.completed',
+        'endpoint.disabled',
+        'test'
     ]
 } as const;
 
 export const WebhookEndpointSchema = {
     title: 'WebhookEndpoint',
-    description: 'An HTTPS endpoint of yours that receives the concierge\'s events, signed per Standard Webhooks with its secret. The secret is shown only once, in the response that creates the endpoint. `status` becomes `failing` when a message exhausted its retries, and `active` again with the next successful delivery.',
+    description: 'An HTTPS endpoint of yours that receives the concierge\'s events, signed per Standard Webhooks with its secret. The secret is shown only once, in the response that creates the endpoint. `status` becomes `failing` when a message exhausted its retries, and `active` again with the next successful delivery; an endpoint failing for 5 days, or answering `410 Gone`, is disabled. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3430,21 +3437,21 @@ export const WebhookEndpointSchema = {
         'url',
         'description',
         'event_types',
+        'enabled',
         'status',
+        'disabled_reason',
         'metadata',
         'created'
     ],
     properties: {
         id: {
             $ref: '#/components/schemas/WebhookEndpointId',
-            description: 'The id of the webhook endpoint.',
-            readOnly: true
+            description: 'The id of the webhook endpoint.'
         },
         object: {
             description: 'The object type, always `webhook_endpoint`.',
             type: 'string',
-            const: 'webhook_endpoint',
-            readOnly: true
+            const: 'webhook_endpoint'
         },
         url: {
             $ref: '#/components/schemas/WebhookUrl',
@@ -3465,26 +3472,52 @@ export const WebhookEndpointSchema = {
             description: 'The event types the endpoint receives.',
             type: 'array',
             minItems: 1,
-            maxItems: 4,
+            maxItems: 7,
             uniqueItems: true,
             items: {
                 $ref: '#/components/schemas/WebhookEventType'
             }
         },
+        enabled: {
+            description: 'Whether events are delivered to the endpoint. You can disable and enable it; it is disabled for you after 5 days of failed deliveries or at a `410 Gone`.',
+            type: 'boolean',
+            examples: [
+                true
+            ]
+        },
         status: {
-            description: '`active` normally; `failing` after a message exhausted its retries, until a delivery succeeds again.',
+            description: '`active`; `failing` while its last message exhausted its retries, until a delivery succeeds again; `disabled` when `enabled` is false.',
             type: 'string',
             enum: [
                 'active',
-                'failing'
+                'failing',
+                'disabled'
+            ]
+        },
+        disabled_reason: {
+            description: 'Why the endpoint is disabled: `manual` (you), `failing` (5 days of failed deliveries), `gone` (it answered `410 Gone`); null while enabled.',
+            type: [
+                'string',
+                'null'
             ],
-            readOnly: true
+            enum: [
+                'manual',
+                'failing',
+                'gone',
+                null
+            ]
         },
         metadata: {
             $ref: '#/components/schemas/Metadata'
         },
         created: {
-            $ref: '#/components/schemas/Created'
+            description: 'When the object was created, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1794990000
+            ]
         }
     }
 } as const;
@@ -3546,19 +3579,22 @@ export const CreateWebhookEndpointRequestSchema = {
             ]
         },
         event_types: {
-            description: 'The event types the endpoint receives; all four when omitted.',
+            description: 'The event types the endpoint receives; all of them when omitted.',
             type: 'array',
             minItems: 1,
-            maxItems: 4,
+            maxItems: 7,
             uniqueItems: true,
             items: {
                 $ref: '#/components/schemas/WebhookEventType'
             },
             default: [
-                'workflow.succeeded',
+                'workflow.completed',
                 'workflow.failed',
                 'workflow.cancelled',
-                'test.ping'
+                'reply.received',
+                'campaign.completed',
+                'endpoint.disabled',
+                'test'
             ]
         },
         metadata: {
@@ -3578,7 +3614,9 @@ export const WebhookEndpointWithSecretSchema = {
         'url',
         'description',
         'event_types',
+        'enabled',
         'status',
+        'disabled_reason',
         'metadata',
         'created',
         'secret'
@@ -3614,18 +3652,40 @@ export const WebhookEndpointWithSecretSchema = {
             description: 'The event types the endpoint receives.',
             type: 'array',
             minItems: 1,
-            maxItems: 4,
+            maxItems: 7,
             uniqueItems: true,
             items: {
                 $ref: '#/components/schemas/WebhookEventType'
             }
         },
+        enabled: {
+            description: 'Whether events are delivered to the endpoint. You can disable and enable it; it is disabled for you after 5 days of failed deliveries or at a `410 Gone`.',
+            type: 'boolean',
+            examples: [
+                true
+            ]
+        },
         status: {
-            description: '`active` normally; `failing` after a message exhausted its retries, until a delivery succeeds again.',
+            description: '`active`; `failing` while its last message exhausted its retries, until a delivery succeeds again; `disabled` when `enabled` is false.',
             type: 'string',
             enum: [
                 'active',
-                'failing'
+                'failing',
+                'disabled'
+            ],
+            readOnly: true
+        },
+        disabled_reason: {
+            description: 'Why the endpoint is disabled: `manual` (you), `failing` (5 days of failed deliveries), `gone` (it answered `410 Gone`); null while enabled.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'manual',
+                'failing',
+                'gone',
+                null
             ],
             readOnly: true
         },
@@ -3647,6 +3707,51 @@ export const WebhookEndpointWithSecretSchema = {
     }
 } as const;
 
+export const UpdateWebhookEndpointRequestSchema = {
+    title: 'UpdateWebhookEndpointRequest',
+    description: 'The fields of a webhook endpoint to change; those left out keep their values.',
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: {
+        url: {
+            $ref: '#/components/schemas/WebhookUrl',
+            description: 'The URL events are POSTed to.'
+        },
+        description: {
+            description: 'A note of yours about the endpoint.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 500,
+            examples: [
+                'Concierge results for the office ERP'
+            ]
+        },
+        event_types: {
+            description: 'The event types the endpoint receives.',
+            type: 'array',
+            minItems: 1,
+            maxItems: 7,
+            uniqueItems: true,
+            items: {
+                $ref: '#/components/schemas/WebhookEventType'
+            }
+        },
+        enabled: {
+            description: '`false` stops deliveries (pending messages wait); `true` resumes them and clears the failure count.',
+            type: 'boolean',
+            examples: [
+                true
+            ]
+        },
+        metadata: {
+            $ref: '#/components/schemas/Metadata'
+        }
+    }
+} as const;
+
 export const WebhookMessageIdSchema = {
     title: 'WebhookMessageId',
     description: 'The id of a webhook message, equal to the `webhook-id` header of its deliveries: `msg_` and 26 characters.',
@@ -3655,6 +3760,91 @@ export const WebhookMessageIdSchema = {
     examples: [
         'msg_01JDH3BV4H15G5E4G7X0NTH82F'
     ]
+} as const;
+
+export const WebhookAttemptSchema = {
+    title: 'WebhookAttempt',
+    description: 'One delivery attempt of a message.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'attempt',
+        'at',
+        'outcome',
+        'status_code',
+        'duration_ms',
+        'response',
+        'error'
+    ],
+    properties: {
+        attempt: {
+            description: 'The attempt\'s number, from 1.',
+            type: 'integer',
+            minimum: 1,
+            examples: [
+                1
+            ]
+        },
+        at: {
+            description: 'When the attempt was made, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1795168800
+            ]
+        },
+        outcome: {
+            description: '`delivered` when the endpoint answered 2xx within 15 seconds, else `failed`.',
+            type: 'string',
+            enum: [
+                'delivered',
+                'failed'
+            ]
+        },
+        status_code: {
+            description: 'The HTTP status the endpoint answered, or null when it gave none (timeout, refused connection).',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 100,
+            maximum: 599,
+            examples: [
+                500
+            ]
+        },
+        duration_ms: {
+            description: 'How long the attempt took, in milliseconds.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                84
+            ]
+        },
+        response: {
+            description: 'The first kilobyte of the endpoint\'s answer, as text, or null when it gave none.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 1024,
+            examples: [
+                '{"error":"database unavailable"}'
+            ]
+        },
+        error: {
+            description: 'Why the attempt failed when the endpoint gave no status (`timeout`, `connection refused`, a refused address), else null.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 500,
+            examples: [
+                null
+            ]
+        }
+    }
 } as const;
 
 export const WebhookMessageSchema = {
@@ -3670,6 +3860,7 @@ export const WebhookMessageSchema = {
         'status',
         'attempts',
         'next_attempt_at',
+        'attempt_log',
         'created'
     ],
     properties: {
@@ -3703,10 +3894,9 @@ export const WebhookMessageSchema = {
             readOnly: true
         },
         attempts: {
-            description: 'How many delivery attempts were made so far, at most 10.',
+            description: 'How many delivery attempts were made so far (10 on schedule, more when re-sent by hand).',
             type: 'integer',
             minimum: 0,
-            maximum: 10,
             readOnly: true,
             examples: [
                 0
@@ -3725,8 +3915,67 @@ export const WebhookMessageSchema = {
                 1795168800
             ]
         },
+        attempt_log: {
+            description: 'The attempts made so far, oldest first (the last 20).',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                $ref: '#/components/schemas/WebhookAttempt'
+            }
+        },
         created: {
             $ref: '#/components/schemas/Created'
+        }
+    }
+} as const;
+
+export const RotateWebhookSecretRequestSchema = {
+    title: 'RotateWebhookSecretRequest',
+    description: 'How long the previous secret keeps signing alongside the new one.',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+        previous_secret_expires_in: {
+            description: 'Seconds during which every delivery carries two signatures, one with the previous secret and one with the new, so you can switch your verifier without losing an event. 0 drops the previous secret at once; 24 hours by default, at most 7 days.',
+            type: 'integer',
+            minimum: 0,
+            maximum: 604800,
+            default: 86400,
+            examples: [
+                86400
+            ]
+        }
+    }
+} as const;
+
+export const WebhookMessageListSchema = {
+    title: 'WebhookMessageList',
+    description: 'A page of an endpoint\'s messages, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The messages of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/WebhookMessage'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
         }
     }
 } as const;
@@ -4010,7 +4259,7 @@ export const WorkflowWebhookEventSchema = {
             description: 'The kind of event, after the final status of the workflow.',
             type: 'string',
             enum: [
-                'workflow.succeeded',
+                'workflow.completed',
                 'workflow.failed',
                 'workflow.cancelled'
             ]
@@ -4025,6 +4274,162 @@ export const WorkflowWebhookEventSchema = {
         },
         data: {
             $ref: '#/components/schemas/WorkflowEventData',
+            description: 'The payload of the event.'
+        }
+    }
+} as const;
+
+export const ReplyEventDataSchema = {
+    title: 'ReplyEventData',
+    description: 'The payload of a reply event.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/Reply',
+            description: 'The reply, as `GET /v1/replies/{id}` returns it.'
+        }
+    }
+} as const;
+
+export const ReplyWebhookEventSchema = {
+    title: 'ReplyWebhookEvent',
+    description: 'The event sent when a recipient of a campaign replies; the reply is billed as `GET /v1/replies/{id}` says.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'type',
+        'timestamp',
+        'data'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/WebhookMessageId',
+            description: 'The id of the message, equal to the `webhook-id` header.'
+        },
+        type: {
+            description: 'The kind of event, always `reply.received`.',
+            type: 'string',
+            const: 'reply.received'
+        },
+        timestamp: {
+            description: 'When the event happened, as an RFC 3339 date-time in UTC.',
+            type: 'string',
+            format: 'date-time',
+            examples: [
+                '2026-11-20T10:00:00Z'
+            ]
+        },
+        data: {
+            $ref: '#/components/schemas/ReplyEventData',
+            description: 'The payload of the event.'
+        }
+    }
+} as const;
+
+export const CampaignEventDataSchema = {
+    title: 'CampaignEventData',
+    description: 'The payload of a campaign event.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/Campaign',
+            description: 'The campaign, as `GET /v1/campaigns/{id}` returns it.'
+        }
+    }
+} as const;
+
+export const CampaignWebhookEventSchema = {
+    title: 'CampaignWebhookEvent',
+    description: 'The event sent when a campaign has sent its last message.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'type',
+        'timestamp',
+        'data'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/WebhookMessageId',
+            description: 'The id of the message, equal to the `webhook-id` header.'
+        },
+        type: {
+            description: 'The kind of event, always `campaign.completed`.',
+            type: 'string',
+            const: 'campaign.completed'
+        },
+        timestamp: {
+            description: 'When the event happened, as an RFC 3339 date-time in UTC.',
+            type: 'string',
+            format: 'date-time',
+            examples: [
+                '2026-11-20T10:00:00Z'
+            ]
+        },
+        data: {
+            $ref: '#/components/schemas/CampaignEventData',
+            description: 'The payload of the event.'
+        }
+    }
+} as const;
+
+export const EndpointEventDataSchema = {
+    title: 'EndpointEventData',
+    description: 'The payload of an endpoint event.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/WebhookEndpoint',
+            description: 'The endpoint that was disabled, with `disabled_reason`.'
+        }
+    }
+} as const;
+
+export const EndpointDisabledWebhookEventSchema = {
+    title: 'EndpointDisabledWebhookEvent',
+    description: 'The event recorded when an endpoint is disabled for failing 5 days or answering `410 Gone`; delivered to the project\'s other endpoints subscribed to it. The disabled endpoint itself shows `status: disabled` and its `disabled_reason`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'type',
+        'timestamp',
+        'data'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/WebhookMessageId',
+            description: 'The id of the message, equal to the `webhook-id` header.'
+        },
+        type: {
+            description: 'The kind of event, always `endpoint.disabled`.',
+            type: 'string',
+            const: 'endpoint.disabled'
+        },
+        timestamp: {
+            description: 'When the event happened, as an RFC 3339 date-time in UTC.',
+            type: 'string',
+            format: 'date-time',
+            examples: [
+                '2026-11-20T10:00:00Z'
+            ]
+        },
+        data: {
+            $ref: '#/components/schemas/EndpointEventData',
             description: 'The payload of the event.'
         }
     }
@@ -4093,9 +4498,9 @@ export const TestPingWebhookEventSchema = {
             description: 'The id of the message, equal to the `webhook-id` header.'
         },
         type: {
-            description: 'The kind of event, always `test.ping`.',
+            description: 'The kind of event, always `test`.',
             type: 'string',
-            const: 'test.ping'
+            const: 'test'
         },
         timestamp: {
             description: 'When the event happened, as an RFC 3339 date-time in UTC.',
@@ -4120,16 +4525,28 @@ export const WebhookEventSchema = {
             $ref: '#/components/schemas/WorkflowWebhookEvent'
         },
         {
+            $ref: '#/components/schemas/ReplyWebhookEvent'
+        },
+        {
+            $ref: '#/components/schemas/CampaignWebhookEvent'
+        },
+        {
+            $ref: '#/components/schemas/EndpointDisabledWebhookEvent'
+        },
+        {
             $ref: '#/components/schemas/TestPingWebhookEvent'
         }
     ],
     discriminator: {
         propertyName: 'type',
         mapping: {
-            'workflow.succeeded': '#/components/schemas/WorkflowWebhookEvent',
+            'workflow.completed': '#/components/schemas/WorkflowWebhookEvent',
             'workflow.failed': '#/components/schemas/WorkflowWebhookEvent',
             'workflow.cancelled': '#/components/schemas/WorkflowWebhookEvent',
-            'test.ping': '#/components/schemas/TestPingWebhookEvent'
+            'reply.received': '#/components/schemas/ReplyWebhookEvent',
+            'campaign.completed': '#/components/schemas/CampaignWebhookEvent',
+            'endpoint.disabled': '#/components/schemas/EndpointDisabledWebhookEvent',
+            test: '#/components/schemas/TestPingWebhookEvent'
         }
     }
 } as const;
@@ -4721,258 +5138,6 @@ export const SendingDomainListWritableSchema = {
     }
 } as const;
 
-export const CampaignWritableSchema = {
-    title: 'Campaign',
-    description: 'An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'name',
-        'target_list_id',
-        'sending_domain_id',
-        'from_local_part',
-        'from_name',
-        'reply_to',
-        'subject',
-        'body_text',
-        'body_html',
-        'schedule_at',
-        'metadata'
-    ],
-    properties: {
-        name: {
-            description: 'A name of yours for the campaign.',
-            type: 'string',
-            minLength: 1,
-            maxLength: 200,
-            examples: [
-                'Wartungsverträge Winter 2026'
-            ]
-        },
-        target_list_id: {
-            $ref: '#/components/schemas/TargetListId',
-            description: 'The target list whose members with an email address receive the campaign.'
-        },
-        sending_domain_id: {
-            $ref: '#/components/schemas/SendingDomainId',
-            description: 'The sending domain the messages go out from.'
-        },
-        from_local_part: {
-            description: 'The part of the sender address before the `@`; the domain is the sending domain\'s.',
-            type: 'string',
-            examples: [
-                'anna'
-            ]
-        },
-        from_name: {
-            description: 'The display name of the sender.',
-            type: 'string',
-            examples: [
-                'Anna Keller'
-            ]
-        },
-        reply_to: {
-            description: 'The address replies go to, or null for the sender address.',
-            type: [
-                'string',
-                'null'
-            ],
-            format: 'email',
-            examples: [
-                'anna@mail.keller-haustechnik.de'
-            ]
-        },
-        subject: {
-            description: 'The subject template.',
-            type: 'string',
-            examples: [
-                'Wartung für {{company_name}} in {{city}}'
-            ]
-        },
-        body_text: {
-            description: 'The plain-text body template.',
-            type: 'string'
-        },
-        body_html: {
-            description: 'An HTML body template sent beside the text body, or null for text only.',
-            type: [
-                'string',
-                'null'
-            ]
-        },
-        schedule_at: {
-            description: 'When sending starts, in Unix seconds, or null to start at launch.',
-            type: [
-                'integer',
-                'null'
-            ],
-            format: 'int64',
-            minimum: 0,
-            examples: [
-                1795251600
-            ]
-        },
-        metadata: {
-            $ref: '#/components/schemas/Metadata'
-        }
-    }
-} as const;
-
-export const CampaignListWritableSchema = {
-    title: 'CampaignList',
-    description: 'A page of campaigns, newest first, in the list envelope.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'object',
-        'data',
-        'has_more',
-        'next_cursor'
-    ],
-    properties: {
-        object: {
-            $ref: '#/components/schemas/ListObjectType'
-        },
-        data: {
-            description: 'The campaigns of this page, newest first.',
-            type: 'array',
-            maxItems: 100,
-            items: {
-                $ref: '#/components/schemas/CampaignWritable'
-            }
-        },
-        has_more: {
-            $ref: '#/components/schemas/HasMore'
-        },
-        next_cursor: {
-            $ref: '#/components/schemas/NextCursor'
-        }
-    }
-} as const;
-
-export const ReplyWritableSchema = {
-    title: 'Reply',
-    description: 'An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'campaign_id',
-        'listing_id',
-        'from',
-        'from_name',
-        'subject',
-        'text',
-        'received_at',
-        'in_reply_to',
-        'billed',
-        'cost',
-        'currency',
-        'crm_synced'
-    ],
-    properties: {
-        campaign_id: {
-            $ref: '#/components/schemas/CampaignId',
-            description: 'The campaign whose message was answered.'
-        },
-        listing_id: {
-            $ref: '#/components/schemas/ListingId',
-            description: 'The listing whose address the answered message went to.'
-        },
-        from: {
-            description: 'The address in the reply\'s `From` header.',
-            type: 'string',
-            format: 'email',
-            examples: [
-                'm.rossi@idraulica-rossi.it'
-            ]
-        },
-        from_name: {
-            description: 'The display name in the reply\'s `From` header, or null when it has none.',
-            type: [
-                'string',
-                'null'
-            ],
-            examples: [
-                'Marco Rossi'
-            ]
-        },
-        subject: {
-            description: 'The subject of the reply.',
-            type: 'string',
-            examples: [
-                'Re: Wartung für Idraulica Rossi in Bolzano'
-            ]
-        },
-        text: {
-            description: 'The plain-text body of the reply (the text part, or the HTML part converted to text).',
-            type: 'string'
-        },
-        received_at: {
-            description: 'When our mail server received the reply, in Unix seconds.',
-            type: 'integer',
-            format: 'int64',
-            minimum: 0,
-            examples: [
-                1795168800
-            ]
-        },
-        in_reply_to: {
-            description: 'The `Message-ID` of the campaign message that was answered, from the reply\'s `In-Reply-To` header.',
-            type: 'string',
-            examples: [
-                '<cmp_01JDQY77ZXYYK596NGYA1DQ91K.tlm_01JD9EE0ZBGJ09TQM83XSSSS6Y@mail.keller-haustechnik.de>'
-            ]
-        },
-        billed: {
-            description: 'Whether the reply was billed as a successful outbound contact.',
-            type: 'boolean'
-        },
-        cost: {
-            $ref: '#/components/schemas/Money',
-            description: 'What the reply cost, `0.50` when billed, else `0.00`.'
-        },
-        currency: {
-            $ref: '#/components/schemas/Currency'
-        },
-        crm_synced: {
-            description: 'Whether the reply was pushed to a CRM connection that syncs replies.',
-            type: 'boolean'
-        }
-    }
-} as const;
-
-export const ReplyListWritableSchema = {
-    title: 'ReplyList',
-    description: 'A page of replies, newest first, in the list envelope.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'object',
-        'data',
-        'has_more',
-        'next_cursor'
-    ],
-    properties: {
-        object: {
-            $ref: '#/components/schemas/ListObjectType'
-        },
-        data: {
-            description: 'The replies of this page, newest first.',
-            type: 'array',
-            maxItems: 100,
-            items: {
-                $ref: '#/components/schemas/ReplyWritable'
-            }
-        },
-        has_more: {
-            $ref: '#/components/schemas/HasMore'
-        },
-        next_cursor: {
-            $ref: '#/components/schemas/NextCursor'
-        }
-    }
-} as const;
-
 export const CrmConnectionWritableSchema = {
     title: 'CrmConnection',
     description: 'A connection to your HubSpot, Salesforce or Pipedrive account. Replies to campaigns are pushed to it: the company as an organisation (company, account), the sender as a contact (person, lead) and the reply text as a note (task) on it. Credentials are write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.',
@@ -5186,81 +5351,6 @@ export const CreateCrmConnectionRequestWritableSchema = {
     }
 } as const;
 
-export const WebhookEndpointWritableSchema = {
-    title: 'WebhookEndpoint',
-    description: 'An HTTPS endpoint of yours that receives the concierge\'s events, signed per Standard Webhooks with its secret. The secret is shown only once, in the response that creates the endpoint. `status` becomes `failing` when a message exhausted its retries, and `active` again with the next successful delivery.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'url',
-        'description',
-        'event_types',
-        'metadata'
-    ],
-    properties: {
-        url: {
-            $ref: '#/components/schemas/WebhookUrl',
-            description: 'The URL events are POSTed to.'
-        },
-        description: {
-            description: 'A note of yours about the endpoint.',
-            type: [
-                'string',
-                'null'
-            ],
-            maxLength: 500,
-            examples: [
-                'Concierge results for the office ERP'
-            ]
-        },
-        event_types: {
-            description: 'The event types the endpoint receives.',
-            type: 'array',
-            minItems: 1,
-            maxItems: 4,
-            uniqueItems: true,
-            items: {
-                $ref: '#/components/schemas/WebhookEventType'
-            }
-        },
-        metadata: {
-            $ref: '#/components/schemas/Metadata'
-        }
-    }
-} as const;
-
-export const WebhookEndpointListWritableSchema = {
-    title: 'WebhookEndpointList',
-    description: 'A page of webhook endpoints, newest first, in the list envelope; secrets are never listed.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'object',
-        'data',
-        'has_more',
-        'next_cursor'
-    ],
-    properties: {
-        object: {
-            $ref: '#/components/schemas/ListObjectType'
-        },
-        data: {
-            description: 'The webhook endpoints of this page, newest first.',
-            type: 'array',
-            maxItems: 100,
-            items: {
-                $ref: '#/components/schemas/WebhookEndpointWritable'
-            }
-        },
-        has_more: {
-            $ref: '#/components/schemas/HasMore'
-        },
-        next_cursor: {
-            $ref: '#/components/schemas/NextCursor'
-        }
-    }
-} as const;
-
 export const WebhookEndpointWithSecretWritableSchema = {
     title: 'WebhookEndpointWithSecret',
     description: 'A webhook endpoint with its signing secret, returned only once, by the call that creates it. Store the secret: it cannot be read again.',
@@ -5270,6 +5360,7 @@ export const WebhookEndpointWithSecretWritableSchema = {
         'url',
         'description',
         'event_types',
+        'enabled',
         'metadata'
     ],
     properties: {
@@ -5292,11 +5383,18 @@ export const WebhookEndpointWithSecretWritableSchema = {
             description: 'The event types the endpoint receives.',
             type: 'array',
             minItems: 1,
-            maxItems: 4,
+            maxItems: 7,
             uniqueItems: true,
             items: {
                 $ref: '#/components/schemas/WebhookEventType'
             }
+        },
+        enabled: {
+            description: 'Whether events are delivered to the endpoint. You can disable and enable it; it is disabled for you after 5 days of failed deliveries or at a `410 Gone`.',
+            type: 'boolean',
+            examples: [
+                true
+            ]
         },
         metadata: {
             $ref: '#/components/schemas/Metadata'
@@ -5311,7 +5409,8 @@ export const WebhookMessageWritableSchema = {
     additionalProperties: false,
     required: [
         'event_type',
-        'endpoint_id'
+        'endpoint_id',
+        'attempt_log'
     ],
     properties: {
         event_type: {
@@ -5321,6 +5420,46 @@ export const WebhookMessageWritableSchema = {
         endpoint_id: {
             $ref: '#/components/schemas/WebhookEndpointId',
             description: 'The endpoint the message goes to.'
+        },
+        attempt_log: {
+            description: 'The attempts made so far, oldest first (the last 20).',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                $ref: '#/components/schemas/WebhookAttempt'
+            }
+        }
+    }
+} as const;
+
+export const WebhookMessageListWritableSchema = {
+    title: 'WebhookMessageList',
+    description: 'A page of an endpoint\'s messages, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The messages of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/WebhookMessageWritable'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
         }
     }
 } as const;

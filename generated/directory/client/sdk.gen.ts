@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CancelCampaignData, CancelCampaignErrors, CancelCampaignResponses, CancelWorkflowData, CancelWorkflowErrors, CancelWorkflowResponses, CreateCampaignData, CreateCampaignErrors, CreateCampaignResponses, CreateConciergeBriefData, CreateConciergeBriefErrors, CreateConciergeBriefResponses, CreateCrmConnectionData, CreateCrmConnectionErrors, CreateCrmConnectionResponses, CreateSendingDomainData, CreateSendingDomainErrors, CreateSendingDomainResponses, CreateTargetListData, CreateTargetListErrors, CreateTargetListResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteCrmConnectionData, DeleteCrmConnectionErrors, DeleteCrmConnectionResponses, DeleteSendingDomainData, DeleteSendingDomainErrors, DeleteSendingDomainResponses, DeleteTargetListData, DeleteTargetListErrors, DeleteTargetListResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, GeocodePlaceData, GeocodePlaceErrors, GeocodePlaceResponses, GetCampaignData, GetCampaignErrors, GetCampaignResponses, GetCrmConnectionData, GetCrmConnectionErrors, GetCrmConnectionResponses, GetPlaceDetailsData, GetPlaceDetailsErrors, GetPlaceDetailsResponses, GetPlacePhotoData, GetPlacePhotoErrors, GetPlacePhotoResponses, GetReplyData, GetReplyErrors, GetReplyResponses, GetSendingDomainData, GetSendingDomainErrors, GetSendingDomainResponses, GetTargetListData, GetTargetListErrors, GetTargetListResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, LaunchCampaignData, LaunchCampaignErrors, LaunchCampaignResponses, ListCampaignsData, ListCampaignsErrors, ListCampaignsResponses, ListCrmConnectionsData, ListCrmConnectionsErrors, ListCrmConnectionsResponses, ListRepliesData, ListRepliesErrors, ListRepliesResponses, ListSendingDomainsData, ListSendingDomainsErrors, ListSendingDomainsResponses, ListTargetListMembersData, ListTargetListMembersErrors, ListTargetListMembersResponses, ListTargetListsData, ListTargetListsErrors, ListTargetListsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ReverseGeocodePlaceData, ReverseGeocodePlaceErrors, ReverseGeocodePlaceResponses, SearchListingsData, SearchListingsErrors, SearchListingsResponses, SendTestWebhookEventData, SendTestWebhookEventErrors, SendTestWebhookEventResponses, SyncCrmConnectionData, SyncCrmConnectionErrors, SyncCrmConnectionResponses, VerifySendingDomainData, VerifySendingDomainErrors, VerifySendingDomainResponses } from './types.gen.ts';
+import type { CancelCampaignData, CancelCampaignErrors, CancelCampaignResponses, CancelWorkflowData, CancelWorkflowErrors, CancelWorkflowResponses, CreateCampaignData, CreateCampaignErrors, CreateCampaignResponses, CreateConciergeBriefData, CreateConciergeBriefErrors, CreateConciergeBriefResponses, CreateCrmConnectionData, CreateCrmConnectionErrors, CreateCrmConnectionResponses, CreateSendingDomainData, CreateSendingDomainErrors, CreateSendingDomainResponses, CreateTargetListData, CreateTargetListErrors, CreateTargetListResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteCrmConnectionData, DeleteCrmConnectionErrors, DeleteCrmConnectionResponses, DeleteSendingDomainData, DeleteSendingDomainErrors, DeleteSendingDomainResponses, DeleteTargetListData, DeleteTargetListErrors, DeleteTargetListResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, GeocodePlaceData, GeocodePlaceErrors, GeocodePlaceResponses, GetCampaignData, GetCampaignErrors, GetCampaignResponses, GetCrmConnectionData, GetCrmConnectionErrors, GetCrmConnectionResponses, GetPlaceDetailsData, GetPlaceDetailsErrors, GetPlaceDetailsResponses, GetPlacePhotoData, GetPlacePhotoErrors, GetPlacePhotoResponses, GetReplyData, GetReplyErrors, GetReplyResponses, GetSendingDomainData, GetSendingDomainErrors, GetSendingDomainResponses, GetTargetListData, GetTargetListErrors, GetTargetListResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, LaunchCampaignData, LaunchCampaignErrors, LaunchCampaignResponses, ListCampaignsData, ListCampaignsErrors, ListCampaignsResponses, ListCrmConnectionsData, ListCrmConnectionsErrors, ListCrmConnectionsResponses, ListRepliesData, ListRepliesErrors, ListRepliesResponses, ListSendingDomainsData, ListSendingDomainsErrors, ListSendingDomainsResponses, ListTargetListMembersData, ListTargetListMembersErrors, ListTargetListMembersResponses, ListTargetListsData, ListTargetListsErrors, ListTargetListsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWebhookMessagesData, ListWebhookMessagesErrors, ListWebhookMessagesResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ResendWebhookMessageData, ResendWebhookMessageErrors, ResendWebhookMessageResponses, ReverseGeocodePlaceData, ReverseGeocodePlaceErrors, ReverseGeocodePlaceResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SearchListingsData, SearchListingsErrors, SearchListingsResponses, SendTestWebhookEventData, SendTestWebhookEventErrors, SendTestWebhookEventResponses, SyncCrmConnectionData, SyncCrmConnectionErrors, SyncCrmConnectionResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VerifySendingDomainData, VerifySendingDomainErrors, VerifySendingDomainResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -482,7 +482,7 @@ export const syncCrmConnection = <ThrowOnError extends boolean = false>(options:
  * agent then works asynchronously: it searches the directory, contacts providers by email
  * on your behalf, waits for their answers (up to 48 hours, or until the day before
  * `constraints.deadline`) and writes a comparison. Poll
- * `GET /v1/concierge/workflows/{id}`, or wait for the `workflow.succeeded`,
+ * `GET /v1/concierge/workflows/{id}`, or wait for the `workflow.completed`,
  * `workflow.failed` or `workflow.cancelled` webhook event (see `webhooks`), sent to
  * `webhook_endpoint_id` or, when it is omitted, to every endpoint of the project subscribed
  * to the event. Workflow states: queued → running → succeeded | failed; queued | running →
@@ -553,12 +553,13 @@ export const listWebhookEndpoints = <ThrowOnError extends boolean = false>(optio
 /**
  * Create a webhook endpoint
  *
- * Registers a URL of yours that receives the concierge's events (`workflow.succeeded`,
- * `workflow.failed`, `workflow.cancelled`, and `test.ping` on demand), and returns it
- * with its signing `secret`, **shown only this once**. The URL must be https; plain http
- * (to `localhost` only) and URLs resolving to loopback, private or link-local addresses
- * are refused (400 `insecure_webhook_url`, `private_network_url`) unless the operator
- * allows them; the check is repeated at every delivery. Events are signed per Standard
+ * Registers a URL of yours that receives the events of the concierge and of sales
+ * (`workflow.completed`, `workflow.failed`, `workflow.cancelled`, `reply.received`,
+ * `campaign.completed`, `endpoint.disabled`, and `test` on demand), and returns it with its
+ * signing `secret`, **shown only this once**. The URL must be https, and URLs resolving to
+ * loopback, private, link-local or other non-public addresses are refused (400
+ * `insecure_webhook_url`, `private_network_url`) unless the operator allows them; the check
+ * is repeated at every delivery. Events are signed per Standard
  * Webhooks and retried for about 3 days (see `webhooks`). Requires the `concierge` scope.
  *
  * Included in the Concierge plan. Send an `Idempotency-Key` to make retries safe: a replay
@@ -598,13 +599,65 @@ export const getWebhookEndpoint = <ThrowOnError extends boolean = false>(options
 });
 
 /**
+ * Update a webhook endpoint
+ *
+ * Changes an endpoint's URL (checked as at creation), description, event types or metadata, or disables and enables it. Enabling an endpoint that was disabled for failing resets its failure count and delivers the messages that were waiting. Requires the `concierge` scope.
+ */
+export const updateWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<UpdateWebhookEndpointData, ThrowOnError>): RequestResult<UpdateWebhookEndpointResponses, UpdateWebhookEndpointErrors, ThrowOnError> => (options.client ?? client).patch<UpdateWebhookEndpointResponses, UpdateWebhookEndpointErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/webhook-endpoints/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Send a test event
  *
- * Queues a `test.ping` event to the endpoint, signed and retried like any other, and answers 202 with the message; its `id` is the `webhook-id` header of the delivery. The endpoint receives it even when `test.ping` is not among its `event_types`. Requires the `concierge` scope. Send an `Idempotency-Key` to make retries safe.
+ * Queues a `test` event to the endpoint, signed and retried like any other, and answers 202 with the message; its `id` is the `webhook-id` header of the delivery. The endpoint receives it even when `test` is not among its `event_types`, but not while it is disabled (409 `endpoint_disabled`). Requires the `concierge` scope. Send an `Idempotency-Key` to make retries safe.
  */
 export const sendTestWebhookEvent = <ThrowOnError extends boolean = false>(options: Options<SendTestWebhookEventData, ThrowOnError>): RequestResult<SendTestWebhookEventResponses, SendTestWebhookEventErrors, ThrowOnError> => (options.client ?? client).post<SendTestWebhookEventResponses, SendTestWebhookEventErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/webhook-endpoints/{id}/test',
+    ...options
+});
+
+/**
+ * Rotate a webhook endpoint's secret
+ *
+ * Makes a new signing secret and returns it, **shown only this once**. Until `previous_secret_expires_in` seconds have passed (24 hours by default) every delivery carries two signatures in `webhook-signature`, one with each secret, so you can switch your verifier without losing an event. Requires the `concierge` scope. Send an `Idempotency-Key` to make retries safe: a replay returns the same secret.
+ */
+export const rotateWebhookEndpointSecret = <ThrowOnError extends boolean = false>(options: Options<RotateWebhookEndpointSecretData, ThrowOnError>): RequestResult<RotateWebhookEndpointSecretResponses, RotateWebhookEndpointSecretErrors, ThrowOnError> => (options.client ?? client).post<RotateWebhookEndpointSecretResponses, RotateWebhookEndpointSecretErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/webhook-endpoints/{id}/rotate-secret',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List an endpoint's messages
+ *
+ * The messages sent to an endpoint in the last 30 days, newest first, each with its status and its attempts (when, the HTTP status, how long, the first kilobyte of the answer), paged by keyset. Filter by `status` to see what failed. Requires the `concierge` scope.
+ */
+export const listWebhookMessages = <ThrowOnError extends boolean = false>(options: Options<ListWebhookMessagesData, ThrowOnError>): RequestResult<ListWebhookMessagesResponses, ListWebhookMessagesErrors, ThrowOnError> => (options.client ?? client).get<ListWebhookMessagesResponses, ListWebhookMessagesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/webhook-endpoints/{id}/messages',
+    ...options
+});
+
+/**
+ * Re-send a message
+ *
+ * Delivers a message again now, with the same `webhook-id` and body, whatever its state: a `failed` message is `pending` again until this attempt succeeds or fails (a re-sent message is not retried on schedule). Answers 202 with the message. Requires the `concierge` scope; 409 `endpoint_disabled` while the endpoint is disabled.
+ */
+export const resendWebhookMessage = <ThrowOnError extends boolean = false>(options: Options<ResendWebhookMessageData, ThrowOnError>): RequestResult<ResendWebhookMessageResponses, ResendWebhookMessageErrors, ThrowOnError> => (options.client ?? client).post<ResendWebhookMessageResponses, ResendWebhookMessageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/webhook-endpoints/{id}/messages/{message_id}/resend',
     ...options
 });
 

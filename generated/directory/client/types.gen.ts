@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'https://directory.api.eurus.eu' | (string & {});
 };
 
-export type Webhooks = ReceiveWorkflowEventWebhookRequest;
+export type Webhooks = ReceiveWorkflowEventWebhookRequest | ReceiveReplyEventWebhookRequest | ReceiveCampaignEventWebhookRequest | ReceiveEndpointDisabledEventWebhookRequest | ReceiveTestEventWebhookRequest;
 
 /**
  * SearchMode
@@ -1061,17 +1061,17 @@ export type CampaignStats = {
 /**
  * Campaign
  *
- * An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each.
+ * An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
  */
 export type Campaign = {
     /**
      * The id of the campaign.
      */
-    readonly id: CampaignId;
+    id: CampaignId;
     /**
      * The object type, always `campaign`.
      */
-    readonly object: 'campaign';
+    object: 'campaign';
     /**
      * A name of yours for the campaign.
      */
@@ -1115,21 +1115,24 @@ export type Campaign = {
     /**
      * Where the campaign is in its life cycle.
      */
-    readonly status: CampaignStatus;
+    status: CampaignStatus;
     /**
      * Counters of the campaign's messages.
      */
-    readonly stats: CampaignStats;
+    stats: CampaignStats;
     metadata: Metadata;
-    created: Created;
+    /**
+     * When the object was created, in Unix seconds.
+     */
+    created: number;
     /**
      * When the campaign was launched, in Unix seconds, or null while it is a draft.
      */
-    readonly launched_at: number | null;
+    launched_at: number | null;
     /**
      * When the campaign reached `sent`, `cancelled` or `failed`, in Unix seconds, or null before.
      */
-    readonly completed_at: number | null;
+    completed_at: number | null;
 };
 
 /**
@@ -1220,17 +1223,17 @@ export type Currency = 'EUR';
 /**
  * Reply
  *
- * An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed.
+ * An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
  */
 export type Reply = {
     /**
      * The id of the reply.
      */
-    readonly id: ReplyId;
+    id: ReplyId;
     /**
      * The object type, always `reply`.
      */
-    readonly object: 'reply';
+    object: 'reply';
     /**
      * The campaign whose message was answered.
      */
@@ -1276,7 +1279,10 @@ export type Reply = {
      * Whether the reply was pushed to a CRM connection that syncs replies.
      */
     crm_synced: boolean;
-    created: Created;
+    /**
+     * When the object was created, in Unix seconds.
+     */
+    created: number;
 };
 
 /**
@@ -1702,7 +1708,7 @@ export type ConciergeResult = {
 /**
  * Workflow
  *
- * The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs`, then goes queued → running → succeeded | failed; a `queued` or `running` workflow can be cancelled. While running, the agent searches the directory, contacts providers on your behalf by email, waits for their answers (up to 48 hours, or until the day before `deadline`), and writes the comparison into `result`. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request. A final workflow is delivered to your webhook endpoints as a `workflow.succeeded`, `workflow.failed` or `workflow.cancelled` event. The `price` follows the complexity and is billed only when the workflow succeeds.
+ * The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs`, then goes queued → running → succeeded | failed; a `queued` or `running` workflow can be cancelled. While running, the agent searches the directory, contacts providers on your behalf by email, waits for their answers (up to 48 hours, or until the day before `deadline`), and writes the comparison into `result`. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request. A final workflow is delivered to your webhook endpoints as a `workflow.completed`, `workflow.failed` or `workflow.cancelled` event. The `price` follows the complexity and is billed only when the workflow succeeds.
  */
 export type Workflow = {
     /**
@@ -1790,24 +1796,24 @@ export type WebhookUrl = string;
 /**
  * WebhookEventType
  *
- * The kind of a webhook event: `workflow.succeeded`, `workflow.failed` and `workflow.cancelled` carry the final workflow; `test.ping` is sent only by `POST /v1/webhook-endpoints/{id}/test`.
+ * The kind of a webhook event. `workflow.completed`, `workflow.failed` and `workflow.cancelled` carry a concierge workflow in its final state; `reply.received` a reply to a campaign; `campaign.completed` a campaign that sent its last message; `endpoint.disabled` the endpoint that was disabled (sent to the project's other endpoints subscribed to it); `test` is sent by `POST /v1/webhook-endpoints/{id}/test`.
  */
-export type WebhookEventType = 'workflow.succeeded' | 'workflow.failed' | 'workflow.cancelled' | 'test.ping';
+export type WebhookEventType = 'workflow.completed' | 'workflow.failed' | 'workflow.cancelled' | 'reply.received' | 'campaign.completed' | 'endpoint.disabled' | 'test';
 
 /**
  * WebhookEndpoint
  *
- * An HTTPS endpoint of yours that receives the concierge's events, signed per Standard Webhooks with its secret. The secret is shown only once, in the response that creates the endpoint. `status` becomes `failing` when a message exhausted its retries, and `active` again with the next successful delivery.
+ * An HTTPS endpoint of yours that receives the concierge's events, signed per Standard Webhooks with its secret. The secret is shown only once, in the response that creates the endpoint. `status` becomes `failing` when a message exhausted its retries, and `active` again with the next successful delivery; an endpoint failing for 5 days, or answering `410 Gone`, is disabled. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
  */
 export type WebhookEndpoint = {
     /**
      * The id of the webhook endpoint.
      */
-    readonly id: WebhookEndpointId;
+    id: WebhookEndpointId;
     /**
      * The object type, always `webhook_endpoint`.
      */
-    readonly object: 'webhook_endpoint';
+    object: 'webhook_endpoint';
     /**
      * The URL events are POSTed to.
      */
@@ -1821,11 +1827,22 @@ export type WebhookEndpoint = {
      */
     event_types: Array<WebhookEventType>;
     /**
-     * `active` normally; `failing` after a message exhausted its retries, until a delivery succeeds again.
+     * Whether events are delivered to the endpoint. You can disable and enable it; it is disabled for you after 5 days of failed deliveries or at a `410 Gone`.
      */
-    readonly status: 'active' | 'failing';
+    enabled: boolean;
+    /**
+     * `active`; `failing` while its last message exhausted its retries, until a delivery succeeds again; `disabled` when `enabled` is false.
+     */
+    status: 'active' | 'failing' | 'disabled';
+    /**
+     * Why the endpoint is disabled: `manual` (you), `failing` (5 days of failed deliveries), `gone` (it answered `410 Gone`); null while enabled.
+     */
+    disabled_reason: 'manual' | 'failing' | 'gone' | null;
     metadata: Metadata;
-    created: Created;
+    /**
+     * When the object was created, in Unix seconds.
+     */
+    created: number;
 };
 
 /**
@@ -1858,7 +1875,7 @@ export type CreateWebhookEndpointRequest = {
      */
     description?: string | null;
     /**
-     * The event types the endpoint receives; all four when omitted.
+     * The event types the endpoint receives; all of them when omitted.
      */
     event_types?: Array<WebhookEventType>;
     metadata?: Metadata;
@@ -1891,9 +1908,17 @@ export type WebhookEndpointWithSecret = {
      */
     event_types: Array<WebhookEventType>;
     /**
-     * `active` normally; `failing` after a message exhausted its retries, until a delivery succeeds again.
+     * Whether events are delivered to the endpoint. You can disable and enable it; it is disabled for you after 5 days of failed deliveries or at a `410 Gone`.
      */
-    readonly status: 'active' | 'failing';
+    enabled: boolean;
+    /**
+     * `active`; `failing` while its last message exhausted its retries, until a delivery succeeds again; `disabled` when `enabled` is false.
+     */
+    readonly status: 'active' | 'failing' | 'disabled';
+    /**
+     * Why the endpoint is disabled: `manual` (you), `failing` (5 days of failed deliveries), `gone` (it answered `410 Gone`); null while enabled.
+     */
+    readonly disabled_reason: 'manual' | 'failing' | 'gone' | null;
     metadata: Metadata;
     created: Created;
     /**
@@ -1903,11 +1928,72 @@ export type WebhookEndpointWithSecret = {
 };
 
 /**
+ * UpdateWebhookEndpointRequest
+ *
+ * The fields of a webhook endpoint to change; those left out keep their values.
+ */
+export type UpdateWebhookEndpointRequest = {
+    /**
+     * The URL events are POSTed to.
+     */
+    url?: WebhookUrl;
+    /**
+     * A note of yours about the endpoint.
+     */
+    description?: string | null;
+    /**
+     * The event types the endpoint receives.
+     */
+    event_types?: Array<WebhookEventType>;
+    /**
+     * `false` stops deliveries (pending messages wait); `true` resumes them and clears the failure count.
+     */
+    enabled?: boolean;
+    metadata?: Metadata;
+};
+
+/**
  * WebhookMessageId
  *
  * The id of a webhook message, equal to the `webhook-id` header of its deliveries: `msg_` and 26 characters.
  */
 export type WebhookMessageId = string;
+
+/**
+ * WebhookAttempt
+ *
+ * One delivery attempt of a message.
+ */
+export type WebhookAttempt = {
+    /**
+     * The attempt's number, from 1.
+     */
+    attempt: number;
+    /**
+     * When the attempt was made, in Unix seconds.
+     */
+    at: number;
+    /**
+     * `delivered` when the endpoint answered 2xx within 15 seconds, else `failed`.
+     */
+    outcome: 'delivered' | 'failed';
+    /**
+     * The HTTP status the endpoint answered, or null when it gave none (timeout, refused connection).
+     */
+    status_code: number | null;
+    /**
+     * How long the attempt took, in milliseconds.
+     */
+    duration_ms: number;
+    /**
+     * The first kilobyte of the endpoint's answer, as text, or null when it gave none.
+     */
+    response: string | null;
+    /**
+     * Why the attempt failed when the endpoint gave no status (`timeout`, `connection refused`, a refused address), else null.
+     */
+    error: string | null;
+};
 
 /**
  * WebhookMessage
@@ -1936,14 +2022,45 @@ export type WebhookMessage = {
      */
     readonly status: 'pending' | 'delivered' | 'failed';
     /**
-     * How many delivery attempts were made so far, at most 10.
+     * How many delivery attempts were made so far (10 on schedule, more when re-sent by hand).
      */
     readonly attempts: number;
     /**
      * When the next attempt is due, in Unix seconds, or null when the message is delivered or failed.
      */
     readonly next_attempt_at: number | null;
+    /**
+     * The attempts made so far, oldest first (the last 20).
+     */
+    attempt_log: Array<WebhookAttempt>;
     created: Created;
+};
+
+/**
+ * RotateWebhookSecretRequest
+ *
+ * How long the previous secret keeps signing alongside the new one.
+ */
+export type RotateWebhookSecretRequest = {
+    /**
+     * Seconds during which every delivery carries two signatures, one with the previous secret and one with the new, so you can switch your verifier without losing an event. 0 drops the previous secret at once; 24 hours by default, at most 7 days.
+     */
+    previous_secret_expires_in?: number;
+};
+
+/**
+ * WebhookMessageList
+ *
+ * A page of an endpoint's messages, newest first, in the list envelope.
+ */
+export type WebhookMessageList = {
+    object: ListObjectType;
+    /**
+     * The messages of this page, newest first.
+     */
+    data: Array<WebhookMessage>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
 };
 
 /**
@@ -2111,7 +2228,7 @@ export type WorkflowWebhookEvent = {
     /**
      * The kind of event, after the final status of the workflow.
      */
-    type: 'workflow.succeeded' | 'workflow.failed' | 'workflow.cancelled';
+    type: 'workflow.completed' | 'workflow.failed' | 'workflow.cancelled';
     /**
      * When the event happened, as an RFC 3339 date-time in UTC.
      */
@@ -2120,6 +2237,114 @@ export type WorkflowWebhookEvent = {
      * The payload of the event.
      */
     data: WorkflowEventData;
+};
+
+/**
+ * ReplyEventData
+ *
+ * The payload of a reply event.
+ */
+export type ReplyEventData = {
+    /**
+     * The reply, as `GET /v1/replies/{id}` returns it.
+     */
+    object: Reply;
+};
+
+/**
+ * ReplyWebhookEvent
+ *
+ * The event sent when a recipient of a campaign replies; the reply is billed as `GET /v1/replies/{id}` says.
+ */
+export type ReplyWebhookEvent = {
+    /**
+     * The id of the message, equal to the `webhook-id` header.
+     */
+    id: WebhookMessageId;
+    /**
+     * The kind of event, always `reply.received`.
+     */
+    type: 'reply.received';
+    /**
+     * When the event happened, as an RFC 3339 date-time in UTC.
+     */
+    timestamp: string;
+    /**
+     * The payload of the event.
+     */
+    data: ReplyEventData;
+};
+
+/**
+ * CampaignEventData
+ *
+ * The payload of a campaign event.
+ */
+export type CampaignEventData = {
+    /**
+     * The campaign, as `GET /v1/campaigns/{id}` returns it.
+     */
+    object: Campaign;
+};
+
+/**
+ * CampaignWebhookEvent
+ *
+ * The event sent when a campaign has sent its last message.
+ */
+export type CampaignWebhookEvent = {
+    /**
+     * The id of the message, equal to the `webhook-id` header.
+     */
+    id: WebhookMessageId;
+    /**
+     * The kind of event, always `campaign.completed`.
+     */
+    type: 'campaign.completed';
+    /**
+     * When the event happened, as an RFC 3339 date-time in UTC.
+     */
+    timestamp: string;
+    /**
+     * The payload of the event.
+     */
+    data: CampaignEventData;
+};
+
+/**
+ * EndpointEventData
+ *
+ * The payload of an endpoint event.
+ */
+export type EndpointEventData = {
+    /**
+     * The endpoint that was disabled, with `disabled_reason`.
+     */
+    object: WebhookEndpoint;
+};
+
+/**
+ * EndpointDisabledWebhookEvent
+ *
+ * The event recorded when an endpoint is disabled for failing 5 days or answering `410 Gone`; delivered to the project's other endpoints subscribed to it. The disabled endpoint itself shows `status: disabled` and its `disabled_reason`.
+ */
+export type EndpointDisabledWebhookEvent = {
+    /**
+     * The id of the message, equal to the `webhook-id` header.
+     */
+    id: WebhookMessageId;
+    /**
+     * The kind of event, always `endpoint.disabled`.
+     */
+    type: 'endpoint.disabled';
+    /**
+     * When the event happened, as an RFC 3339 date-time in UTC.
+     */
+    timestamp: string;
+    /**
+     * The payload of the event.
+     */
+    data: EndpointEventData;
 };
 
 /**
@@ -2165,9 +2390,9 @@ export type TestPingWebhookEvent = {
      */
     id: WebhookMessageId;
     /**
-     * The kind of event, always `test.ping`.
+     * The kind of event, always `test`.
      */
-    type: 'test.ping';
+    type: 'test';
     /**
      * When the event happened, as an RFC 3339 date-time in UTC.
      */
@@ -2184,9 +2409,15 @@ export type TestPingWebhookEvent = {
  * The body of every webhook delivery, in the Standard Webhooks shape: `type`, `timestamp` and `data`, plus `id`, equal to the `webhook-id` header.
  */
 export type WebhookEvent = ({
-    type: 'workflow.succeeded' | 'workflow.failed' | 'workflow.cancelled';
+    type: 'workflow.completed' | 'workflow.failed' | 'workflow.cancelled';
 } & WorkflowWebhookEvent) | ({
-    type: 'test.ping';
+    type: 'reply.received';
+} & ReplyWebhookEvent) | ({
+    type: 'campaign.completed';
+} & CampaignWebhookEvent) | ({
+    type: 'endpoint.disabled';
+} & EndpointDisabledWebhookEvent) | ({
+    type: 'test';
 } & TestPingWebhookEvent);
 
 /**
@@ -2490,138 +2721,6 @@ export type SendingDomainListWritable = {
 };
 
 /**
- * Campaign
- *
- * An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each.
- */
-export type CampaignWritable = {
-    /**
-     * A name of yours for the campaign.
-     */
-    name: string;
-    /**
-     * The target list whose members with an email address receive the campaign.
-     */
-    target_list_id: TargetListId;
-    /**
-     * The sending domain the messages go out from.
-     */
-    sending_domain_id: SendingDomainId;
-    /**
-     * The part of the sender address before the `@`; the domain is the sending domain's.
-     */
-    from_local_part: string;
-    /**
-     * The display name of the sender.
-     */
-    from_name: string;
-    /**
-     * The address replies go to, or null for the sender address.
-     */
-    reply_to: string | null;
-    /**
-     * The subject template.
-     */
-    subject: string;
-    /**
-     * The plain-text body template.
-     */
-    body_text: string;
-    /**
-     * An HTML body template sent beside the text body, or null for text only.
-     */
-    body_html: string | null;
-    /**
-     * When sending starts, in Unix seconds, or null to start at launch.
-     */
-    schedule_at: number | null;
-    metadata: Metadata;
-};
-
-/**
- * CampaignList
- *
- * A page of campaigns, newest first, in the list envelope.
- */
-export type CampaignListWritable = {
-    object: ListObjectType;
-    /**
-     * The campaigns of this page, newest first.
-     */
-    data: Array<CampaignWritable>;
-    has_more: HasMore;
-    next_cursor: NextCursor;
-};
-
-/**
- * Reply
- *
- * An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed.
- */
-export type ReplyWritable = {
-    /**
-     * The campaign whose message was answered.
-     */
-    campaign_id: CampaignId;
-    /**
-     * The listing whose address the answered message went to.
-     */
-    listing_id: ListingId;
-    /**
-     * The address in the reply's `From` header.
-     */
-    from: string;
-    /**
-     * The display name in the reply's `From` header, or null when it has none.
-     */
-    from_name: string | null;
-    /**
-     * The subject of the reply.
-     */
-    subject: string;
-    /**
-     * The plain-text body of the reply (the text part, or the HTML part converted to text).
-     */
-    text: string;
-    /**
-     * When our mail server received the reply, in Unix seconds.
-     */
-    received_at: number;
-    /**
-     * The `Message-ID` of the campaign message that was answered, from the reply's `In-Reply-To` header.
-     */
-    in_reply_to: string;
-    /**
-     * Whether the reply was billed as a successful outbound contact.
-     */
-    billed: boolean;
-    /**
-     * What the reply cost, `0.50` when billed, else `0.00`.
-     */
-    cost: Money;
-    currency: Currency;
-    /**
-     * Whether the reply was pushed to a CRM connection that syncs replies.
-     */
-    crm_synced: boolean;
-};
-
-/**
- * ReplyList
- *
- * A page of replies, newest first, in the list envelope.
- */
-export type ReplyListWritable = {
-    object: ListObjectType;
-    /**
-     * The replies of this page, newest first.
-     */
-    data: Array<ReplyWritable>;
-    has_more: HasMore;
-    next_cursor: NextCursor;
-};
-
-/**
  * CrmConnection
  *
  * A connection to your HubSpot, Salesforce or Pipedrive account. Replies to campaigns are pushed to it: the company as an organisation (company, account), the sender as a contact (person, lead) and the reply text as a note (task) on it. Credentials are write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.
@@ -2746,42 +2845,6 @@ export type CreateCrmConnectionRequestWritable = ({
 } & CreatePipedriveConnectionRequestWritable);
 
 /**
- * WebhookEndpoint
- *
- * An HTTPS endpoint of yours that receives the concierge's events, signed per Standard Webhooks with its secret. The secret is shown only once, in the response that creates the endpoint. `status` becomes `failing` when a message exhausted its retries, and `active` again with the next successful delivery.
- */
-export type WebhookEndpointWritable = {
-    /**
-     * The URL events are POSTed to.
-     */
-    url: WebhookUrl;
-    /**
-     * A note of yours about the endpoint.
-     */
-    description: string | null;
-    /**
-     * The event types the endpoint receives.
-     */
-    event_types: Array<WebhookEventType>;
-    metadata: Metadata;
-};
-
-/**
- * WebhookEndpointList
- *
- * A page of webhook endpoints, newest first, in the list envelope; secrets are never listed.
- */
-export type WebhookEndpointListWritable = {
-    object: ListObjectType;
-    /**
-     * The webhook endpoints of this page, newest first.
-     */
-    data: Array<WebhookEndpointWritable>;
-    has_more: HasMore;
-    next_cursor: NextCursor;
-};
-
-/**
  * WebhookEndpointWithSecret
  *
  * A webhook endpoint with its signing secret, returned only once, by the call that creates it. Store the secret: it cannot be read again.
@@ -2799,6 +2862,10 @@ export type WebhookEndpointWithSecretWritable = {
      * The event types the endpoint receives.
      */
     event_types: Array<WebhookEventType>;
+    /**
+     * Whether events are delivered to the endpoint. You can disable and enable it; it is disabled for you after 5 days of failed deliveries or at a `410 Gone`.
+     */
+    enabled: boolean;
     metadata: Metadata;
 };
 
@@ -2816,6 +2883,25 @@ export type WebhookMessageWritable = {
      * The endpoint the message goes to.
      */
     endpoint_id: WebhookEndpointId;
+    /**
+     * The attempts made so far, oldest first (the last 20).
+     */
+    attempt_log: Array<WebhookAttempt>;
+};
+
+/**
+ * WebhookMessageList
+ *
+ * A page of an endpoint's messages, newest first, in the list envelope.
+ */
+export type WebhookMessageListWritable = {
+    object: ListObjectType;
+    /**
+     * The messages of this page, newest first.
+     */
+    data: Array<WebhookMessageWritable>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
 };
 
 /**
@@ -2872,6 +2958,11 @@ export type WorkflowIdPath = WorkflowId;
  * The id of the webhook endpoint.
  */
 export type WebhookEndpointIdPath = WebhookEndpointId;
+
+/**
+ * The id of the webhook message.
+ */
+export type WebhookMessageIdPath = WebhookMessageId;
 
 export type SearchListingsData = {
     body?: never;
@@ -4676,6 +4767,60 @@ export type GetWebhookEndpointResponses = {
 
 export type GetWebhookEndpointResponse = GetWebhookEndpointResponses[keyof GetWebhookEndpointResponses];
 
+export type UpdateWebhookEndpointData = {
+    body: UpdateWebhookEndpointRequest;
+    path: {
+        /**
+         * The id of the webhook endpoint.
+         */
+        id: WebhookEndpointId;
+    };
+    query?: never;
+    url: '/v1/webhook-endpoints/{id}';
+};
+
+export type UpdateWebhookEndpointErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type UpdateWebhookEndpointError = UpdateWebhookEndpointErrors[keyof UpdateWebhookEndpointErrors];
+
+export type UpdateWebhookEndpointResponses = {
+    /**
+     * The webhook endpoint as it is now.
+     */
+    200: WebhookEndpoint;
+};
+
+export type UpdateWebhookEndpointResponse = UpdateWebhookEndpointResponses[keyof UpdateWebhookEndpointResponses];
+
 export type SendTestWebhookEventData = {
     body?: never;
     headers?: {
@@ -4731,6 +4876,183 @@ export type SendTestWebhookEventResponses = {
 };
 
 export type SendTestWebhookEventResponse = SendTestWebhookEventResponses[keyof SendTestWebhookEventResponses];
+
+export type RotateWebhookEndpointSecretData = {
+    body?: RotateWebhookSecretRequest;
+    headers?: {
+        /**
+         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The id of the webhook endpoint.
+         */
+        id: WebhookEndpointId;
+    };
+    query?: never;
+    url: '/v1/webhook-endpoints/{id}/rotate-secret';
+};
+
+export type RotateWebhookEndpointSecretErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type RotateWebhookEndpointSecretError = RotateWebhookEndpointSecretErrors[keyof RotateWebhookEndpointSecretErrors];
+
+export type RotateWebhookEndpointSecretResponses = {
+    /**
+     * The webhook endpoint with its new secret, shown only this once.
+     */
+    200: WebhookEndpointWithSecret;
+};
+
+export type RotateWebhookEndpointSecretResponse = RotateWebhookEndpointSecretResponses[keyof RotateWebhookEndpointSecretResponses];
+
+export type ListWebhookMessagesData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the webhook endpoint.
+         */
+        id: WebhookEndpointId;
+    };
+    query?: {
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+        /**
+         * Only messages in this state.
+         */
+        status?: 'pending' | 'delivered' | 'failed';
+    };
+    url: '/v1/webhook-endpoints/{id}/messages';
+};
+
+export type ListWebhookMessagesErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListWebhookMessagesError = ListWebhookMessagesErrors[keyof ListWebhookMessagesErrors];
+
+export type ListWebhookMessagesResponses = {
+    /**
+     * A page of messages.
+     */
+    200: WebhookMessageList;
+};
+
+export type ListWebhookMessagesResponse = ListWebhookMessagesResponses[keyof ListWebhookMessagesResponses];
+
+export type ResendWebhookMessageData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the webhook endpoint.
+         */
+        id: WebhookEndpointId;
+        /**
+         * The id of the webhook message.
+         */
+        message_id: WebhookMessageId;
+    };
+    query?: never;
+    url: '/v1/webhook-endpoints/{id}/messages/{message_id}/resend';
+};
+
+export type ResendWebhookMessageErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ResendWebhookMessageError = ResendWebhookMessageErrors[keyof ResendWebhookMessageErrors];
+
+export type ResendWebhookMessageResponses = {
+    /**
+     * The message, queued for delivery.
+     */
+    202: WebhookMessage;
+};
+
+export type ResendWebhookMessageResponse = ResendWebhookMessageResponses[keyof ResendWebhookMessageResponses];
 
 export type GetUsageData = {
     body?: never;
@@ -4803,6 +5125,42 @@ export type ReceiveWorkflowEventWebhookPayload = WebhookEvent;
 export type ReceiveWorkflowEventWebhookRequest = {
     body: ReceiveWorkflowEventWebhookPayload;
     key: 'workflow.completed';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveReplyEventWebhookPayload = WebhookEvent;
+
+export type ReceiveReplyEventWebhookRequest = {
+    body: ReceiveReplyEventWebhookPayload;
+    key: 'reply.received';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveCampaignEventWebhookPayload = WebhookEvent;
+
+export type ReceiveCampaignEventWebhookRequest = {
+    body: ReceiveCampaignEventWebhookPayload;
+    key: 'campaign.completed';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveEndpointDisabledEventWebhookPayload = WebhookEvent;
+
+export type ReceiveEndpointDisabledEventWebhookRequest = {
+    body: ReceiveEndpointDisabledEventWebhookPayload;
+    key: 'endpoint.disabled';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveTestEventWebhookPayload = WebhookEvent;
+
+export type ReceiveTestEventWebhookRequest = {
+    body: ReceiveTestEventWebhookPayload;
+    key: 'test';
     path?: never;
     query?: never;
 };
