@@ -62,6 +62,22 @@ export interface Config {
    * MAX_REQUESTS_PER_SOCKET: the bounds of every server's connections.
    */
   connections: ConnectionLimits;
+  /** JOB_WORKERS: the most jobs of one queue one instance runs at once; 0 serves HTTP only. 16 by default. */
+  jobWorkers: number;
+  /**
+   * OUTBOUND_ALLOW_PRIVATE: outbound calls (webhooks) may go to loopback, private and link-local
+   * addresses and use plain http (tests, on-premises); false by default.
+   */
+  outboundAllowPrivate: boolean;
+  /**
+   * WEBHOOK_RETRY_SCHEDULE: the delays of a webhook message's attempts, each after the one before
+   * (`0s,5s,5m,30m,2h,5h,10h,14h,20h,24h`, the default: 10 attempts over about 3 days).
+   */
+  webhookRetryScheduleMs: number[];
+  /** WEBHOOK_DISABLE_AFTER: an endpoint whose deliveries all failed for this long is disabled; `5d` by default. */
+  webhookDisableAfterMs: number;
+  /** WEBHOOK_TIMEOUT_MS: how long a webhook receiver has to answer; 15,000 by default. */
+  webhookTimeoutMs: number;
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
 }
@@ -82,6 +98,28 @@ function secretsKey(env: NodeJS.ProcessEnv): Buffer | undefined {
     );
   }
   return Buffer.from(raw, 'hex');
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `5s`, `5m`, `2h`, `5d` in milliseconds. */
+function durationMs(name: string, raw: string): number {
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) {
+    throw new Error(
+      `${name} takes durations such as 500ms, 5s, 5m, 2h or 5d, not ${JSON.stringify(raw.trim())}`,
+    );
+  }
+  return Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000);
+}
+
+function retrySchedule(env: NodeJS.ProcessEnv): number[] {
+  const raw = optional(env.WEBHOOK_RETRY_SCHEDULE) ?? '0s,5s,5m,30m,2h,5h,10h,14h,20h,24h';
+  const delays = raw.split(',').map((item) => durationMs('WEBHOOK_RETRY_SCHEDULE', item));
+  if (delays.length < 1 || delays.length > 20) {
+    throw new Error(`WEBHOOK_RETRY_SCHEDULE takes 1 to 20 delays, not ${delays.length}`);
+  }
+  return delays;
 }
 
 function integer(name: string, fallback: number, min: number, max: number, env: NodeJS.ProcessEnv): number {
@@ -187,6 +225,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),
     mcpRemotePrivateAddresses: flag('MCP_REMOTE_PRIVATE_ADDRESSES', env),
     secretsKey: secretsKey(env),
+    jobWorkers: integer('JOB_WORKERS', 16, 0, 256, env),
+    outboundAllowPrivate: flag('OUTBOUND_ALLOW_PRIVATE', env),
+    webhookRetryScheduleMs: retrySchedule(env),
+    webhookDisableAfterMs: durationMs('WEBHOOK_DISABLE_AFTER', optional(env.WEBHOOK_DISABLE_AFTER) ?? '5d'),
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000, env),
     env,
   };
 }

@@ -12,6 +12,9 @@ import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { createStatusPages } from '../status/pages.ts';
 import { createUsageRouter } from '../usage/routes.ts';
+import { WebhookDelivery } from '../webhooks/delivery.ts';
+import { createWebhookRouter } from '../webhooks/routes.ts';
+import { WebhookStore } from '../webhooks/store.ts';
 import { loadDemoDirectory } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
@@ -47,6 +50,21 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
   })();
   loading.catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
 
+  const webhooks = new WebhookStore(platform.db, platform.secrets, platform.outbound);
+  const delivery = new WebhookDelivery(
+    platform.db,
+    platform.jobs,
+    platform.outbound,
+    webhooks,
+    {
+      retryScheduleMs: platform.config.webhookRetryScheduleMs,
+      disableAfterMs: platform.config.webhookDisableAfterMs,
+      timeoutMs: platform.config.webhookTimeoutMs,
+    },
+    logger,
+  );
+  await delivery.start();
+
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
     buckets: directoryBuckets(principal.plan, platform.config.env, { search: req.path === '/v1/search' }),
@@ -71,6 +89,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     routers: [
       createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.env.PUBLIC_DIRECTORY_URL }),
       createUsageRouter(platform.db, 'directory'),
+      createWebhookRouter(webhooks, delivery),
     ],
     isReady: () => readyInCluster(ready),
   });

@@ -7,7 +7,6 @@ import { createResponsesRouter } from '../agents/routes.ts';
 import type { HubDeps } from '../mcp/catalogue.ts';
 import { hubConnector } from '../mcp/connector.ts';
 import { createMcpServersRouter, McpServerStore } from '../mcp/registry.ts';
-import { secretBox, secretsKeyOf } from '../platform/secrets.ts';
 import { createMcpRouter } from '../mcp/server.ts';
 import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
@@ -62,13 +61,8 @@ export async function createModelService(
     };
   });
   const consoleStore = new ConsoleStore(platform.db, platform.accounts);
-  const secretsKey = secretsKeyOf(config);
   const hub: HubDeps = {
-    registry: new McpServerStore(
-      platform.db,
-      secretsKey === undefined ? undefined : secretBox(secretsKey),
-      config.mcpRemotePrivateAddresses,
-    ),
+    registry: new McpServerStore(platform.db, platform.secrets, config.mcpRemotePrivateAddresses),
     directoryUrl,
     timeoutMs: config.mcpCallTimeoutMs,
     allowPrivate: config.mcpRemotePrivateAddresses,

@@ -5,7 +5,10 @@ import { AccountStore } from '../accounts/store.ts';
 import type { Config } from '../config.ts';
 import { type Limiter, memoryLimiter, redisLimiter } from '../limits/limiter.ts';
 import { type Db, openDb } from './db.ts';
+import { type Jobs, openJobs } from './jobs.ts';
 import type { Logger } from './logger.ts';
+import { type Outbound, outbound } from './outbound.ts';
+import { type SecretBox, secretBox, secretsKeyOf } from './secrets.ts';
 
 export interface Platform {
   config: Config;
@@ -14,6 +17,12 @@ export interface Platform {
   auth: Authenticator;
   bus: Bus;
   limiter: Limiter;
+  /** The durable job queue (JOB_WORKERS handlers in this process). */
+  jobs: Jobs;
+  /** The one door for calls to addresses customers give (OUTBOUND_ALLOW_PRIVATE). */
+  outbound: Outbound;
+  /** Seals secrets kept at rest; undefined with DATABASE_URL and no SECRETS_ENCRYPTION_KEY. */
+  secrets: SecretBox | undefined;
   close(): Promise<void>;
 }
 
@@ -59,6 +68,9 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     }
   }
   const auth = createAuthenticator(accounts, bus);
+  const jobs = await openJobs(db, { workers: config.jobWorkers, logger });
+  const key = secretsKeyOf(config);
+  const door = outbound({ allowPrivate: config.outboundAllowPrivate });
   return {
     config,
     db,
@@ -66,7 +78,12 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     auth,
     bus,
     limiter,
+    jobs,
+    outbound: door,
+    secrets: key === undefined ? undefined : secretBox(key),
     async close() {
+      await jobs.stop();
+      await door.close();
       await limiter.close();
       await bus.close();
       await db.close();

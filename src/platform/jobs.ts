@@ -21,7 +21,7 @@ export interface QueuePolicy {
   retryDelayMaxSeconds?: number;
   /** How long one attempt may run before it counts as failed, in seconds; 15 minutes by default. */
   expireInSeconds?: number;
-  /** How many of this queue's jobs one instance runs at once; 1 by default. */
+  /** How many of this queue's jobs one instance runs at once (at most JOB_WORKERS); 1 by default. */
   concurrency?: number;
 }
 
@@ -57,6 +57,8 @@ export interface Jobs {
   define<T extends object>(name: string, handler: JobHandler<T>, policy?: QueuePolicy): Promise<void>;
   /** Enqueues a job; its id. */
   send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string>;
+  /** Sends a job to a defined queue on a cron schedule (UTC), once per occurrence across instances. */
+  schedule(name: string, cron: string): Promise<void>;
   /** Cancels a job that has not run yet (a running one finishes its attempt). */
   cancel(name: string, id: string): Promise<void>;
   get(name: string, id: string): Promise<JobState | null>;
@@ -66,7 +68,7 @@ export interface Jobs {
 }
 
 export interface JobsOptions {
-  /** JOB_WORKERS: handlers run at once by this instance, over all queues; 0 serves HTTP only. */
+  /** JOB_WORKERS: the most jobs of one queue this instance runs at once; 0 serves HTTP only. */
   workers: number;
   logger: Logger;
   /** The idle poll, the floor under notifications; 2 s by default. */
@@ -85,8 +87,8 @@ function inTransaction(tx: Queryable): BossDb {
 export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
   const common = {
     schema: 'pgboss',
-    // no cron schedules yet: no clock-skew monitor
-    schedule: false,
+    // cron schedules (`schedule`), run once per occurrence across instances
+    schedule: true,
     useListenNotify: true,
     // a worker's claim lapses after 10 s without heartbeats; the supervisor looks every 10 s
     superviseIntervalSeconds: 10,
@@ -101,7 +103,6 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
   await boss.start();
 
   const polling = options.pollingIntervalSeconds ?? 2;
-  let free = options.workers; // handlers this instance may still start
   const defined = new Set<string>();
   let stopped = false;
 
@@ -122,9 +123,8 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
         deadLetter: dead,
         notify: true,
       });
-      const concurrency = Math.min(policy.concurrency ?? 1, free);
+      const concurrency = Math.min(policy.concurrency ?? 1, options.workers);
       if (concurrency <= 0 || stopped) return;
-      free -= concurrency;
       await boss.work<T>(
         name,
         {
@@ -149,6 +149,9 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
       });
       if (id === null) throw new Error(`job queue ${name} refused a job`);
       return id;
+    },
+    async schedule(name, cron) {
+      await boss.schedule(name, cron, {}, { tz: 'UTC' });
     },
     async cancel(name, id) {
       await boss.cancel(name, id);

@@ -57,6 +57,8 @@ describe('URLs as they are saved', () => {
     ['https://localhost/hook', 'private_network_url'],
     ['https://user:pw@hooks.example.com/x', 'invalid_url'],
     ['not a url', 'invalid_url'],
+    ['https://\u00cf', 'invalid_url'],
+    ['https://hooks.example.com/a b', 'invalid_url'],
   ])('refuses %s (%s)', async (url, code) => {
     const refused = await checkOutboundUrl(url, strict).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(OutboundRefused);

@@ -76,6 +76,13 @@ export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Pro
   } catch {
     throw new OutboundRefused(`${JSON.stringify(raw)} is not a URL`, 'invalid_url');
   }
+  // a URI is ASCII (RFC 3986): an international host name is written in punycode (xn--)
+  if (!/^[\x21-\x7e]+$/.test(raw) || !url.hostname) {
+    throw new OutboundRefused(
+      `${JSON.stringify(raw)} is not an ASCII URI; write an international host name in punycode (xn--)`,
+      'invalid_url',
+    );
+  }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowPrivate)) {
     throw new OutboundRefused(`the URL must be https, not ${url.protocol.replace(':', '')}`, 'insecure_url');
   }

@@ -1,0 +1,197 @@
+// Webhook deliveries are durable jobs: an instance killed with SIGKILL while messages are
+// pending delivers every one of them after a restart (PGlite on disk), and two instances on one
+// PostgreSQL and one Redis deliver each message once, the survivor taking over when the other
+// is killed. Instances are real processes started as an operator starts them.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
+import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+
+/** Counts the deliveries per webhook-id; answers 500 until told to accept. */
+class Receiver {
+  accept = false;
+  seen = new Map<string, number>();
+  accepted = new Map<string, number>();
+  #server: Server | undefined;
+  url = '';
+
+  async start(): Promise<void> {
+    this.#server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const id = String(req.headers['webhook-id']);
+        this.seen.set(id, (this.seen.get(id) ?? 0) + 1);
+        if (!this.accept) return void res.writeHead(500).end();
+        this.accepted.set(id, (this.accepted.get(id) ?? 0) + 1);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
+  }
+
+  attempts(): number {
+    return [...this.seen.values()].reduce((a, b) => a + b, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.#server?.closeAllConnections();
+    await new Promise((resolve) => this.#server?.close(resolve));
+  }
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function call(base: string, key: string, method: string, path: string, body?: object) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const ENV = {
+  OUTBOUND_ALLOW_PRIVATE: 'true',
+  // ten attempts a second apart: the kill lands while every message waits for a retry
+  WEBHOOK_RETRY_SCHEDULE: '0s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
+  WEBHOOK_TIMEOUT_MS: '2000',
+};
+
+describe('webhook messages pending at a SIGKILL (PGlite on disk)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-kill-'));
+  const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;
+  const receiver = new Receiver();
+  let instance: Instance | undefined;
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await instance?.stop();
+    await receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are all delivered after the restart, each with its webhook-id', async () => {
+    const env = { ...ENV, DATA_DIR: dir, BOOTSTRAP_ADMIN_KEY: key };
+    instance = await startInstance(env);
+    await waitReady(instance.directory);
+    const endpoint = await call(instance.directory, key, 'POST', '/v1/webhook-endpoints', {
+      url: receiver.url,
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      ids.push(
+        (await call(instance.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
+          .id as string,
+      );
+    }
+    await until('a failed first attempt of each', () => ids.every((id) => receiver.seen.has(id)));
+    process.kill(instance.pid, 'SIGKILL');
+    expect(await instance.exited).toBe(null);
+    receiver.accept = true;
+
+    instance = await startInstance(env);
+    await until('every message delivered', () => ids.every((id) => receiver.accepted.has(id)));
+    const page = await call(
+      instance.directory,
+      key,
+      'GET',
+      `/v1/webhook-endpoints/${String(endpoint.id)}/messages?limit=100`,
+    );
+    const messages = page.data as Array<{ id: string; status: string }>;
+    expect(messages.map((m) => m.id).sort()).toEqual([...ids].sort());
+    await until('every message recorded delivered', async () => {
+      const again = await call(
+        instance!.directory,
+        key,
+        'GET',
+        `/v1/webhook-endpoints/${String(endpoint.id)}/messages?limit=100&status=delivered`,
+      );
+      return (again.data as unknown[]).length === ids.length;
+    });
+    // nothing arrived that was not sent
+    expect([...receiver.seen.keys()].every((id) => ids.includes(id))).toBe(true);
+  }, 180_000);
+});
+
+const SCALES = (await storages()).includes('postgres') && (await redisAvailable());
+
+describe.runIf(SCALES)('webhook deliveries of two instances on one PostgreSQL and Redis', () => {
+  const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;
+  const receiver = new Receiver();
+  let database: TestDatabase;
+  let a: Instance;
+  let b: Instance;
+  beforeAll(async () => {
+    await receiver.start();
+    database = await createTestDatabase();
+    const env = {
+      ...ENV,
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      SECRETS_ENCRYPTION_KEY: '7c'.repeat(32),
+      BOOTSTRAP_ADMIN_KEY: key,
+    };
+    a = await startInstance(env);
+    b = await startInstance(env);
+    await Promise.all([waitReady(a.directory), waitReady(b.directory)]);
+  }, 180_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await receiver.stop();
+    await database?.drop();
+  });
+
+  it('deliver each of 60 messages once', async () => {
+    receiver.accept = true;
+    const endpoint = await call(a.directory, key, 'POST', '/v1/webhook-endpoints', { url: receiver.url });
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const via = i % 2 === 0 ? a : b;
+      ids.push(
+        (await call(via.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
+          .id as string,
+      );
+    }
+    await until('every message delivered', () => ids.every((id) => receiver.accepted.has(id)));
+    await new Promise((r) => setTimeout(r, 1500)); // room for a duplicate to show
+    expect(ids.filter((id) => receiver.seen.get(id) !== 1)).toEqual([]);
+  }, 120_000);
+
+  it('the survivor delivers what a killed instance left pending', async () => {
+    receiver.accept = false;
+    receiver.seen.clear();
+    receiver.accepted.clear();
+    const endpoint = await call(a.directory, key, 'POST', '/v1/webhook-endpoints', { url: receiver.url });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      ids.push(
+        (await call(a.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
+          .id as string,
+      );
+    }
+    await until('a failed first attempt of each', () => ids.every((id) => receiver.seen.has(id)));
+    process.kill(a.pid, 'SIGKILL');
+    await a.exited;
+    receiver.accept = true;
+    await until(
+      'every message delivered by the survivor',
+      () => ids.every((id) => receiver.accepted.has(id)),
+      90_000,
+    );
+    expect(ids.filter((id) => (receiver.accepted.get(id) ?? 0) !== 1)).toEqual([]);
+  }, 150_000);
+});
