@@ -49,7 +49,7 @@ function anotherBody(body: unknown): unknown {
     if (Array.isArray(node)) return node.some(edit);
     if (!node || typeof node !== 'object') return false;
     const record = node as Record<string, unknown>;
-    for (const field of ['content', 'name', 'input', 'q', 'prompt', 'text']) {
+    for (const field of ['content', 'name', 'input', 'q', 'prompt', 'text', 'description']) {
       const value = record[field];
       if (typeof value === 'string') {
         record[field] = `${value} (again)`;
@@ -60,7 +60,15 @@ function anotherBody(body: unknown): unknown {
         return true;
       }
     }
-    return Object.values(record).some(edit);
+    if (Object.values(record).some(edit)) return true;
+    // no text: a number changed by one (`previous_secret_expires_in`)
+    for (const [field, value] of Object.entries(record)) {
+      if (typeof value === 'number') {
+        record[field] = value + 1;
+        return true;
+      }
+    }
+    return false;
   };
   if (!edit(copy)) throw new Error(`no free-text field to change in ${JSON.stringify(body)}`);
   return copy;
@@ -81,6 +89,8 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
       env: {
         MODEL_RATE_LIMIT_RPM: '1',
         DIRECTORY_RATE_LIMIT_RPS: '0.1', // a burst of one request, refilled in a second
+        // the examples' webhook URL (hooks.keller-haustechnik.de) is saved without resolving it
+        OUTBOUND_ALLOW_PRIVATE: 'true',
         ...(STORAGE === 'postgres' ? { REDIS_URL: TEST_REDIS_URL } : {}),
       },
     });
@@ -90,6 +100,21 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
     accountId = row!.account_id;
   });
   afterAll(async () => servers?.stop());
+
+  /** The examples' webhook endpoint (again, when the walk deleted it), so its operations reach their handlers. */
+  const ensureExampleEndpoint = async () => {
+    const example = 'whep_01JD1RNJ47E65GH2BH8VGS9ZM5';
+    await servers.platform.db.query(
+      `insert into webhook_endpoints (id, project_id, url, event_types, secret_sealed, created)
+       values ($1, $2, 'https://hooks.keller-haustechnik.de/eurus/concierge', '["test"]', $3, 1794990000)
+       on conflict (id) do nothing`,
+      [
+        example,
+        await servers.platform.accounts.defaultProject(accountId),
+        servers.platform.secrets!.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, example),
+      ],
+    );
+  };
 
   it('walks every built operation of both specs', () => {
     expect(BUILT.map((op) => op.operationId)).toEqual(
@@ -174,9 +199,11 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
         await expectConforms(op, res, 404);
       });
 
-    if (documents(op, 409) && takesIdempotencyKey(op))
+    // a request without a body (a test event) has no other body to reuse its key with
+    if (documents(op, 409) && takesIdempotencyKey(op) && takesJson(op))
       it('409 for an Idempotency-Key reused with another body', async () => {
         const key = await mint(ALL_SCOPES);
+        if (op.path.startsWith('/v1/webhook-endpoints/{id}')) await ensureExampleEndpoint();
         const headers = { 'idempotency-key': `walk-${op.operationId}-${Date.now()}` };
         // a resource unique by its `label` (a registered MCP server) gets fresh labels, so the
         // walk's earlier requests with the example do not make this one a 409 of another kind
