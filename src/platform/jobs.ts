@@ -23,6 +23,12 @@ export interface QueuePolicy {
   expireInSeconds?: number;
   /** How many of this queue's jobs one instance runs at once (at most JOB_WORKERS); 1 by default. */
   concurrency?: number;
+  /**
+   * Jobs claimed in one fetch and run side by side; a worker that found a full batch fetches
+   * again at once instead of waiting for the poll. 1 by default; more for short, numerous jobs
+   * (a delivery), where fetching one job a poll would bound the rate.
+   */
+  batch?: number;
 }
 
 export interface SendOptions {
@@ -125,19 +131,31 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
       });
       const concurrency = Math.min(policy.concurrency ?? 1, options.workers);
       if (concurrency <= 0 || stopped) return;
+      const batch = Math.max(1, Math.min(policy.batch ?? 1, concurrency));
+      const run = (job: BossJob<T>) =>
+        handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal });
       await boss.work<T>(
         name,
         {
-          batchSize: 1,
-          localConcurrency: concurrency,
+          batchSize: batch,
+          localConcurrency: Math.ceil(concurrency / batch),
+          burstWhenBatchFull: batch > 1,
+          perJobResults: true,
           pollingIntervalSeconds: polling,
           // a notification wakes a worker for a job due now; retries and run-at times come due
           // without one, so the poll stays as short
           notifyPollingIntervalSeconds: polling,
         },
-        async ([job]: BossJob<T>[]) => {
-          if (!job) return;
-          await handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal });
+        async (jobs: BossJob<T>[]) => {
+          // each job of the batch settles on its own: one that throws is retried alone
+          const settled = await Promise.allSettled(jobs.map(run));
+          return settled.map((outcome, i) => ({
+            id: jobs[i]!.id,
+            status: outcome.status === 'fulfilled' ? ('completed' as const) : ('failed' as const),
+            ...(outcome.status === 'rejected'
+              ? { output: { message: String((outcome.reason as Error)?.message ?? outcome.reason) } }
+              : {}),
+          }));
         },
       );
     },

@@ -72,6 +72,7 @@ export class WebhookDelivery {
   async start(): Promise<void> {
     await this.#jobs.define<DeliverJob>(DELIVER, (job) => this.#attempt(job), {
       concurrency: this.#options.concurrency ?? 16,
+      batch: 4,
       // an attempt is bounded by the receiver's timeout; one that outlives it by far was lost
       expireInSeconds: Math.ceil(this.#options.timeoutMs / 1000) + 60,
       retryLimit: 5,
