@@ -117,13 +117,18 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
  * **Storage.** With `store` (the default) the response is kept for
  * `GET /v1/responses/{id}`, its input items and `previous_response_id`, until deleted.
  *
- * **Background.** `"background": true` runs the response as a durable job; until the job
- * queue is available on this deployment it is a 400 `background_unavailable`.
+ * **Background.** `"background": true` answers at once with status `queued` and runs the
+ * response as a durable job on whichever instance claims it; it survives a restart (a run an
+ * instance lost starts again from the beginning; only runs that end are billed). Poll it with
+ * `GET /v1/responses/{id}`, stream its events with `?stream=true` (after `starting_after`),
+ * cancel it with `POST /v1/responses/{id}/cancel`. It needs `store`, is not streamed by this
+ * call (`stream` with `background` is a 400), and needs a secrets key on the deployment: the
+ * request waits sealed at rest (400 `background_unavailable` without one).
  *
  * **Errors.** 400 for an input that breaks a rule a schema cannot state: a
  * `previous_response_id` that does not exist (or was not stored), a `function_call_output`
  * whose `call_id` matches no call, a `tool_choice` naming a tool that is not in `tools`,
- * two tools of the same name, `background` without `store`, an input over the model's
+ * two tools of the same name, `background` without `store` or with `stream`, an input over the model's
  * context window (`context_length_exceeded`).
  *
  */
@@ -151,7 +156,7 @@ export const deleteResponse = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Get a model response
  *
- * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given; a response still running is a 400 (`response_not_finished`). Requires the `chat` or the `agents` scope.
+ * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given; for a background response still queued or running the stream stays open (keep-alive comments) until it ends, then sends its events. A foreground response still running is a 400 (`response_not_finished`): its events go to the request that created it. Requires the `chat` or the `agents` scope.
  */
 export const getResponse = <ThrowOnError extends boolean = false>(options: Options<GetResponseData, ThrowOnError>): RequestResult<GetResponseResponses, GetResponseErrors, ThrowOnError> => (options.client ?? client).get<GetResponseResponses, GetResponseErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
