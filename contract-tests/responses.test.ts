@@ -302,13 +302,53 @@ describe.each(await storages())('/v1/responses on %s', (storage) => {
     });
     expect(await bad({ model: 'queen' })).toMatchObject({ status: 400, error: { param: 'input' } });
     expect(await bad({ model: 'voice', input: 'Hi' })).toMatchObject({ status: 400 });
-    expect(await bad({ model: 'queen', input: 'Hi', background: true })).toMatchObject({
+    expect(await bad({ model: 'queen', input: 'Hi', background: true, stream: true })).toMatchObject({
       status: 400,
-      error: { code: 'background_unavailable' },
+      error: { param: 'stream' },
     });
     expect(await bad({ model: 'queen', input: 'Hi', background: true, store: false })).toMatchObject({
       status: 400,
     });
+  });
+
+  it('runs background: true as a job: queued at once, polled, streamed after a sequence number', async () => {
+    const queued = await openai.responses.create({
+      model: 'queen',
+      input: 'What are the best months to visit the Azores for whale watching?',
+      background: true,
+    });
+    expect(queued).toMatchObject({ status: 'queued', background: true, output: [] });
+    let done = queued;
+    for (let i = 0; i < 200 && (done.status === 'queued' || done.status === 'in_progress'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      done = await openai.responses.retrieve(queued.id);
+    }
+    expect(done.status).toBe('completed');
+    expect(done.output_text.length).toBeGreaterThan(0);
+    const wire: Partial<typeof done> = { ...done };
+    delete wire.output_text;
+    const validate = componentValidator('model', 'Response');
+    expect(validate(wire), explain(validate)).toBe(true);
+    // its events, replayed from the stored response, after a sequence number
+    const events: Array<{ type: string; sequence_number: number }> = [];
+    for await (const event of await openai.responses.retrieve(queued.id, {
+      stream: true,
+      starting_after: 1,
+    })) {
+      events.push(event);
+    }
+    expect(events[0]?.sequence_number).toBe(2);
+    expect(events.at(-1)?.type).toBe('response.completed');
+    // a stream opened while it runs waits for it
+    const again = await openai.responses.create({ model: 'queen', input: 'Name a river.', background: true });
+    const streamed: string[] = [];
+    for await (const event of await openai.responses.retrieve(again.id, { stream: true })) {
+      streamed.push(event.type);
+    }
+    expect(streamed[0]).toBe('response.created');
+    expect(streamed.at(-1)).toBe('response.completed');
+    // a finished background response is not cancelled: it answers as it is
+    expect((await openai.responses.cancel(queued.id)).status).toBe('completed');
   });
 
   it('needs scope chat for text models and agents for the agents runtime', async () => {

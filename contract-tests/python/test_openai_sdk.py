@@ -305,3 +305,26 @@ def test_responses_agents_with_the_hub_mcp_tool(client: OpenAI) -> None:
         final = stream.get_final_response()
     assert "response.mcp_call.completed" in types
     assert [item.type for item in final.output] == ["mcp_list_tools", "mcp_call", "message"]
+
+
+def test_responses_background_polled_until_completed(client: OpenAI) -> None:
+    import time
+
+    queued = client.responses.create(
+        model="queen",
+        input="What are the best months to visit the Azores for whale watching?",
+        background=True,
+    )
+    assert queued.status == "queued"
+    assert queued.background is True
+    response = queued
+    for _ in range(200):
+        if response.status not in ("queued", "in_progress"):
+            break
+        time.sleep(0.1)
+        response = client.responses.retrieve(queued.id)
+    assert response.status == "completed"
+    assert response.output_text
+    events = list(client.responses.retrieve(queued.id, stream=True, starting_after=0))
+    assert events[0].sequence_number == 1
+    assert events[-1].type == "response.completed"

@@ -24,10 +24,12 @@ import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import { decodeCursor, encodeCursor, nextLinkOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
+import type { SecretBox } from '../platform/secrets.ts';
 import { recordUsageBatched } from '../platform/usage.ts';
 import { assertOutputsAnswerCalls, type HistoryItem, inputItems } from './convert.ts';
 import { ResponseBuilder, replayEvents, type StreamEvent } from './events.ts';
@@ -42,6 +44,7 @@ import {
   type RuntimeDeps,
   textModelOf,
 } from './runtime.ts';
+import { type BackgroundDeps, defineBackground, enqueueBackground } from './background.ts';
 import { ResponseStore } from './store.ts';
 
 export interface ResponsesDeps extends RuntimeDeps {
@@ -51,6 +54,20 @@ export interface ResponsesDeps extends RuntimeDeps {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   mcp?: McpConnector | undefined;
+  /** The job queue and the secrets box: `background: true` needs both. */
+  jobs?: Jobs | undefined;
+  secrets?: SecretBox | undefined;
+}
+
+/** Declares the background responses' queue (its workers run here when JOB_WORKERS > 0). */
+export async function startBackgroundResponses(deps: ResponsesDeps): Promise<void> {
+  const background = backgroundDeps(deps);
+  if (background) await defineBackground(background, new ResponseStore(deps.db));
+}
+
+function backgroundDeps(deps: ResponsesDeps): BackgroundDeps | undefined {
+  if (!deps.jobs || !deps.secrets) return undefined;
+  return { ...deps, jobs: deps.jobs, secrets: deps.secrets };
 }
 
 type CreateBody = CreateResponseData['body'];
@@ -139,11 +156,19 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
           param: 'background',
         });
       }
-      if (body.background === true) {
+      const background = body.background === true ? backgroundDeps(deps) : undefined;
+      if (body.background === true && background === undefined) {
         throw new BadRequestError(
           'background_unavailable',
-          'background: true needs the job queue, which this deployment does not have yet; send the request without it.',
+          'background: true needs SECRETS_ENCRYPTION_KEY on this deployment (the request is sealed at rest while it waits); send the request without it.',
           { param: 'background' },
+        );
+      }
+      if (background !== undefined && body.stream === true) {
+        throw new BadRequestError(
+          'validation_failed',
+          'A background response is not streamed by the request that creates it: stream it with GET /v1/responses/{id}?stream=true.',
+          { param: 'stream' },
         );
       }
       assertTools(body);
@@ -189,6 +214,19 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         promptTokens + (body.max_output_tokens ?? 0),
         deps.env,
       );
+
+      if (background !== undefined) {
+        const queued: Response = { ...initialResponse(body), status: 'queued' };
+        await enqueueBackground(
+          background,
+          store,
+          caller,
+          { body: queued, inputItems: items, context, background: true },
+          body,
+          bearerOf(req),
+        );
+        return { status: 200, body: queued };
+      }
 
       const controller = new AbortController();
       let left = false;
@@ -289,7 +327,8 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
       const found = await store.get(principal(), path.id);
       const stream = query?.stream === true || (query?.stream as unknown) === 'true';
       if (!stream) return { status: 200, body: found.body };
-      if (found.body.status === 'in_progress' || found.body.status === 'queued') {
+      const running = (body: Response) => body.status === 'in_progress' || body.status === 'queued';
+      if (running(found.body) && !found.background) {
         throw new BadRequestError(
           'response_not_finished',
           `Response '${path.id}' is still running; its events are streamed to the request that created it.`,
@@ -298,7 +337,22 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
       }
       const after = query?.starting_after;
       const write = openStream(res);
-      for (const event of replayEvents(found.body)) {
+      // a background response still running: the stream waits for it (keep-alive comments), then
+      // sends its events after `starting_after`
+      let body = found.body;
+      let closed = false;
+      res.on('close', () => (closed = true));
+      const deadline = Date.now() + 15 * 60_000;
+      let lastWrite = Date.now();
+      while (running(body) && !closed && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        if (Date.now() - lastWrite >= KEEP_ALIVE_MS) {
+          write(': keep-alive\n\n');
+          lastWrite = Date.now();
+        }
+        body = (await store.find(principal(), path.id))?.body ?? body;
+      }
+      for (const event of replayEvents(body)) {
         if (after === undefined || event.sequence_number > Number(after)) write(sse(event));
       }
       res.end();
@@ -325,7 +379,8 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
           { param: 'id' },
         );
       }
-      return { status: 200, body: found.body };
+      const cancelled = await store.cancel(principal(), path.id);
+      return { status: 200, body: cancelled ?? found.body };
     },
   );
 

@@ -1,6 +1,6 @@
 // Stored responses, per project: a key never reads another project's responses (404).
 import type { Response, ResponseItem } from '../../generated/model/client/types.gen.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { HistoryItem } from './convert.ts';
@@ -27,11 +27,15 @@ export class ResponseStore {
     this.#db = db;
   }
 
-  async insert(principal: Principal, stored: StoredResponse): Promise<void> {
+  async insert(
+    principal: Principal,
+    stored: StoredResponse,
+    background?: { sealedRequest: string; tx: Queryable },
+  ): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    await this.#db.query(
-      `insert into responses (id, account_id, project_id, key_id, model, status, background, created, updated, body, input_items, context)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9::jsonb, $10::jsonb, $11::jsonb)`,
+    await (background?.tx ?? this.#db).query(
+      `insert into responses (id, account_id, project_id, key_id, model, status, background, created, updated, body, input_items, context, sealed_request, principal)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12, $13::jsonb)`,
       [
         stored.body.id,
         principal.accountId,
@@ -44,8 +48,48 @@ export class ResponseStore {
         JSON.stringify(stored.body),
         JSON.stringify(stored.inputItems),
         JSON.stringify(stored.context),
+        background?.sealedRequest ?? null,
+        background ? JSON.stringify(principal) : null,
       ],
     );
+  }
+
+  /** A background response as its job reads it, whatever the project. */
+  async background(
+    id: string,
+  ): Promise<(StoredResponse & { sealedRequest: string; principal: Principal }) | undefined> {
+    const [row] = await this.#db.query<Row & { sealed_request: string | null; principal: Principal | null }>(
+      `select body, input_items, context, background, sealed_request, principal from responses where id = $1 and background`,
+      [id],
+    );
+    if (!row || row.sealed_request === null || row.principal === null) return undefined;
+    return {
+      body: row.body,
+      inputItems: row.input_items,
+      context: row.context,
+      background: true,
+      sealedRequest: row.sealed_request,
+      principal: row.principal,
+    };
+  }
+
+  /** The status as stored now (a cancel from another instance shows here). */
+  async status(id: string): Promise<string | undefined> {
+    const [row] = await this.#db.query<{ status: string }>('select status from responses where id = $1', [
+      id,
+    ]);
+    return row?.status;
+  }
+
+  /** Marks a queued or running background response cancelled; false when it had ended. */
+  async cancel(principal: Principal, id: string): Promise<Response | undefined> {
+    const [row] = await this.#db.query<{ body: Response }>(
+      `update responses set status = 'cancelled', updated = $3,
+         body = jsonb_set(jsonb_set(body, '{status}', '"cancelled"'), '{completed_at}', to_jsonb($3::bigint))
+       where id = $1 and project_id = $2 and background and status in ('queued', 'in_progress') returning body`,
+      [id, principal.projectId, Math.floor(Date.now() / 1000)],
+    );
+    return row?.body;
   }
 
   async update(principal: Principal, body: Response): Promise<void> {

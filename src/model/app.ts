@@ -3,7 +3,7 @@ import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
-import { createResponsesRouter } from '../agents/routes.ts';
+import { createResponsesRouter, type ResponsesDeps, startBackgroundResponses } from '../agents/routes.ts';
 import type { HubDeps } from '../mcp/catalogue.ts';
 import { hubConnector } from '../mcp/connector.ts';
 import { createMcpServersRouter, McpServerStore } from '../mcp/registry.ts';
@@ -68,6 +68,18 @@ export async function createModelService(
     allowPrivate: config.mcpRemotePrivateAddresses,
     logger,
   };
+  const responses: ResponsesDeps = {
+    db: platform.db,
+    limiter: platform.limiter,
+    env: platform.config.env,
+    engineFor: (model) => engines(model),
+    logger,
+    mcp: hubConnector(hub),
+    mcpCallTimeoutMs: config.mcpCallTimeoutMs,
+    jobs: platform.jobs,
+    secrets: platform.secrets,
+  };
+  await startBackgroundResponses(responses);
   const app = createServiceApp({
     name: 'model',
     spec: readSpec('model'),
@@ -96,15 +108,7 @@ export async function createModelService(
         engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
         logger,
       }),
-      createResponsesRouter({
-        db: platform.db,
-        limiter: platform.limiter,
-        env: platform.config.env,
-        engineFor: (model) => engines(model),
-        logger,
-        mcp: hubConnector(hub),
-        mcpCallTimeoutMs: config.mcpCallTimeoutMs,
-      }),
+      createResponsesRouter(responses),
       createMcpRouter(hub),
       createMcpServersRouter(hub.registry),
       createEmbeddingsRouter({
