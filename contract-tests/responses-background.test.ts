@@ -63,7 +63,9 @@ describe('background responses across a SIGKILL (PGlite on disk)', () => {
     const rows = usage.data.flatMap((bucket) => bucket.results);
     const agents = rows.filter((row) => row.model === 'agents');
     expect(agents.reduce((n, row) => n + row.requests, 0)).toBe(1);
-    expect(agents.reduce((n, row) => n + row.steps, 0)).toBe(done.steps?.length ?? -1);
+    expect(agents.reduce((n, row) => n + row.steps, 0)).toBe(
+      (done as unknown as { steps?: unknown[] }).steps?.length ?? -1,
+    );
     expect(rows.filter((row) => row.model === 'queen')).toEqual([]);
   }, 180_000);
 });

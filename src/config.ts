@@ -223,7 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
     directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
     mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),
-    mcpRemotePrivateAddresses: flag('MCP_REMOTE_PRIVATE_ADDRESSES', env),
+    mcpRemotePrivateAddresses:
+      flag('MCP_REMOTE_PRIVATE_ADDRESSES', env) || flag('OUTBOUND_ALLOW_PRIVATE', env),
     secretsKey: secretsKey(env),
     jobWorkers: integer('JOB_WORKERS', 16, 0, 256, env),
     outboundAllowPrivate: flag('OUTBOUND_ALLOW_PRIVATE', env),

@@ -1,71 +1,35 @@
-// Remote MCP servers, called with the official SDK's client over Streamable HTTP. Their URLs
-// pass the rules below when registered and again at each connection (DNS may have changed):
-// https on public addresses only, unless MCP_REMOTE_PRIVATE_ADDRESSES allows private ones.
-// These rules stand in for the platform's outbound guard (issue 15) until it lands; then the
-// connection goes through it.
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+// Remote MCP servers, called with the official SDK's client over Streamable HTTP, through the
+// platform's outbound guard: their URLs are checked when registered (or named in a request) and
+// again inside each connection's own lookup (DNS may have changed): https on public addresses
+// only, unless MCP_REMOTE_PRIVATE_ADDRESSES (or OUTBOUND_ALLOW_PRIVATE) allows private ones.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BadRequestError } from '../platform/errors.ts';
+import { checkOutboundUrl, type Outbound, outbound, OutboundRefused } from '../platform/outbound.ts';
 import type { McpConnection, McpToolInfo } from '../agents/runtime.ts';
 import { HUB_NAME, HUB_VERSION } from './hub.ts';
 
-/** An IPv4 or IPv6 address that is not on the public internet. */
-export function isPrivateAddress(address: string): boolean {
-  if (isIP(address) === 4) {
-    const [a = 0, b = 0] = address.split('.').map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  const lower = address.toLowerCase();
-  if (lower.startsWith('::ffff:')) return isPrivateAddress(lower.slice(7));
-  return (
-    lower === '::' ||
-    lower === '::1' ||
-    lower.startsWith('fc') ||
-    lower.startsWith('fd') ||
-    lower.startsWith('fe8') ||
-    lower.startsWith('fe9') ||
-    lower.startsWith('fea') ||
-    lower.startsWith('feb') ||
-    lower.startsWith('ff')
-  );
-}
-
 /** Throws a 400 (`url_not_allowed`) unless `raw` may be called as a remote MCP server. */
 export async function checkRemoteUrl(raw: string, allowPrivate: boolean): Promise<URL> {
-  let url: URL;
   try {
-    url = new URL(raw);
-  } catch {
-    throw new BadRequestError('url_not_allowed', `'${raw}' is not a URL.`, { param: 'url' });
+    return await checkOutboundUrl(raw, { allowPrivate });
+  } catch (err) {
+    if (err instanceof OutboundRefused) {
+      throw new BadRequestError('url_not_allowed', `${raw} is refused: ${err.message}.`, { param: 'url' });
+    }
+    throw err;
   }
-  const refuse = (why: string) =>
-    new BadRequestError('url_not_allowed', `${url.href} is refused: ${why}.`, { param: 'url' });
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
-    throw refuse('only https URLs are called');
-  if (url.username !== '' || url.password !== '')
-    throw refuse('credentials belong in headers, not in the URL');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw refuse(`its host ${host} does not resolve`);
+}
+
+/** One guard per policy for every remote server's connections (one connection pool each). */
+const doors = new Map<boolean, Outbound>();
+function door(allowPrivate: boolean): Outbound {
+  let found = doors.get(allowPrivate);
+  if (!found) {
+    found = outbound({ allowPrivate });
+    doors.set(allowPrivate, found);
   }
-  if (!allowPrivate && addresses.some(isPrivateAddress)) {
-    throw refuse('it resolves to a private, loopback or link-local address');
-  }
-  return url;
+  return found;
 }
 
 function resultText(result: Record<string, unknown>): string {
@@ -91,6 +55,7 @@ export function remoteConnection(
     const next = new Client({ name: HUB_NAME, version: HUB_VERSION });
     const transport = new StreamableHTTPClientTransport(checked, {
       requestInit: { headers, redirect: 'error' },
+      fetch: door(options.allowPrivate).fetch,
     });
     await next.connect(transport, { signal, timeout: options.timeoutMs });
     client = next;

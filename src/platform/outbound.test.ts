@@ -153,6 +153,25 @@ describe('against real peers', () => {
     }
   });
 
+  it('refuses the rebound name through its fetch too (the MCP client connects with it)', async () => {
+    answers = 0;
+    const policy = { allowPrivate: false, dnsServers: [`127.0.0.1:${dnsPort}`] };
+    const url = `https://hooks.rebind.test:${port}/rebound-fetch`;
+    await checkOutboundUrl(url, policy);
+    const client = outbound(policy);
+    try {
+      const refused = await client.fetch(url, { method: 'POST' }).catch((err: unknown) => err);
+      const cause = (refused as { cause?: unknown }).cause ?? refused;
+      expect(cause).toBeInstanceOf(OutboundRefused);
+      expect(hits).not.toContain('/rebound-fetch');
+      await expect(client.fetch(`https://127.0.0.1:${port}/literal-fetch`)).rejects.toBeInstanceOf(
+        OutboundRefused,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   it('gives up on a receiver that does not answer, at the timeout', async () => {
     const client = outbound({ allowPrivate: true });
     try {

@@ -10,7 +10,7 @@
 import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import { Agent, fetch as undiciFetch, request } from 'undici';
 
 /** A refused outbound address: the message says why, in words a customer understands. */
 export class OutboundRefused extends Error {
@@ -152,6 +152,11 @@ export interface OutboundAnswer {
 
 export interface Outbound {
   check(url: string): Promise<URL>;
+  /**
+   * `fetch` through the guard, for a library that takes one (the MCP SDK's client): the same
+   * check at connect time, no redirect followed unless the caller asks.
+   */
+  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
   /** Calls `url`; rejects with OutboundRefused, a timeout or a network error. */
   request(url: string, init: OutboundRequest): Promise<OutboundAnswer>;
   close(): Promise<void>;
@@ -167,16 +172,30 @@ export function outbound(policy: OutboundPolicy): Outbound {
     keepAliveTimeout: 4000,
     connections: 64,
   });
+  /** A literal address skips the lookup: it is checked here, before any connection. */
+  const checkLiteral = (target: URL) => {
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!policy.allowPrivate && isIP(host)) {
+      const range = forbiddenRange(host);
+      if (range) throw new OutboundRefused(`${host} is a ${range} address`, 'private_network_url');
+    }
+  };
   return {
     check: (url) => checkOutboundUrl(url, policy),
+    async fetch(url, init) {
+      checkLiteral(new URL(url));
+      const answer = await undiciFetch(url, {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        redirect: init?.redirect ?? 'manual',
+        dispatcher: agent,
+      });
+      // undici's Response is the one Node's fetch returns, from another copy of undici
+      return answer as unknown as Response;
+    },
     async request(url, init) {
       const started = performance.now();
       const target = new URL(url);
-      const host = target.hostname.replace(/^\[|\]$/g, '');
-      if (!policy.allowPrivate && isIP(host)) {
-        const range = forbiddenRange(host);
-        if (range) throw new OutboundRefused(`${host} is a ${range} address`, 'private_network_url');
-      }
+      checkLiteral(target);
       const timeoutMs = init.timeoutMs ?? 15_000;
       const limit = init.maxBodyBytes ?? 1024;
       const signal = AbortSignal.timeout(timeoutMs);
