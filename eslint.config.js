@@ -30,4 +30,63 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  ...layers(),
 );
+
+/**
+ * The layers of src/ (ARCHITECTURE.md), as import rules: each folder may import the folders named
+ * for it here, generated/ and npm packages; the composition root (context, server, main, cluster,
+ * config) is imported only by the services' assemblies (app.ts) and command-line entries.
+ */
+function layers() {
+  const SHARED = ['accounts', 'limits', 'usage', 'mail', 'embeddings', 'status'];
+  const MAY_IMPORT = {
+    platform: [],
+    accounts: ['platform'],
+    limits: ['platform'],
+    usage: ['platform'],
+    mail: ['platform'],
+    embeddings: ['platform'],
+    status: ['platform'],
+    webhooks: ['platform'],
+    console: ['platform', 'accounts', 'limits', 'mail'],
+    mcp: ['platform', 'agents'],
+    agents: ['platform', 'limits', 'usage', 'model'],
+    model: ['platform', ...SHARED, 'agents', 'mcp', 'console'],
+    directory: ['platform', ...SHARED, 'console', 'webhooks'],
+  };
+  const ENTRIES = ['src/*/app.ts', 'src/directory/import.ts', 'src/directory/generate.ts'];
+  return Object.entries(MAY_IMPORT).flatMap(([folder, allowed]) => {
+    // from src/<folder>/x.ts or deeper: `../<other>/...` and `../<root>.ts` leave the folder
+    const ok = [...allowed, folder].map((f) => `${f}/`).join('|');
+    const message = `src/${folder} may import only ${allowed.length ? allowed.join(', ') : 'nothing else in src'} (ARCHITECTURE.md)`;
+    const rule = (roots) => [
+      'error',
+      {
+        patterns: [
+          { regex: `^(\\.\\./)+(?!(${ok})|(\\.\\./)*generated/)[a-z-]+/`, message },
+          ...(roots
+            ? []
+            : [
+                {
+                  regex: '^(\\.\\./)+(context|server|main|cluster|config)\\.ts$',
+                  message: `${message}; the composition root is imported by the services' app.ts alone`,
+                },
+              ]),
+        ],
+      },
+    ];
+    return [
+      {
+        files: [`src/${folder}/**/*.ts`],
+        ignores: ['**/*.test.ts', 'src/**/testing/**', ...ENTRIES],
+        rules: { 'no-restricted-imports': rule(false) },
+      },
+      {
+        files: [`src/${folder}/app.ts`, ...ENTRIES.filter((e) => e.startsWith(`src/${folder}/`))],
+        ignores: ['**/*.test.ts'],
+        rules: { 'no-restricted-imports': rule(true) },
+      },
+    ];
+  });
+}

@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import type { Config, ConnectionLimits } from './config.ts';
 import { createDirectoryService } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
-import { openPlatform, type Platform } from './platform/context.ts';
+import { openPlatform, type Platform } from './context.ts';
 import { createLogger } from './platform/logger.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
 import { STATUS_COMPONENTS } from './status/pages.ts';

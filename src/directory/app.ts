@@ -2,8 +2,7 @@ import type { Express } from 'express';
 import { rateLimit } from '../limits/middleware.ts';
 import { directoryBuckets } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
-import { readyInCluster } from '../cluster.ts';
-import type { Platform } from '../platform/context.ts';
+import type { Platform } from '../context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { progressReporter } from '../platform/progress.ts';
@@ -91,7 +90,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
       createUsageRouter(platform.db, 'directory'),
       createWebhookRouter(webhooks, delivery),
     ],
-    isReady: () => readyInCluster(ready),
+    isReady: () => platform.readiness(ready),
   });
   return {
     app,

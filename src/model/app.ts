@@ -12,8 +12,7 @@ import { createChatRouter } from './chat.ts';
 import { createEngines } from './engines/config.ts';
 import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings.ts';
 import { createModelsRouter } from './models.ts';
-import { readyInCluster } from '../cluster.ts';
-import type { Platform } from '../platform/context.ts';
+import type { Platform } from '../context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
@@ -129,7 +128,7 @@ export async function createModelService(
         consoleUrl: `${platform.config.publicModelUrl}/console`,
       }),
     ],
-    isReady: () => readyInCluster(true),
+    isReady: () => platform.readiness(true),
   });
   return { app, close: async () => engines.close() };
 }

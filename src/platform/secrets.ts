@@ -3,7 +3,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
 
 export interface SecretBox {
   seal(plain: string, id: string): string;
@@ -11,13 +10,16 @@ export interface SecretBox {
 }
 
 /** The key: SECRETS_ENCRYPTION_KEY, else DATA_DIR/secrets.key (made once), else one per process for memory://. */
-export function secretsKeyOf(config: Config): Buffer | undefined {
-  if (config.secretsKey !== undefined) return config.secretsKey;
-  if (config.databaseUrl !== undefined) return undefined;
-  if (config.dataDir.startsWith('memory://')) return randomBytes(32);
-  const file = join(config.dataDir, 'secrets.key');
+export function secretsKeyOf(
+  configured: Buffer | undefined,
+  storage: { databaseUrl: string | undefined; dataDir: string },
+): Buffer | undefined {
+  if (configured !== undefined) return configured;
+  if (storage.databaseUrl !== undefined) return undefined;
+  if (storage.dataDir.startsWith('memory://')) return randomBytes(32);
+  const file = join(storage.dataDir, 'secrets.key');
   if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
+    mkdirSync(storage.dataDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
   }
   chmodSync(file, 0o600);

@@ -1,14 +1,17 @@
-// What both services share in one process: storage, accounts and keys, the revocation bus.
-import { type Authenticator, createAuthenticator } from '../accounts/auth.ts';
-import { type Bus, memoryBus, redisBus } from '../accounts/bus.ts';
-import { AccountStore } from '../accounts/store.ts';
-import type { Config } from '../config.ts';
-import { type Limiter, memoryLimiter, redisLimiter } from '../limits/limiter.ts';
-import { type Db, openDb } from './db.ts';
-import { type Jobs, openJobs } from './jobs.ts';
-import type { Logger } from './logger.ts';
-import { type Outbound, outbound } from './outbound.ts';
-import { type SecretBox, secretBox, secretsKeyOf } from './secrets.ts';
+// The composition root: what both services share in one process (storage, accounts and keys,
+// the revocation bus, limits, the job queue, the outbound guard, the secrets box), made from the
+// configuration and handed to each service. It sits above every folder (ARCHITECTURE.md).
+import { type Authenticator, createAuthenticator } from './accounts/auth.ts';
+import { type Bus, memoryBus, redisBus } from './accounts/bus.ts';
+import { AccountStore } from './accounts/store.ts';
+import { readyInCluster } from './cluster.ts';
+import type { Config } from './config.ts';
+import { type Limiter, memoryLimiter, redisLimiter } from './limits/limiter.ts';
+import { type Db, openDb } from './platform/db.ts';
+import { type Jobs, openJobs } from './platform/jobs.ts';
+import type { Logger } from './platform/logger.ts';
+import { type Outbound, outbound } from './platform/outbound.ts';
+import { type SecretBox, secretBox, secretsKeyOf } from './platform/secrets.ts';
 
 export interface Platform {
   config: Config;
@@ -23,6 +26,8 @@ export interface Platform {
   outbound: Outbound;
   /** Seals secrets kept at rest; undefined with DATABASE_URL and no SECRETS_ENCRYPTION_KEY. */
   secrets: SecretBox | undefined;
+  /** /readyz of a service that is ready itself: in a cluster, once every worker has been too. */
+  readiness(ownReady: boolean): boolean;
   close(): Promise<void>;
 }
 
@@ -69,7 +74,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
   }
   const auth = createAuthenticator(accounts, bus);
   const jobs = await openJobs(db, { workers: config.jobWorkers, logger });
-  const key = secretsKeyOf(config);
+  const key = secretsKeyOf(config.secretsKey, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const door = outbound({ allowPrivate: config.outboundAllowPrivate });
   return {
     config,
@@ -81,6 +86,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     jobs,
     outbound: door,
     secrets: key === undefined ? undefined : secretBox(key),
+    readiness: readyInCluster,
     async close() {
       await jobs.stop();
       await door.close();
