@@ -69,7 +69,7 @@ function layers() {
             ? []
             : [
                 {
-                  regex: '^(\\.\\./)+(context|server|main|cluster|config)\\.ts$',
+                  regex: '^(\\.\\./)+(context|storage|server|main|cluster|config)\\.ts$',
                   message: `${message}; the composition root is imported by the services' app.ts alone`,
                 },
               ]),
@@ -79,7 +79,7 @@ function layers() {
     return [
       {
         files: [`src/${folder}/**/*.ts`],
-        ignores: ['**/*.test.ts', 'src/**/testing/**', ...ENTRIES],
+        ignores: ['**/*.test.ts', 'src/**/testing/**', 'src/**/test-db.ts', ...ENTRIES],
         rules: { 'no-restricted-imports': rule(false) },
       },
       {

@@ -34,7 +34,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { writeListings } from '../src/directory/generate.ts';
 import { importListings } from '../src/directory/import.ts';
-import { openDb, type Db } from '../src/platform/db.ts';
+import { type Db } from '../src/platform/db.ts';
+import { openStorage } from '../src/storage.ts';
 import type { LoadResult } from './load.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -356,7 +357,7 @@ async function benchStorage(storage: 'pglite' | 'postgres', file: string): Promi
         }
       : { DATA_DIR: join(DIR, `pglite-${N}`), DATABASE_URL: '' };
   if (storage === 'postgres' && env.DATABASE_URL) await ensurePostgres(env.DATABASE_URL);
-  const db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR ?? '' });
+  const db = await openStorage({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR ?? '' });
   const loadFigures = await ensureLoaded(db, file, join(DIR, `${storage}-${N}.loaded.json`));
   // a migration may have rewritten the rows (0102 does): dead versions out, statistics fresh
   const vacuumStarted = performance.now();

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { AccountStore } from '../src/accounts/store.ts';
-import { type Db, openDb } from '../src/platform/db.ts';
+import { type Db } from '../src/platform/db.ts';
+import { openStorage } from '../src/storage.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectError } from './support/envelope.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
@@ -127,7 +128,7 @@ describe.skipIf(!RUNS)('two instances on one PostgreSQL database and one Redis',
     // Started at the same moment on an empty database, as a deployment rolls out: both migrate,
     // ensure the bootstrap key and load the demo directory without tripping over each other.
     [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
-    db = await openDb({ databaseUrl: database.url, dataDir: 'memory://' });
+    db = await openStorage({ databaseUrl: database.url, dataDir: 'memory://' });
     store = new AccountStore(db);
     const [row] = await db.query<{ id: string }>(`select id from accounts where name = 'bootstrap'`);
     bootstrapAccount = row!.id;

@@ -5,7 +5,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStore } from '../src/accounts/store.ts';
-import { type Db, openDb } from '../src/platform/db.ts';
+import { type Db } from '../src/platform/db.ts';
+import { openStorage } from '../src/storage.ts';
 import { bearer } from './support/envelope.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
@@ -92,7 +93,7 @@ describe.skipIf(!RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
     });
     await waitReady(instance.directory);
     await waitReady(instance.model);
-    db = await openDb({ databaseUrl: database.url, dataDir: 'memory://' });
+    db = await openStorage({ databaseUrl: database.url, dataDir: 'memory://' });
   }, 120_000);
   afterAll(async () => {
     await instance?.stop();

@@ -7,7 +7,8 @@ import { AccountStore } from './accounts/store.ts';
 import { readyInCluster } from './cluster.ts';
 import type { Config } from './config.ts';
 import { type Limiter, memoryLimiter, redisLimiter } from './limits/limiter.ts';
-import { type Db, openDb } from './platform/db.ts';
+import { type Db } from './platform/db.ts';
+import { openStorage } from './storage.ts';
 import { type Jobs, openJobs } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
 import { type Outbound, outbound } from './platform/outbound.ts';
@@ -58,7 +59,7 @@ export function firstRunMessage(secret: string, config: Config): string {
 }
 
 export async function openPlatform(config: Config, logger: Logger): Promise<Platform> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl) : memoryLimiter();
   const accounts = new AccountStore(db);

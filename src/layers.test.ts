@@ -18,6 +18,7 @@ describe('layers', () => {
     ['src/webhooks/store.ts', "import { readyInCluster } from '../cluster.ts';"],
     ['src/directory/search.ts', "import type { Platform } from '../context.ts';"],
     ['src/mcp/remote.ts', "import { createDirectoryService } from '../directory/app.ts';"],
+    ['src/webhooks/store.ts', "import { openStorage } from '../storage.ts';"],
   ])('refuses in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toHaveLength(1);
   });

@@ -4,7 +4,8 @@
 import type { Request } from 'express';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { createAuthenticator } from './auth.ts';
 import { type Bus, memoryBus, redisBus } from './bus.ts';
 import { AccountStore } from './store.ts';
@@ -57,7 +58,7 @@ if (process.env.CI === 'true' || (await redisReachable())) {
 let db: Db;
 let store: AccountStore;
 beforeAll(async () => {
-  db = await openDb({ dataDir: 'memory://' });
+  db = await openStorage({ dataDir: 'memory://' });
   store = new AccountStore(db);
 });
 afterAll(async () => db?.close());

@@ -1,13 +1,14 @@
 // ConsoleStore against real storage (PGlite, migrated).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStore } from '../accounts/store.ts';
-import { type Db, openDb } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { ConsoleStore } from './store.ts';
 
 describe('ConsoleStore', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openDb({ dataDir: 'memory://' });
+    db = await openStorage({ dataDir: 'memory://' });
   });
   afterAll(async () => db?.close());
 

@@ -12,7 +12,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Listing } from '../../generated/directory/client/types.gen.ts';
 import { loadConfig } from '../config.ts';
-import { openDb, type Db } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { fromListing, insertListings, type ListingRecord } from './store.ts';
 
 const SPEC = fileURLToPath(new URL('../../generated/directory/openapi.json', import.meta.url));
@@ -109,7 +110,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exit(2);
   }
   const config = loadConfig(process.env);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const started = performance.now();
   const result = await importListings(db, file);
   await db.close();

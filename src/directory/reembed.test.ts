@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
 import { embedOne } from '../embeddings/index.ts';
 import type { Db } from '../platform/db.ts';
-import { openDb } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
 import { EMBEDDING_DIMENSIONS, embeddingText, quantize } from './store.ts';
@@ -15,7 +15,7 @@ describe.each(await storages())('on %s', (storage) => {
 
   beforeAll(async () => {
     if (storage === 'postgres') database = await createTestDatabase();
-    db = await openDb({ databaseUrl: database?.url, dataDir: 'memory://' });
+    db = await openStorage({ databaseUrl: database?.url, dataDir: 'memory://' });
     await loadDemoDirectory(db, { count: COUNT, seed: 'reembed' });
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
 import { latestSeq, searchListings, semanticSet, type SearchParams } from './search.ts';
@@ -284,7 +285,7 @@ describe('semantic candidates', () => {
 
   it('concurrent refreshes load every embedding once', async () => {
     // its own database (testDirectory on PostgreSQL would empty the one the other tests use)
-    const fresh = await openDb({ databaseUrl: undefined, dataDir: 'memory://' });
+    const fresh = await openStorage({ databaseUrl: undefined, dataDir: 'memory://' });
     await loadDemoDirectory(fresh, { count: 300, seed: 'refresh' });
     try {
       await Promise.all([refreshVectors(fresh), refreshVectors(fresh), refreshVectors(fresh)]);

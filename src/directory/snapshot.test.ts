@@ -4,7 +4,8 @@
 // lock from their first insert to their commit (store.ts), so numbers are drawn in commit order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
-import { openDb, type Db } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { demoListing } from './demo.ts';
 import { searchListings } from './search.ts';
 import { insertListings, type ListingRecord } from './store.ts';
@@ -16,7 +17,7 @@ let db: Db;
 beforeAll(async () => {
   if (!hasPostgres) return;
   database = await createTestDatabase();
-  db = await openDb({ databaseUrl: database.url, dataDir: 'memory://' });
+  db = await openStorage({ databaseUrl: database.url, dataDir: 'memory://' });
 });
 afterAll(async () => {
   if (!hasPostgres) return;

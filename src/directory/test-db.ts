@@ -1,13 +1,14 @@
 // A directory database for tests: PGlite in memory, or the PostgreSQL of TEST_DATABASE_URL
 // (its listings are emptied first), filled with `count` demo listings and prepared for search
 // as the service prepares it (embeddings grouped by activity, ids in order).
-import { openDb, type Db } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { loadDemoDirectory } from './demo.ts';
 import { prepareSearch } from './search.ts';
 
 export async function testDirectory(count: number, seed = 'test'): Promise<Db> {
   const url = process.env.TEST_DATABASE_URL;
-  const db = await openDb({ databaseUrl: url, dataDir: 'memory://' });
+  const db = await openStorage({ databaseUrl: url, dataDir: 'memory://' });
   if (url) await db.query('truncate listings restart identity');
   await loadDemoDirectory(db, { count, seed });
   await prepareSearch(db); // as the service does before it says ready

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedOne } from '../embeddings/index.ts';
-import { openDb, type Db } from '../platform/db.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
 import { EMBEDDING_DIMENSIONS, insertListings } from './store.ts';
 import {
@@ -16,7 +17,10 @@ import {
 let grouped: Db;
 let plain: Db;
 beforeAll(async () => {
-  [grouped, plain] = await Promise.all([openDb({ dataDir: 'memory://' }), openDb({ dataDir: 'memory://' })]);
+  [grouped, plain] = await Promise.all([
+    openStorage({ dataDir: 'memory://' }),
+    openStorage({ dataDir: 'memory://' }),
+  ]);
   for (const db of [grouped, plain]) {
     await loadDemoDirectory(db, { count: 1500, seed: 'vectors' });
     await refreshVectors(db);

@@ -89,10 +89,26 @@ async function openPostgres(url: string): Promise<Db> {
   };
 }
 
-const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** The platform's own migrations (accounts, keys, usage records, idempotency keys). */
+export const PLATFORM_MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Applies the migrations in src/platform/migrations in name order, each once, each in a transaction. */
-export async function migrate(db: Db): Promise<string[]> {
+/**
+ * Applies the migrations of these folders in the order of their file names (numbered across all
+ * folders: 0001 platform, 01xx directory, 02xx webhooks, 05xx agents and mcp, 07xx console and
+ * status), each once, each in a transaction. A file moved to another folder keeps its name, so
+ * it is not applied again.
+ */
+export async function migrate(db: Db, folders: string[] = [PLATFORM_MIGRATIONS]): Promise<string[]> {
+  const files = folders
+    .flatMap((folder) =>
+      readdirSync(folder)
+        .filter((f) => f.endsWith('.sql'))
+        .map((name) => ({ name, path: join(folder, name) })),
+    )
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const names = files.map((f) => f.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice) throw new Error(`migration ${twice} is in two folders`);
   const applied: string[] = [];
   await db.transaction(async (tx) => {
     // One instance migrates at a time; the others wait here, then find nothing left to do.
@@ -103,15 +119,13 @@ export async function migrate(db: Db): Promise<string[]> {
     const done = new Set(
       (await tx.query<{ id: string }>('select id from schema_migrations')).map((r) => r.id),
     );
-    for (const file of readdirSync(MIGRATIONS)
-      .filter((f) => f.endsWith('.sql'))
-      .sort()) {
-      if (done.has(file)) continue;
-      for (const statement of splitStatements(readFileSync(join(MIGRATIONS, file), 'utf8'))) {
+    for (const file of files) {
+      if (done.has(file.name)) continue;
+      for (const statement of splitStatements(readFileSync(file.path, 'utf8'))) {
         await tx.query(statement);
       }
-      await tx.query('insert into schema_migrations (id) values ($1)', [file]);
-      applied.push(file);
+      await tx.query('insert into schema_migrations (id) values ($1)', [file.name]);
+      applied.push(file.name);
     }
   });
   return applied;
@@ -126,10 +140,14 @@ function splitStatements(sql: string): string[] {
     .filter(Boolean);
 }
 
-export async function openDb(options: { databaseUrl?: string | undefined; dataDir: string }): Promise<Db> {
+/** Opens the database and applies the migrations of `folders` (the platform's own by default). */
+export async function openDb(
+  options: { databaseUrl?: string | undefined; dataDir: string },
+  folders: string[] = [PLATFORM_MIGRATIONS],
+): Promise<Db> {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl)
     : await openPglite(options.dataDir);
-  await migrate(db);
+  await migrate(db, folders);
   return db;
 }
