@@ -1,10 +1,66 @@
 // `background: true` survives the instance: responses queued by an instance that only serves HTTP
 // (JOB_WORKERS=0) and then dies by SIGKILL are run by the next instance on the same database
-// (PGlite on disk); one cancelled while queued stays cancelled and is never run or billed.
+// (PGlite on disk); one cancelled while queued stays cancelled and is never run or billed; one
+// killed in the middle of a tool call is claimed again once its heartbeat lapses and runs again.
+
+/** An MCP server (the official SDK's) whose `forecast` tool answers after `delayMs`. */
+async function slowWeather(
+  delayMs: number,
+): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
+  let calls = 0;
+  const http: HttpServer = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const server = new Server({ name: 'weather', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [
+          {
+            name: 'forecast',
+            description: 'Weather forecast for a city.',
+            inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        ],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+        calls++;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const city = typeof request.params.arguments?.city === 'string' ? request.params.arguments.city : '?';
+        return { content: [{ type: 'text', text: `${city}: 21 C` }] };
+      });
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      res.on('close', () => void server.close());
+      void server
+        .connect(transport)
+        .then(() =>
+          transport.handleRequest(
+            req,
+            res,
+            chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined,
+          ),
+        );
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    calls: () => calls,
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Instance, startInstance } from './support/instances.ts';
@@ -67,5 +123,45 @@ describe('background responses across a SIGKILL (PGlite on disk)', () => {
       (done as unknown as { steps?: unknown[] }).steps?.length ?? -1,
     );
     expect(rows.filter((row) => row.model === 'queen')).toEqual([]);
+  }, 180_000);
+
+  it('a run killed in the middle of a tool call runs again on the next instance', async () => {
+    const weather = await slowWeather(4000);
+    const env = {
+      DATA_DIR: dir,
+      BOOTSTRAP_ADMIN_KEY: key,
+      MCP_REMOTE_PRIVATE_ADDRESSES: 'true',
+      MCP_CALL_TIMEOUT_MS: '20000',
+    };
+    try {
+      await instance?.stop(); // one process on a PGlite directory at a time
+      instance = await startInstance(env);
+      let openai = new OpenAI({ baseURL: `${instance.model}/v1`, apiKey: key, maxRetries: 0 });
+      const queued = await openai.responses.create({
+        model: 'agents',
+        input: 'What is the weather forecast for Lyon?',
+        tools: [{ type: 'mcp', server_label: 'wx', server_url: weather.url, require_approval: 'never' }],
+        tool_choice: { type: 'mcp', server_label: 'wx', name: 'forecast' },
+        background: true,
+      });
+      for (let i = 0; i < 200 && weather.calls() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(weather.calls()).toBe(1);
+      expect((await openai.responses.retrieve(queued.id)).status).toBe('in_progress');
+      process.kill(instance.pid, 'SIGKILL');
+      await instance.exited;
+
+      instance = await startInstance(env);
+      openai = new OpenAI({ baseURL: `${instance.model}/v1`, apiKey: key, maxRetries: 0 });
+      let done = await openai.responses.retrieve(queued.id);
+      for (let i = 0; i < 900 && (done.status === 'queued' || done.status === 'in_progress'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        done = await openai.responses.retrieve(queued.id);
+      }
+      expect(done.status).toBe('completed');
+      expect(weather.calls()).toBe(2); // the lost run's call, and the new run's
+      expect(done.output.find((o) => o.type === 'mcp_call')).toMatchObject({ name: 'forecast', error: null });
+    } finally {
+      await weather.close();
+    }
   }, 180_000);
 });
