@@ -18,16 +18,14 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
+import type { ServiceName } from './platform/app.ts';
 
 /** The services a primary listens for, with their ports (as the workers would listen). */
-export type Listeners = Array<{ service: 'model' | 'directory'; host: string; port: number }>;
+export type Listeners = Array<{ service: ServiceName; host: string; port: number }>;
 
 /** Messages between the primary and its workers; `connection` comes with its socket. */
 type Message =
-  | { type: 'up' }
-  | { type: 'ready' }
-  | { type: 'all-ready' }
-  | { type: 'connection'; service: 'model' | 'directory' };
+  { type: 'up' } | { type: 'ready' } | { type: 'all-ready' } | { type: 'connection'; service: ServiceName };
 
 /** The number of worker processes `WORKERS` asks for: 1 (no primary) unless set. */
 export function workersOf(env: NodeJS.ProcessEnv): number {
@@ -65,7 +63,7 @@ export function readyInCluster(ownReady: boolean): boolean {
  */
 export function joinCluster(
   ready: Promise<void>,
-  accept: (service: 'model' | 'directory', socket: Socket) => void,
+  accept: (service: ServiceName, socket: Socket) => void,
 ): void {
   if (!cluster.isWorker) return;
   process.on('message', (message: Message, socket?: Socket) => {
@@ -101,7 +99,7 @@ export function runPrimary(count: number, listeners: Listeners, log: Log): void 
   const servers: Server[] = [];
 
   /** Hands `socket` to the next worker up; one that just died fails the send: the next one, then. */
-  const hand = (service: 'model' | 'directory', socket: Socket, tries: number): void => {
+  const hand = (service: ServiceName, socket: Socket, tries: number): void => {
     const worker = up[turn++ % up.length];
     if (!worker || stopping || tries <= 0) {
       socket.destroy();

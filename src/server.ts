@@ -12,7 +12,8 @@ import { createLogger } from './platform/logger.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
 import { STATUS_COMPONENTS } from './status/pages.ts';
 
-export type ServiceName = 'model' | 'directory';
+export type { ServiceName } from './platform/app.ts';
+import type { ServiceName } from './platform/app.ts';
 
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;

@@ -1,21 +1,29 @@
 // GET /v1/models and /v1/models/{model}: the catalogue; any valid key may read it.
-import { Router } from 'express';
+import type { Router } from 'express';
+import type {
+  GetModelData,
+  GetModelResponses,
+  ListModelsData,
+  ListModelsResponses,
+} from '../../generated/model/client/types.gen.ts';
 import { NotFoundError } from '../platform/errors.ts';
+import { typedRouter } from '../platform/route.ts';
 import { getModel, listModelObjects, toModelObject } from './catalogue.ts';
 
 export function createModelsRouter(): Router {
-  const router = Router();
-  router.get('/v1/models', (_req, res) => {
-    res.json({ object: 'list', data: listModelObjects(), has_more: false, next_cursor: null });
-  });
-  router.get('/v1/models/:model', (req, res) => {
-    const model = getModel(req.params.model as string);
+  const api = typedRouter();
+  api.get<ListModelsData, ListModelsResponses>('/v1/models', () => ({
+    status: 200,
+    body: { object: 'list', data: listModelObjects(), has_more: false, next_cursor: null },
+  }));
+  api.get<GetModelData, GetModelResponses>('/v1/models/{model}', ({ path }) => {
+    const model = getModel(path.model);
     if (!model) {
-      throw new NotFoundError('model_not_found', `The model '${req.params.model}' does not exist.`, {
+      throw new NotFoundError('model_not_found', `The model '${path.model}' does not exist.`, {
         param: 'model',
       });
     }
-    res.json(toModelObject(model));
+    return { status: 200, body: toModelObject(model) };
   });
-  return router;
+  return api.router;
 }

@@ -20,8 +20,10 @@ import { refuseDeepJson } from './json-depth.ts';
 import { requestId } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
 
+/** The two services, named once. */
+export type ServiceName = 'model' | 'directory';
 export interface ServiceOptions {
-  name: 'model' | 'directory';
+  name: ServiceName;
   /** The bundled spec (readSpec). */
   spec: Record<string, unknown>;
   docsPath: string;
@@ -77,7 +79,7 @@ function metrics(name: string) {
 }
 
 /** A fresh copy of a service's bundled spec (the validator may change the copy it is given). */
-export function readSpec(name: 'model' | 'directory'): never {
+export function readSpec(name: ServiceName): never {
   return JSON.parse(readFileSync(`generated/${name}/openapi.json`, 'utf8')) as never;
 }
 

@@ -3,9 +3,10 @@
 import type { Queryable } from './db.ts';
 import { newId } from './ids.ts';
 import type { Principal } from './principal.ts';
+import type { ServiceName } from './app.ts';
 
 export interface UsageRecord {
-  service: 'model' | 'directory';
+  service: ServiceName;
   /** Model id (model API) or interface name (`search`, `places`, `sales`, `concierge`). */
   model: string | null;
   endpoint: string;

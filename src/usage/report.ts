@@ -3,6 +3,7 @@
 // are the sums of the same rows, so they equal the sum of every result.
 import type { Queryable } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
+import type { ServiceName } from '../platform/app.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -17,7 +18,7 @@ export interface ReportQuery {
 
 /** How a service's report reads the usage_records table. */
 export interface ReportShape<Result> {
-  service: 'model' | 'directory';
+  service: ServiceName;
   /** Dimension name on the wire -> column of usage_records. */
   dimensions: Record<string, string>;
   /** Builds one result from its group's dimension values and summed metrics. */

@@ -1,9 +1,18 @@
 // GET /v1/usage on both services (scope `admin`).
-import { type Request, Router } from 'express';
-import type { UsageResult as DirectoryResult } from '../../generated/directory/client/types.gen.ts';
-import type { UsageResult as ModelResult } from '../../generated/model/client/types.gen.ts';
+import type { Request, Router } from 'express';
+import type {
+  UsageResult as DirectoryResult,
+  GetUsageData as DirectoryUsageData,
+  GetUsageResponses as DirectoryUsageResponses,
+} from '../../generated/directory/client/types.gen.ts';
+import type {
+  GetUsageData as ModelUsageData,
+  GetUsageResponses as ModelUsageResponses,
+  UsageResult as ModelResult,
+} from '../../generated/model/client/types.gen.ts';
 import type { Queryable } from '../platform/db.ts';
-import { principalOf } from '../platform/principal.ts';
+import type { ServiceName } from '../platform/app.ts';
+import { typedRouter } from '../platform/route.ts';
 import { formatEur } from '../platform/usage.ts';
 import { type ReportQuery, type ReportShape, type Sums, usageReport } from './report.ts';
 
@@ -55,36 +64,50 @@ export const DIRECTORY_USAGE: ReportShape<DirectoryResult> = {
   }),
 };
 
-function envelope(query: ReportQuery, totals: object) {
+/** The report's envelope; `group_by` holds the names the validator let through for this service. */
+function envelope<G extends string, T>(query: ReportQuery, totals: T) {
   return {
     object: 'usage_report' as const,
     from: query.from,
     to: query.to,
     bucket: query.bucket,
-    group_by: query.groupBy,
+    group_by: query.groupBy as G[],
     currency: 'EUR' as const,
     totals,
   };
 }
 
-export function createUsageRouter(db: Queryable, service: 'model' | 'directory'): Router {
-  const router = Router();
-  router.get('/v1/usage', async (req, res) => {
-    const { accountId } = principalOf(res);
-    if (service === 'model') {
+type ModelGroupBy = ModelUsageResponses[200]['group_by'][number];
+type DirectoryGroupBy = DirectoryUsageResponses[200]['group_by'][number];
+
+export function createUsageRouter(db: Queryable, service: ServiceName): Router {
+  const api = typedRouter();
+  if (service === 'model') {
+    api.get<ModelUsageData, ModelUsageResponses>('/v1/usage', async ({ req, principal }) => {
       const query = queryOf(req, ['model', 'project_id', 'key_id']);
-      const { totals, data } = await usageReport(db, accountId, MODEL_USAGE, query);
-      res.json({ ...envelope(query, modelTotals(totals)), data });
-    } else {
+      const { totals, data } = await usageReport(db, principal().accountId, MODEL_USAGE, query);
+      return {
+        status: 200,
+        body: { ...envelope<ModelGroupBy, ReturnType<typeof modelTotals>>(query, modelTotals(totals)), data },
+      };
+    });
+  } else {
+    api.get<DirectoryUsageData, DirectoryUsageResponses>('/v1/usage', async ({ req, principal }) => {
       const query = queryOf(req, ['interface', 'project_id', 'key_id']);
-      const { totals, data } = await usageReport(db, accountId, DIRECTORY_USAGE, query);
-      res.json({
-        ...envelope(query, { requests: totals.requests, cost: formatEur(totals.cost_nano) }),
-        data,
-      });
-    }
-  });
-  return router;
+      const { totals, data } = await usageReport(db, principal().accountId, DIRECTORY_USAGE, query);
+      return {
+        status: 200,
+        body: {
+          ...envelope<DirectoryGroupBy, { requests: number; cost: string }>(query, {
+            requests: totals.requests,
+            cost: formatEur(totals.cost_nano),
+          }),
+          data,
+        },
+      };
+    });
+  }
+  return api.router;
 }
 
 function modelTotals(t: Sums) {
