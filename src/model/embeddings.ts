@@ -1,10 +1,11 @@
 // POST /v1/embeddings: one vector per input from the model's engine (the built-in embedding
 // engine that the directory's semantic search uses, or an upstream), billed by input tokens at
 // the model's input price; every call writes one usage record.
-import { type Request, type Response, Router } from 'express';
+import type { Router } from 'express';
 import type {
-  CreateEmbeddingRequest,
+  CreateEmbeddingData,
   CreateEmbeddingResponse,
+  CreateEmbeddingResponses,
   TextModelId,
 } from '../../generated/model/client/types.gen.ts';
 import { DEFAULT_DIMENSIONS, truncateVector } from '../embeddings/index.ts';
@@ -13,7 +14,7 @@ import { takeModelTokens } from '../limits/middleware.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { principalOf } from '../platform/principal.ts';
+import { SENT, typedRouter } from '../platform/route.ts';
 import { formatEur, recordUsage } from '../platform/usage.ts';
 import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
 import type { Engine } from './engines/types.ts';
@@ -40,7 +41,7 @@ interface Inputs {
 }
 
 /** The inputs as lists, token ids checked against o200k_base, and each input's token count. */
-export function readInputs(input: CreateEmbeddingRequest['input']): Inputs {
+export function readInputs(input: CreateEmbeddingData['body']['input']): Inputs {
   if (typeof input === 'string') return { raw: [input], texts: [input], tokens: [encodeText(input).length] };
   if (input.length === 0)
     throw new BadRequestError('invalid_input', 'input must not be empty.', { param: 'input' });
@@ -75,86 +76,92 @@ export function encodeVector(vector: Float32Array, format: 'float' | 'base64'): 
 }
 
 export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
-  const router = Router();
-  router.post('/v1/embeddings', async (req: Request, res: Response) => {
-    const started = Date.now();
-    const body = req.body as CreateEmbeddingRequest;
-    const model = body.model ?? DEFAULT_EMBEDDING_MODEL;
-    if (!isTextModelId(model)) {
-      throw new BadRequestError(
-        'model_not_supported',
-        `Model '${String(model)}' does not serve embeddings.`,
-        {
-          param: 'model',
-        },
-      );
-    }
-    const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
-    const format = body.encoding_format ?? 'float';
-    const inputs = readInputs(body.input);
-    const entry = TEXT_MODELS[model];
-    inputs.tokens.forEach((count, position) => {
-      if (count > entry.contextWindow) {
+  const api = typedRouter();
+  api.post<CreateEmbeddingData, CreateEmbeddingResponses>(
+    '/v1/embeddings',
+    async ({ body, res, principal: caller }) => {
+      const started = Date.now();
+      const model = body.model ?? DEFAULT_EMBEDDING_MODEL;
+      if (!isTextModelId(model)) {
         throw new BadRequestError(
-          'context_length_exceeded',
-          `The context window of ${model} is ${entry.contextWindow} tokens, but input ${position} holds ${count} tokens. ` +
-            `Shorten or split it.`,
-          { param: 'input' },
+          'model_not_supported',
+          `Model '${String(model)}' does not serve embeddings.`,
+          {
+            param: 'model',
+          },
         );
       }
-    });
-    const promptTokens = inputs.tokens.reduce((sum, count) => sum + count, 0);
-    const principal = principalOf(res);
+      const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
+      const format = body.encoding_format ?? 'float';
+      const inputs = readInputs(body.input);
+      const entry = TEXT_MODELS[model];
+      inputs.tokens.forEach((count, position) => {
+        if (count > entry.contextWindow) {
+          throw new BadRequestError(
+            'context_length_exceeded',
+            `The context window of ${model} is ${entry.contextWindow} tokens, but input ${position} holds ${count} tokens. ` +
+              `Shorten or split it.`,
+            { param: 'input' },
+          );
+        }
+      });
+      const promptTokens = inputs.tokens.reduce((sum, count) => sum + count, 0);
+      const principal = caller();
 
-    // Tokens per minute, shared with chat completions of the same model.
-    await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.env);
+      // Tokens per minute, shared with chat completions of the same model.
+      await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.env);
 
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-    });
-    const bill = async (status: number, tokens: number) => {
-      await recordUsage(deps.db, principal, {
-        service: 'model',
+      const controller = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished)
+          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
+      });
+      const bill = async (status: number, tokens: number) => {
+        await recordUsage(deps.db, principal, {
+          service: 'model',
+          model,
+          endpoint: '/v1/embeddings',
+          inputTokens: tokens,
+          costNano: status === 200 ? tokens * entry.inputNanoPerToken : 0,
+          status,
+          latencyMs: Date.now() - started,
+        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+      };
+
+      let result;
+      try {
+        result = await deps
+          .engineFor(model)
+          .embed(
+            { model, input: inputs.raw, texts: inputs.texts, dimensions },
+            { signal: controller.signal },
+          );
+      } catch (err) {
+        const left = controller.signal.aborted;
+        await bill(left ? 499 : err instanceof ApiError ? err.status : 500, promptTokens);
+        if (left) return SENT; // nobody is listening
+        throw err;
+      }
+      const billed = result.promptTokens ?? promptTokens;
+      await bill(200, billed);
+      const answer: CreateEmbeddingResponse = {
+        object: 'list',
+        data: result.vectors.map((vector, index) => ({
+          object: 'embedding',
+          index,
+          // an upstream model may be wider than what was asked: keep the first, renormalised
+          embedding: encodeVector(truncateVector(vector, dimensions), format),
+        })),
         model,
-        endpoint: '/v1/embeddings',
-        inputTokens: tokens,
-        costNano: status === 200 ? tokens * entry.inputNanoPerToken : 0,
-        status,
-        latencyMs: Date.now() - started,
-      }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
-    };
-
-    let result;
-    try {
-      result = await deps
-        .engineFor(model)
-        .embed({ model, input: inputs.raw, texts: inputs.texts, dimensions }, { signal: controller.signal });
-    } catch (err) {
-      const left = controller.signal.aborted;
-      await bill(left ? 499 : err instanceof ApiError ? err.status : 500, promptTokens);
-      if (left) return;
-      throw err;
-    }
-    const billed = result.promptTokens ?? promptTokens;
-    await bill(200, billed);
-    const answer: CreateEmbeddingResponse = {
-      object: 'list',
-      data: result.vectors.map((vector, index) => ({
-        object: 'embedding',
-        index,
-        // an upstream model may be wider than what was asked: keep the first, renormalised
-        embedding: encodeVector(truncateVector(vector, dimensions), format),
-      })),
-      model,
-      usage: {
-        prompt_tokens: billed,
-        total_tokens: billed,
-        cost_eur: formatEur(billed * entry.inputNanoPerToken),
-        currency: 'EUR',
-      },
-    };
-    res.json(answer);
-  });
-  return router;
+        usage: {
+          prompt_tokens: billed,
+          total_tokens: billed,
+          cost_eur: formatEur(billed * entry.inputNanoPerToken),
+          currency: 'EUR',
+        },
+      };
+      return { status: 200, body: answer };
+    },
+  );
+  return api.router;
 }
