@@ -11,7 +11,7 @@ import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import { recordUsageBatched } from '../platform/usage.ts';
+import { recordUsageBatched } from '../platform/metering.ts';
 import type { Db } from '../platform/db.ts';
 import { ResponseBuilder } from './events.ts';
 import { finishResponse, responseErrorOf, type RunResult, runResponse, type RuntimeDeps } from './runtime.ts';

@@ -18,7 +18,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
-import { KEEP_ALIVE_MS } from '../model/chat.ts';
+import { KEEP_ALIVE_MS } from '../model/chat-routes.ts';
 import { isAbort } from '../model/engines/assemble.ts';
 import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
@@ -30,7 +30,7 @@ import { decodeCursor, encodeCursor, nextLinkOf } from '../platform/pagination.t
 import type { Principal } from '../platform/principal.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import { recordUsageBatched } from '../platform/usage.ts';
+import { recordUsageBatched } from '../platform/metering.ts';
 import { assertOutputsAnswerCalls, type HistoryItem, inputItems } from './convert.ts';
 import { ResponseBuilder, replayEvents, type StreamEvent } from './events.ts';
 import {

@@ -14,7 +14,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
-import { formatEur } from '../platform/usage.ts';
+import { formatEur } from '../platform/metering.ts';
 import { costNano, getModel, isTextModelId } from '../model/catalogue.ts';
 import { normalizeToolCallId } from '../model/engines/assemble.ts';
 import type { Engine } from '../model/engines/types.ts';

@@ -28,7 +28,7 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { decodeCursor, type Page, pageOf, pageReply } from '../platform/pagination.ts';
 import { typedRouter } from '../platform/route.ts';
-import { formatEur, NANO_PER_EUR } from '../platform/usage.ts';
+import { formatEur, NANO_PER_EUR } from '../platform/metering.ts';
 
 interface PlanInfo {
   name: string;

@@ -10,7 +10,7 @@ import type {
 import type { Db } from '../platform/db.ts';
 import { setNextLink } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
-import { recordUsage } from '../platform/usage.ts';
+import { recordUsage } from '../platform/metering.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano, SEARCH_PRICE_NANO } from './pricing.ts';
 import { searchCacheOn, searchListings, type SearchParams } from './search.ts';

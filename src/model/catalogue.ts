@@ -1,7 +1,7 @@
 // The seven models of the seed table, as data. Prices are integer nano-EUR per quoted unit, so every
 // cost is integer arithmetic; `toModelObject` renders the spec's `Model` (prices as Money strings).
 import type { Model, ModelId, ModelPrice, TextModelId } from '../../generated/model/client/types.gen.ts';
-import { formatEur } from '../platform/usage.ts';
+import { formatEur } from '../platform/metering.ts';
 
 export type Dimension = ModelPrice['dimension'];
 export type Capability = Model['capabilities'][number];

@@ -13,7 +13,7 @@ import type {
 import type { Queryable } from '../platform/db.ts';
 import type { ServiceName } from '../platform/app.ts';
 import { typedRouter } from '../platform/route.ts';
-import { formatEur } from '../platform/usage.ts';
+import { formatEur } from '../platform/metering.ts';
 import { type ReportQuery, type ReportShape, type Sums, usageReport } from './report.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

@@ -13,7 +13,7 @@ import type {
 } from '../../../generated/model/client/types.gen.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { formatEur } from '../../platform/usage.ts';
+import { formatEur } from '../../platform/metering.ts';
 import { costNano } from '../catalogue.ts';
 import { countCompletionTokens } from '../tokens.ts';
 import type { EngineEvent, FinishReason } from './types.ts';

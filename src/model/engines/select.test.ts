@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EngineConfigError, createEngines, loadEnginesConfig } from './config.ts';
+import { EngineConfigError, createEngines, loadEnginesConfig } from './select.ts';
 import { ReferenceEngine } from './reference.ts';
 import { UpstreamEngine } from './upstream.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Queryable } from './db.ts';
 import type { Principal } from './principal.ts';
-import { recordUsage, recordUsageBatched, type UsageRecord } from './usage.ts';
+import { recordUsage, recordUsageBatched, type UsageRecord } from './metering.ts';
 
 const principal: Principal = {
   accountId: 'acct_1',

@@ -15,7 +15,7 @@ import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
-import { formatEur, recordUsage } from '../platform/usage.ts';
+import { formatEur, recordUsage } from '../platform/metering.ts';
 import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
 import type { Engine } from './engines/types.ts';
 import { decodeTokens, encodeText } from './tokens.ts';

@@ -15,7 +15,7 @@ import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestIdOf } from '../platform/request-id.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
-import { recordUsageBatched } from '../platform/usage.ts';
+import { recordUsageBatched } from '../platform/metering.ts';
 import { isTextModelId } from './catalogue.ts';
 import { ChatAssembly, isAbort } from './engines/assemble.ts';
 import { assertChatRequest } from './engines/chat.ts';
