@@ -78,6 +78,14 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** WEBHOOK_TIMEOUT_MS: how long a webhook receiver has to answer; 15,000 by default. */
   webhookTimeoutMs: number;
+  /** SSE_KEEP_ALIVE_MS: a comment line on a quiet event stream this often; 15,000 by default. */
+  sseKeepAliveMs: number;
+  /** DATABASE_POOL_SIZE: connections to PostgreSQL per instance; 10 by default. */
+  databasePoolSize: number;
+  /** DEMO_LISTINGS: listings of the demo directory loaded into an empty database; 20,000 by default. */
+  demoListings: number;
+  /** PUBLIC_DIRECTORY_URL: the directory API's address as clients reach it (photo URLs); the request's own when unset. */
+  publicDirectoryUrl: string | undefined;
   /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
   env: NodeJS.ProcessEnv;
 }
@@ -191,6 +199,53 @@ function vatRate(env: NodeJS.ProcessEnv): string {
   return raw;
 }
 
+/**
+ * Every environment variable the configuration knows: read here, or handed by it to the module
+ * that owns it (the engines, the limits, search, the cluster). The README's table lists exactly
+ * these (src/config.test.ts).
+ */
+export const CONFIG_VARIABLES = [
+  'MODEL_API_PORT',
+  'DIRECTORY_API_PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'DATABASE_POOL_SIZE',
+  'REDIS_URL',
+  'WORKERS',
+  'BOOTSTRAP_ADMIN_KEY',
+  'CORS_ORIGINS',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'MAX_CONNECTIONS',
+  'MAX_CONNECTIONS_PER_IP',
+  'MAX_REQUESTS_PER_SOCKET',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'MODEL_API_PUBLIC_URL',
+  'PUBLIC_DIRECTORY_URL',
+  'MAIL_OUTBOX_DIR',
+  'DIRECTORY_API_URL',
+  'MODEL_ENGINES',
+  'SSE_KEEP_ALIVE_MS',
+  'MCP_CALL_TIMEOUT_MS',
+  'MCP_REMOTE_PRIVATE_ADDRESSES',
+  'SECRETS_ENCRYPTION_KEY',
+  'JOB_WORKERS',
+  'OUTBOUND_ALLOW_PRIVATE',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_DISABLE_AFTER',
+  'WEBHOOK_TIMEOUT_MS',
+  'VAT_RATE',
+  'DEMO_LISTINGS',
+  'MODEL_RATE_LIMIT_RPM',
+  'MODEL_RATE_LIMIT_TPM',
+  'DIRECTORY_RATE_LIMIT_RPS',
+  'DIRECTORY_DAILY_QUOTA',
+  'SEARCH_CACHE',
+  'VECTOR_KERNEL',
+] as const;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Read per request by the limiter; a bad value fails here, at start-up.
   rpmOverride(env);
@@ -231,6 +286,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: retrySchedule(env),
     webhookDisableAfterMs: durationMs('WEBHOOK_DISABLE_AFTER', optional(env.WEBHOOK_DISABLE_AFTER) ?? '5d'),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000, env),
+    sseKeepAliveMs: integer('SSE_KEEP_ALIVE_MS', 15_000, 100, 600_000, env),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000, env),
+    demoListings: integer('DEMO_LISTINGS', 20_000, 0, 10_000_000, env),
+    publicDirectoryUrl: optional(env.PUBLIC_DIRECTORY_URL) && publicUrl('PUBLIC_DIRECTORY_URL', '', env),
     env,
   };
 }

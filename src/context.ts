@@ -59,7 +59,11 @@ export function firstRunMessage(secret: string, config: Config): string {
 }
 
 export async function openPlatform(config: Config, logger: Logger): Promise<Platform> {
-  const db = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openStorage({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+  });
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl) : memoryLimiter();
   const accounts = new AccountStore(db);

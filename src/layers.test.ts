@@ -27,7 +27,7 @@ describe('layers', () => {
     ['src/platform/db.ts', "import type { CreateKeyData } from '../../generated/model/client/types.gen.ts';"],
     ['src/webhooks/store.ts', "import { newId } from '../platform/ids.ts';"],
     ['src/directory/app.ts', "import type { Platform } from '../context.ts';"],
-    ['src/agents/routes.ts', "import { KEEP_ALIVE_MS } from '../model/chat-routes.ts';"],
+    ['src/agents/routes.ts', "import { isAbort } from '../model/engines/assemble.ts';"],
   ])('allows in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toEqual([]);
   });

@@ -12,7 +12,14 @@ if (arg !== undefined && arg !== 'model' && arg !== 'directory') {
   process.exit(2);
 }
 const which: ServiceName[] = arg ? [arg] : ['model', 'directory'];
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  // a bad setting: its name and what is allowed, no stack trace
+  console.error((err as Error).message);
+  process.exit(2);
+}
 
 let workers = 1;
 try {

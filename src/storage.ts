@@ -16,7 +16,11 @@ export const MIGRATIONS = [
 ];
 
 /** Opens PGlite under `dataDir` (or in memory), or the PostgreSQL of `databaseUrl`, migrated. */
-export function openStorage(options: { databaseUrl?: string | undefined; dataDir: string }): Promise<Db> {
+export function openStorage(options: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}): Promise<Db> {
   return openDb(options, MIGRATIONS);
 }
 

@@ -18,7 +18,6 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
-import { KEEP_ALIVE_MS } from '../model/chat-routes.ts';
 import { isAbort } from '../model/engines/assemble.ts';
 import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
@@ -53,6 +52,8 @@ export interface ResponsesDeps extends RuntimeDeps {
   /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** SSE_deps.keepAliveMs: a comment line on a quiet stream this often. */
+  keepAliveMs: number;
   mcp?: McpConnector | undefined;
   /** The job queue and the secrets box: `background: true` needs both. */
   jobs?: Jobs | undefined;
@@ -273,12 +274,12 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         write = openStream(res);
         keepAlive = setInterval(
           () => {
-            if (Date.now() - lastWrite >= KEEP_ALIVE_MS) {
+            if (Date.now() - lastWrite >= deps.keepAliveMs) {
               lastWrite = Date.now();
               res.write(': keep-alive\n\n');
             }
           },
-          Math.min(KEEP_ALIVE_MS, 1000),
+          Math.min(deps.keepAliveMs, 1000),
         );
       }
       builder.lifecycle('response.created');
@@ -346,7 +347,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
       let lastWrite = Date.now();
       while (running(body) && !closed && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        if (Date.now() - lastWrite >= KEEP_ALIVE_MS) {
+        if (Date.now() - lastWrite >= deps.keepAliveMs) {
           write(': keep-alive\n\n');
           lastWrite = Date.now();
         }

@@ -27,7 +27,7 @@ export interface DirectoryService {
 }
 
 export async function createDirectoryService(platform: Platform, logger: Logger): Promise<DirectoryService> {
-  const count = Number(platform.config.env.DEMO_LISTINGS ?? 20_000);
+  const count = platform.config.demoListings;
   let ready = false;
   // An empty directory is filled with the demo listings; /readyz says ready only after.
   const loading = (async () => {
@@ -86,7 +86,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     pages: [createStatusPages(platform.db), consoleCors(platform.config.publicModelUrl)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [
-      createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.env.PUBLIC_DIRECTORY_URL }),
+      createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.publicDirectoryUrl }),
       createUsageRouter(platform.db, 'directory'),
       createWebhookRouter(webhooks, delivery),
     ],

@@ -75,6 +75,7 @@ export async function createModelService(
     logger,
     mcp: hubConnector(hub),
     mcpCallTimeoutMs: config.mcpCallTimeoutMs,
+    keepAliveMs: config.sseKeepAliveMs,
     jobs: platform.jobs,
     secrets: platform.secrets,
   };
@@ -106,6 +107,7 @@ export async function createModelService(
         env: platform.config.env,
         engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
         logger,
+        keepAliveMs: config.sseKeepAliveMs,
       }),
       createResponsesRouter(responses),
       createMcpRouter(hub),

@@ -22,8 +22,6 @@ import { assertChatRequest } from './engines/chat.ts';
 import type { Engine } from './engines/types.ts';
 import { assertFitsContext, countPromptTokens } from './tokens.ts';
 
-export const KEEP_ALIVE_MS = Number(process.env.SSE_KEEP_ALIVE_MS ?? 15_000);
-
 export interface ChatDeps {
   db: Db;
   limiter: Limiter;
@@ -31,6 +29,8 @@ export interface ChatDeps {
   env: NodeJS.ProcessEnv;
   engineFor: (model: string) => Engine;
   logger: Logger;
+  /** SSE_deps.keepAliveMs: a comment line on a quiet stream this often. */
+  keepAliveMs: number;
 }
 
 function checkRequest(body: CreateChatCompletionRequest): void {
@@ -127,7 +127,7 @@ export function createChatRouter(deps: ChatDeps): Router {
           (value) => ({ value }),
           (error: unknown) => ({ error }),
         ),
-        delay(KEEP_ALIVE_MS, undefined, { ref: false }),
+        delay(deps.keepAliveMs, undefined, { ref: false }),
       ]);
       if (waited && 'error' in waited) {
         const err = waited.error;
@@ -149,9 +149,9 @@ export function createChatRouter(deps: ChatDeps): Router {
       if (!waited) write(': keep-alive\n\n');
       const keepAlive = setInterval(
         () => {
-          if (Date.now() - lastWrite >= KEEP_ALIVE_MS) write(': keep-alive\n\n');
+          if (Date.now() - lastWrite >= deps.keepAliveMs) write(': keep-alive\n\n');
         },
-        Math.min(KEEP_ALIVE_MS, 1000),
+        Math.min(deps.keepAliveMs, 1000),
       );
       try {
         let next = await firstChunk;

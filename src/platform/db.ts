@@ -47,7 +47,7 @@ async function openPglite(dataDir: string): Promise<Db> {
   };
 }
 
-async function openPostgres(url: string): Promise<Db> {
+async function openPostgres(url: string, poolSize: number): Promise<Db> {
   const types = {
     getTypeParser: ((oid: number, format?: string) =>
       oid === INT8
@@ -56,7 +56,7 @@ async function openPostgres(url: string): Promise<Db> {
   };
   const pool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: poolSize,
     types,
   });
   pool.on('error', () => {}); // an idle client's error surfaces on its next query
@@ -142,11 +142,11 @@ function splitStatements(sql: string): string[] {
 
 /** Opens the database and applies the migrations of `folders` (the platform's own by default). */
 export async function openDb(
-  options: { databaseUrl?: string | undefined; dataDir: string },
+  options: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number },
   folders: string[] = [PLATFORM_MIGRATIONS],
 ): Promise<Db> {
   const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl)
+    ? await openPostgres(options.databaseUrl, options.poolSize ?? 10)
     : await openPglite(options.dataDir);
   await migrate(db, folders);
   return db;
