@@ -103,7 +103,8 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
       accountId: row.account_id,
       projectId: row.project_id,
       keyId: row.id,
-      scopes: row.scopes,
+      // stored as the spec's Scope values: createKey's body was validated against the enum
+      scopes: row.scopes as Principal['scopes'],
       plan: found.plan,
     };
   }

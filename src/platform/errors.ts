@@ -1,17 +1,12 @@
 // One error class per status, as openai-node does, and the one envelope every error is sent in.
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'rate_limit_error'
-  | 'api_error'
-  | 'upstream_error'
-  | 'overloaded_error'
-  | 'timeout_error';
+// The envelope's types are the spec's (ErrorResponse in spec/common), as generated.
+import type { ErrorObject, ErrorResponse } from '../../generated/model/client/types.gen.ts';
 
-export interface ErrorBody {
-  error: { type: ErrorType; code: string; message: string; param: string | null; request_id: string };
-}
+/** The class of an error, fixed per HTTP status. */
+export type ErrorType = ErrorObject['type'];
+
+/** The body of every error answer. */
+export type ErrorBody = ErrorResponse;
 
 export function typeForStatus(status: number): ErrorType {
   if (status === 401) return 'authentication_error';

@@ -1,13 +1,15 @@
 // Keyset pagination for every list: newest first by (created, id); the cursor names the last
 // item served, so rows inserted during a walk land before it and never shift a later page.
 import type { Request, Response } from 'express';
+import type { HasMore, ListObjectType, NextCursor } from '../../generated/model/client/types.gen.ts';
 import { BadRequestError } from './errors.ts';
 
+/** A page of a list, in the spec's list envelope (ListObjectType, HasMore, NextCursor). */
 export interface Page<T> {
-  object: 'list';
+  object: ListObjectType;
   data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
+  has_more: HasMore;
+  next_cursor: NextCursor;
 }
 
 export interface CursorPosition {
