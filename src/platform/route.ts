@@ -45,6 +45,8 @@ export interface Input<D extends OperationData> {
   res: Response;
   /** The caller, set by the security handler; throws on an operation the spec leaves open. */
   principal(): Principal;
+  /** Work to do once the reply is sent (metering): it does not delay the answer; an error goes on as the route's would. */
+  after(work: () => Promise<void>): void;
 }
 
 export type Handler<D extends OperationData, R> = (
@@ -96,6 +98,7 @@ export function typedRouter(): TypedRouter {
     (method: Method) =>
     <D extends OperationData, R>(url: D['url'], handler: Handler<D, R>): void => {
       router[method](expressPath(url), async (req: Request, res: Response) => {
+        const later: Array<() => Promise<void>> = [];
         const input = {
           body: req.body as D['body'],
           path: req.params as D['path'],
@@ -103,9 +106,11 @@ export function typedRouter(): TypedRouter {
           req,
           res,
           principal: () => principalOf(res),
+          after: (work: () => Promise<void>) => void later.push(work),
         };
         const reply = await handler(input);
         if (reply !== SENT) send(res, reply);
+        for (const work of later) await work();
       });
     };
   return {
