@@ -185,6 +185,36 @@ describe.each(await storages())('webhook endpoints on %s', (storage) => {
     ).toThrow();
   });
 
+  it('replays a create with its Idempotency-Key, secret included, yet stores no secret readable', async () => {
+    const idem = `idem-webhook-${Date.now()}`;
+    const create = () =>
+      fetch(`${servers.urls.directory}/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${servers.adminKey}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': idem,
+        },
+        body: JSON.stringify({ url: receiver.url('/hooks/idempotent'), description: 'replayed once' }),
+      });
+    const first = await create();
+    const again = await create();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const created = (await first.json()) as Endpoint;
+    const replayed = (await again.json()) as Endpoint;
+    expect(replayed.id).toBe(created.id);
+    expect(replayed.secret).toBe(created.secret); // the retry gets it back
+    const rows = await servers.platform.db.query<{ key: string; body: string | null }>(
+      'select key, body from idempotency_keys',
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.key).not.toContain('idem-');
+      expect(row.body ?? '').not.toContain(created.secret!.slice(6));
+      expect(row.body ?? '').not.toContain('replayed once');
+    }
+  });
+
   it('retries through a 500, a timeout and a refused connection, then delivers with the same webhook-id', async () => {
     const flaky = new Receiver();
     await flaky.start();

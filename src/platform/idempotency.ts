@@ -2,11 +2,29 @@
 // and replayed for 24 h to every retry with the same key and body, with
 // `Idempotent-Replayed: true`; the same key with another body is a 409. A request still in
 // flight under the key makes a concurrent retry wait for nothing: 409 `idempotency_key_in_use`.
-import { createHash } from 'node:crypto';
+//
+// A first answer may hold a secret shown once (a new API key, a webhook endpoint's signing
+// secret), so nothing that opens it is stored: the row is found by a hash of the key, and the
+// answer is sealed (AES-256-GCM) with a key derived from the Idempotency-Key, which only the
+// client holds. Reading the table does not give the secrets back; a retry with the key does.
+import { createHash, createHmac } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Db } from './db.ts';
 import { ConflictError } from './errors.ts';
 import type { Principal } from './principal.ts';
+import { secretBox } from './secrets.ts';
+
+/** The row's name for a key: its hash, never the key (the key opens the stored answer). */
+function rowKey(key: string): string {
+  return createHash('sha256').update(`idempotency-key\0${key}`).digest('hex');
+}
+
+/** The box that seals and opens an answer stored under `key` for `accountId`. */
+function answerBox(accountId: string, key: string) {
+  return secretBox(
+    createHmac('sha256', 'eurus idempotent answer v1').update(`${accountId}\0${key}`).digest(),
+  );
+}
 
 const TTL_SECONDS = 24 * 3600;
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -43,7 +61,8 @@ function fingerprint(req: Request): string {
 export function idempotency(db: Db, spec: Spec) {
   const routes = idempotentRoutes(spec);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const key = req.get('idempotency-key');
+    const clientKey = req.get('idempotency-key');
+    const key = clientKey === undefined ? undefined : rowKey(clientKey);
     const principal = res.locals.principal as Principal | undefined;
     const route = (req as OpenApiRequest).openapi?.openApiRoute;
     if (!key || !principal || req.method !== 'POST' || !route || !routes.has(route)) return next();
@@ -90,7 +109,9 @@ export function idempotency(db: Db, spec: Spec) {
         }
         for (const [name, value] of Object.entries(stored.headers ?? {})) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');
-        res.status(stored.status).send(stored.body);
+        res
+          .status(stored.status)
+          .send(answerBox(principal.accountId, clientKey!).open(stored.body ?? '', principal.accountId));
         return;
       }
     } catch (err) {
@@ -111,7 +132,13 @@ export function idempotency(db: Db, spec: Spec) {
         headers['content-type'] ??= 'application/json; charset=utf-8';
         db.query(
           'update idempotency_keys set status = $3, headers = $4, body = $5 where account_id = $1 and key = $2',
-          [principal.accountId, key, res.statusCode, JSON.stringify(headers), JSON.stringify(body)],
+          [
+            principal.accountId,
+            key,
+            res.statusCode,
+            JSON.stringify(headers),
+            answerBox(principal.accountId, clientKey!).seal(JSON.stringify(body), principal.accountId),
+          ],
         ).catch(() => {});
       }
       return json(body);
