@@ -13,6 +13,7 @@ export const MIGRATIONS = [
   own('mcp'),
   own('console'),
   own('status'),
+  own('mail'),
 ];
 
 /** Opens PGlite under `dataDir` (or in memory), or the PostgreSQL of `databaseUrl`, migrated. */

@@ -1,7 +1,8 @@
-// The one mail path (src/mail/, owned by the sales engineer, who adds the SMTP transport here).
-// On the embedded default every mail is written as an RFC 5322 message (.eml) into
-// DATA_DIR/outbox, one file per mail, named so that a directory listing sorts by time: a
-// person or a test reads it there. Nothing is sent over the network by this transport.
+// The .eml outbox: on the embedded default every mail is written as an RFC 5322 message (.eml)
+// into DATA_DIR/outbox (MAIL_OUTBOX_DIR), one file per mail, named so that a directory listing
+// sorts by time: a person or a test reads it there. Nothing is sent over the network by it. The
+// console's own mail (verification links) is composed here (`toEml`); campaign mail is composed
+// and DKIM-signed by transport.ts and written here as it would have gone out (`writeToOutbox`).
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -52,16 +53,27 @@ export function toEml(mail: Mail, id: string, date = new Date()): string {
   ].join('\r\n');
 }
 
+const fileId = () => `${Date.now()}-${randomBytes(6).toString('hex')}`;
+
+async function writeAtomically(dir: string, id: string, raw: string | Buffer): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${id}.eml`);
+  await writeFile(`${file}.tmp`, raw, { mode: 0o600 });
+  await rename(`${file}.tmp`, file);
+  return file;
+}
+
+/** Writes a composed message as `<dir>/<unix ms>-<random>.eml`, atomically; resolves to the file. */
+export function writeToOutbox(dir: string, raw: string | Buffer): Promise<string> {
+  return writeAtomically(dir, fileId(), raw);
+}
+
 /** Writes each mail as `<dir>/<unix ms>-<random>.eml`, atomically (a reader never sees half). */
 export function outboxMailer(dir: string): Mailer {
   return {
     async send(mail) {
-      await mkdir(dir, { recursive: true });
-      const id = `${Date.now()}-${randomBytes(6).toString('hex')}`;
-      const file = join(dir, `${id}.eml`);
-      await writeFile(`${file}.tmp`, toEml(mail, id), { mode: 0o600 });
-      await rename(`${file}.tmp`, file);
-      return file;
+      const id = fileId();
+      return writeAtomically(dir, id, toEml(mail, id));
     },
   };
 }

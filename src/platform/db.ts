@@ -94,7 +94,7 @@ export const PLATFORM_MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)),
 
 /**
  * Applies the migrations of these folders in the order of their file names (numbered across all
- * folders: 0001 platform, 01xx directory, 02xx webhooks, 05xx agents and mcp, 07xx console and
+ * folders: 0001 platform, 01xx directory, 02xx webhooks, 03xx mail, 05xx agents and mcp, 07xx console and
  * status), each once, each in a transaction. A file moved to another folder keeps its name, so
  * it is not applied again.
  */

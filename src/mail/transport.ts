@@ -1,0 +1,300 @@
+// Outgoing mail (campaigns, and anything else that must be signed): one `MailTransport` made from
+// the configuration. With SMTP_URL (smtp:// or smtps://, credentials in the URL) messages go to
+// that relay or MTA over a bounded pool of connections; without it they are written, byte for byte
+// as they would have been sent, to the .eml outbox under DATA_DIR (outbox.ts). Either way
+// nodemailer composes the message and signs it with the sending domain's DKIM key, which is
+// decrypted only inside `send` (DkimKey.privateKey()).
+import nodemailer from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
+import { writeToOutbox } from './outbox.ts';
+
+/** The DKIM signing material of a verified sending domain (domains.ts). */
+export interface DkimKey {
+  /** The `d=` domain: the sending domain, which the From address must be on (DMARC alignment). */
+  domain: string;
+  /** The `s=` selector: the DNS record is `<selector>._domainkey.<domain>`. */
+  selector: string;
+  /** The private key as PKCS#8 PEM, decrypted on each call; never logged, never stored elsewhere. */
+  privateKey(): string;
+}
+
+export interface MailAddress {
+  name?: string | undefined;
+  address: string;
+}
+
+export interface OutgoingMail {
+  from: MailAddress;
+  to: string | MailAddress;
+  subject: string;
+  /** Plain text body (UTF-8). */
+  text: string;
+  html?: string | undefined;
+  /** The Message-ID, with or without angle brackets (`<cmp-...@mail.example.de>`); sent as given. */
+  messageId: string;
+  /** The envelope sender (MAIL FROM, where bounces go); the From address when unset. */
+  envelopeFrom?: string | undefined;
+  replyTo?: string | undefined;
+  /** The Message-ID answered (`In-Reply-To`). */
+  inReplyTo?: string | undefined;
+  /** The thread's Message-IDs (`References`), oldest first. */
+  references?: string[] | undefined;
+  /**
+   * RFC 8058 one-click unsubscribe: `List-Unsubscribe: <url>` (and `<mailto:...>` when given)
+   * with `List-Unsubscribe-Post: List-Unsubscribe=One-Click`; both are covered by the signature.
+   */
+  listUnsubscribe?: { url: string; mailto?: string | undefined } | undefined;
+  /** Any other header, one line each (a CR or LF in a name or value is refused). */
+  headers?: Record<string, string> | undefined;
+  /** Signs the message (campaign mail must be signed; console mail is not). */
+  dkim?: DkimKey | undefined;
+}
+
+export interface SentMail {
+  /** The Message-ID sent, in angle brackets. */
+  messageId: string;
+  via: 'smtp' | 'outbox';
+  /** The relay's last answer (`250 2.0.0 Ok: queued as ...`), for SMTP. */
+  response?: string;
+  /** The .eml file written, for the outbox. */
+  file?: string;
+}
+
+/**
+ * A send that failed. `permanent`: the relay answered 5xx (retrying the same message cannot
+ * succeed); otherwise temporary (a 4xx answer, a refused or dropped connection, a timeout):
+ * retry later. `recipientRejected`: the relay refused the recipient itself (RCPT TO 5xx is a
+ * hard bounce at send time), as opposed to the relay refusing us (authentication) or the message.
+ */
+export class MailSendError extends Error {
+  readonly permanent: boolean;
+  readonly recipientRejected: boolean;
+  /** The SMTP reply code, when the relay answered (550, 451, ...). */
+  readonly responseCode: number | undefined;
+  /** The relay's answer, when it gave one. */
+  readonly response: string | undefined;
+  /** nodemailer's error code (ECONNECTION, ETIMEDOUT, EENVELOPE, EMESSAGE, EAUTH, ...). */
+  readonly code: string;
+
+  constructor(
+    message: string,
+    details: {
+      permanent: boolean;
+      recipientRejected?: boolean;
+      responseCode?: number | undefined;
+      response?: string | undefined;
+      code: string;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { cause: details.cause });
+    this.name = 'MailSendError';
+    this.permanent = details.permanent;
+    this.recipientRejected = details.recipientRejected ?? false;
+    this.responseCode = details.responseCode;
+    this.response = details.response;
+    this.code = details.code;
+  }
+
+  get temporary(): boolean {
+    return !this.permanent;
+  }
+}
+
+export interface MailTransport {
+  readonly via: 'smtp' | 'outbox';
+  send(mail: OutgoingMail): Promise<SentMail>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  /** SMTP_URL; the outbox when undefined. */
+  smtpUrl?: string | undefined;
+  /** MAIL_OUTBOX_DIR. */
+  outboxDir: string;
+  /** SMTP_MAX_CONNECTIONS: pooled connections to the relay; 5 by default. */
+  maxConnections?: number;
+  /** SMTP_TIMEOUT_MS: connecting, the greeting, and each command's answer; 30,000 by default. */
+  timeoutMs?: number;
+}
+
+/** The headers signed, besides those nodemailer signs by default: RFC 8058 asks for List-Unsubscribe-Post. */
+const SIGNED_HEADERS = [
+  'From',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'To',
+  'Cc',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'In-Reply-To',
+  'References',
+  'List-Id',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+].join(':');
+
+const oneLine = (value: string, what: string): string => {
+  if (/[\r\n]/.test(value))
+    throw new MailSendError(`${what} holds a line break`, { permanent: true, code: 'ECONFIG' });
+  return value;
+};
+
+const bracketed = (id: string): string => {
+  const bare = oneLine(id, 'a Message-ID').trim().replace(/^<|>$/g, '');
+  return `<${bare}>`;
+};
+
+/** The nodemailer message of `mail`. */
+function messageOf(mail: OutgoingMail): SendMailOptions {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(mail.headers ?? {})) {
+    if (!/^[!-9;-~]+$/.test(name)) {
+      throw new MailSendError(`${JSON.stringify(name)} is not a header name`, {
+        permanent: true,
+        code: 'ECONFIG',
+      });
+    }
+    headers[name] = oneLine(value, `the header ${name}`);
+  }
+  if (mail.listUnsubscribe) {
+    const targets = [`<${oneLine(mail.listUnsubscribe.url, 'the unsubscribe URL')}>`];
+    if (mail.listUnsubscribe.mailto)
+      targets.push(`<${oneLine(mail.listUnsubscribe.mailto, 'the unsubscribe address')}>`);
+    headers['List-Unsubscribe'] = targets.join(', ');
+    headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+  }
+  const message: SendMailOptions = {
+    from: mail.from.name ? { name: mail.from.name, address: mail.from.address } : mail.from.address,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    messageId: bracketed(mail.messageId),
+    envelope: {
+      from: mail.envelopeFrom ?? mail.from.address,
+      to: typeof mail.to === 'string' ? mail.to : mail.to.address,
+    },
+    headers,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+  if (mail.html !== undefined) message.html = mail.html;
+  if (mail.replyTo !== undefined) message.replyTo = mail.replyTo;
+  if (mail.inReplyTo !== undefined) message.inReplyTo = bracketed(mail.inReplyTo);
+  if (mail.references?.length) message.references = mail.references.map(bracketed);
+  if (mail.dkim) {
+    message.dkim = {
+      domainName: mail.dkim.domain,
+      keySelector: mail.dkim.selector,
+      privateKey: mail.dkim.privateKey(),
+      headerFieldNames: SIGNED_HEADERS,
+    };
+  }
+  return message;
+}
+
+interface NodemailerError extends Error {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+  rejected?: string[];
+}
+
+/** The typed error of a failed send. */
+export function sendErrorOf(err: unknown): MailSendError {
+  if (err instanceof MailSendError) return err;
+  const e = err as NodemailerError;
+  const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+  const code = typeof e.code === 'string' ? e.code : 'EUNKNOWN';
+  // no answer at all (connection, timeout, DNS, TLS): temporary; a bad key or option: permanent
+  const permanent = responseCode !== undefined ? responseCode >= 500 : code === 'ECONFIG';
+  return new MailSendError(e.message || String(err), {
+    permanent,
+    recipientRejected: code === 'EENVELOPE' && responseCode !== undefined && /RCPT/i.test(e.command ?? ''),
+    responseCode,
+    response: e.response,
+    code,
+    cause: err,
+  });
+}
+
+/** Sends over SMTP_URL with a pool of `maxConnections`, each command bounded by `timeoutMs`. */
+function smtpTransport(url: string, options: TransportOptions): MailTransport {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const transporter: Transporter = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: options.maxConnections ?? 5,
+    maxMessages: 100,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    via: 'smtp',
+    async send(mail) {
+      const message = messageOf(mail);
+      try {
+        const info = (await transporter.sendMail(message)) as { messageId: string; response: string };
+        return { messageId: info.messageId, via: 'smtp', response: info.response };
+      } catch (err) {
+        throw sendErrorOf(err);
+      }
+    },
+    async close() {
+      transporter.close();
+    },
+  };
+}
+
+/** Composes and signs as SMTP would, and writes the message to the outbox. */
+function outboxTransport(options: TransportOptions): MailTransport {
+  const composer: Transporter = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'windows',
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    via: 'outbox',
+    async send(mail) {
+      const message = messageOf(mail);
+      let raw: Buffer;
+      let messageId: string;
+      try {
+        const info = (await composer.sendMail(message)) as { messageId: string; message: Buffer };
+        raw = info.message;
+        messageId = info.messageId;
+      } catch (err) {
+        throw sendErrorOf(err);
+      }
+      try {
+        const file = await writeToOutbox(options.outboxDir, raw);
+        return { messageId, via: 'outbox', file };
+      } catch (err) {
+        throw new MailSendError(`cannot write to the outbox: ${(err as Error).message}`, {
+          permanent: false,
+          code: 'EOUTBOX',
+          cause: err,
+        });
+      }
+    },
+    async close() {
+      composer.close();
+    },
+  };
+}
+
+/** The transport of the configuration: SMTP when SMTP_URL is set, the outbox otherwise. */
+export function createMailTransport(options: TransportOptions): MailTransport {
+  return options.smtpUrl ? smtpTransport(options.smtpUrl, options) : outboxTransport(options);
+}
