@@ -27,6 +27,8 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // `declare global { namespace Express { interface Locals ... } } }`: typed res.locals
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },

@@ -10,6 +10,15 @@ import { ApiError, AuthenticationError, PermissionDeniedError } from '../platfor
 import type { Principal } from '../platform/principal.ts';
 import { type ConsoleStore, csrfTokenOf, SESSION_TTL_S, type SessionRow, sameToken } from './store.ts';
 
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The console session the security handler found (beside its principal). */
+      consoleSession?: ConsoleSession;
+    }
+  }
+}
+
 export const SESSION_COOKIE = 'eurus_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -39,7 +48,7 @@ export interface ConsoleSession {
 
 /** The session the security handler found for this request. */
 export function sessionOf(res: Response): ConsoleSession {
-  const session = res.locals.consoleSession as ConsoleSession | undefined;
+  const session = res.locals.consoleSession;
   if (!session) throw new Error('sessionOf: no session; is this operation secured by SessionCookie?');
   return session;
 }

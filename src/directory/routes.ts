@@ -17,7 +17,6 @@ import type {
 import type { Db } from '../platform/db.ts';
 import { recordUsage } from '../platform/metering.ts';
 import { nextLinkOf } from '../platform/pagination.ts';
-import type { Principal } from '../platform/principal.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano, SEARCH_PRICE_NANO } from './pricing.ts';
@@ -54,7 +53,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
   /** Meters a call once its answer is sent: search at its price, places by the month's count. */
   const meter =
     (iface: 'search' | 'places', endpoint: string, res: Response, started: number) => async () => {
-      const principal = res.locals.principal as Principal | undefined;
+      const principal = res.locals.principal;
       if (!principal) return; // unsecured use (tests); the security handler always sets one
       const costNano =
         iface === 'search'
@@ -73,11 +72,11 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
       });
     };
 
-  api.get<SearchListingsData, SearchListingsResponses>('/v1/search', async ({ req, res, after }) => {
+  api.get<SearchListingsData, SearchListingsResponses>('/v1/search', async ({ query, req, res, after }) => {
     const started = performance.now();
     after(meter('search', '/v1/search', res, started));
     // The validator fills in radius_km's default; only a radius the caller sent counts as one.
-    const params = { ...(req.query as SearchParams) };
+    const params: SearchParams = { ...query };
     // (parsed only when the raw query could name it: most searches do not)
     const raw = req.originalUrl.slice(req.originalUrl.indexOf('?') + 1);
     if (!/radius|%/i.test(raw) || !new URLSearchParams(raw).has('radius_km')) delete params.radius_km;

@@ -7,6 +7,15 @@ import type { Principal } from '../platform/principal.ts';
 import type { Bucket, BucketState, Limiter, TakeResult } from './limiter.ts';
 import { modelTokenBucket, QUOTA_BUCKETS } from './policies.ts';
 
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The request's buckets as the rate limit left them (a token reservation adds its own). */
+      rateLimitStates?: BucketState[];
+    }
+  }
+}
+
 export function setRateLimitHeaders(res: Response, states: BucketState[]): void {
   res.setHeader(
     'RateLimit-Policy',
@@ -67,7 +76,7 @@ export async function takeModelTokens(
     [modelTokenBucket(principal.plan, env)],
     tokens,
   );
-  const requestStates = (res.locals.rateLimitStates as BucketState[] | undefined) ?? [];
+  const requestStates = res.locals.rateLimitStates ?? [];
   setRateLimitHeaders(res, [...requestStates, ...taken.states]);
   if (!taken.ok) throw refusal(taken, `tokens of model '${model}'`);
 }
@@ -84,7 +93,7 @@ export function rateLimit(
   plan: (req: Request, principal: Principal) => LimitPlan | undefined,
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const principal = res.locals.principal as Principal | undefined;
+    const principal = res.locals.principal;
     if (!principal) return next();
     const chosen = plan(req, principal);
     if (!chosen) return next();

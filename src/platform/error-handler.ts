@@ -52,7 +52,7 @@ function describe(err: HttpLikeError): string {
 export function toApiError(raw: unknown, req: Request, res?: Response): ApiError {
   if (raw instanceof ApiError) return raw;
   // The security handler's own error, which the validator passes on rebuilt without its code.
-  const authError = res?.locals.authError as ApiError | undefined;
+  const authError = res?.locals.authError;
   // Where several schemes are accepted (a key or the console's session), the validator reports the
   // first scheme's failure; the error of the scheme whose credential was sent is the one to tell.
   const rawStatus = (raw as HttpLikeError | undefined)?.status;

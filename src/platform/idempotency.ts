@@ -11,7 +11,6 @@ import { createHash, createHmac } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Db } from './db.ts';
 import { ConflictError } from './errors.ts';
-import type { Principal } from './principal.ts';
 import { secretBox } from './secrets.ts';
 
 /** The row's name for a key: its hash, never the key (the key opens the stored answer). */
@@ -63,7 +62,7 @@ export function idempotency(db: Db, spec: Spec) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const clientKey = req.get('idempotency-key');
     const key = clientKey === undefined ? undefined : rowKey(clientKey);
-    const principal = res.locals.principal as Principal | undefined;
+    const principal = res.locals.principal;
     const route = (req as OpenApiRequest).openapi?.openApiRoute;
     if (!key || !principal || req.method !== 'POST' || !route || !routes.has(route)) return next();
     const hash = fingerprint(req);

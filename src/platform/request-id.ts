@@ -1,6 +1,15 @@
 import type { NextFunction, Request, Response } from 'express';
 import { pooledRandomBytes } from './ids.ts';
 
+declare global {
+  namespace Express {
+    interface Locals {
+      /** This request's id (`x-request-id`), set first of all. */
+      requestId?: string;
+    }
+  }
+}
+
 // A caller's own id is kept when it is short and plain, so logs can be joined across systems.
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -17,5 +26,5 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
 }
 
 export function requestIdOf(res: Response): string {
-  return (res.locals.requestId as string | undefined) ?? newRequestId();
+  return res.locals.requestId ?? newRequestId();
 }
