@@ -17,7 +17,6 @@
 // start has been: until then the port answers 503 whichever worker takes the connection.
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server, type Socket } from 'node:net';
-import { availableParallelism } from 'node:os';
 import type { ServiceName } from './platform/app.ts';
 
 /** The services a primary listens for, with their ports (as the workers would listen). */
@@ -27,21 +26,15 @@ export type Listeners = Array<{ service: ServiceName; host: string; port: number
 type Message =
   { type: 'up' } | { type: 'ready' } | { type: 'all-ready' } | { type: 'connection'; service: ServiceName };
 
-/** The number of worker processes `WORKERS` asks for: 1 (no primary) unless set. */
-export function workersOf(env: NodeJS.ProcessEnv): number {
-  const raw = env.WORKERS;
-  if (raw === undefined || raw === '') return 1;
-  if (raw === 'auto') return availableParallelism();
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 64) {
-    throw new Error(`WORKERS must be a whole number from 1 to 64, or auto, not ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
 /** Why these settings cannot run several workers, or undefined when they can. */
-export function whyNotWorkers(env: NodeJS.ProcessEnv): string | undefined {
-  const missing = ['DATABASE_URL', 'REDIS_URL'].filter((name) => !env[name]);
+export function whyNotWorkers(config: {
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+}): string | undefined {
+  const missing = [
+    ...(config.databaseUrl ? [] : ['DATABASE_URL']),
+    ...(config.redisUrl ? [] : ['REDIS_URL']),
+  ];
   if (missing.length === 0) return undefined;
   return (
     `WORKERS > 1 needs ${missing.join(' and ')}: workers are instances that share a port, ` +

@@ -1,11 +1,14 @@
 // One configuration: the README's table lists exactly the variables the configuration knows,
-// every variable the code reads is one of them, and a bad value stops the real entry point
-// with exit code 2 and a message naming the variable.
+// nothing else reads the environment, and a bad value stops the real entry point with exit
+// code 2 and a message naming the variable and what it may be.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES } from './config.ts';
+import { CONFIG_VARIABLES, loadConfig } from './config.ts';
+
+/** Still reading it until the search object takes its options (issue 14). */
+const TODO_READERS = [join('src', 'directory', 'dot.ts'), join('src', 'directory', 'search.ts')];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -26,19 +29,77 @@ describe('configuration', () => {
     expect([...listed].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 
-  it('every variable read in src/ is one the configuration knows', () => {
-    const read = new Set<string>();
-    for (const file of sources('src')) {
-      const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)) read.add(m[1]!);
-      for (const m of text.matchAll(
-        /\b(?:integer|flag|port|publicUrl|durationMs|wholeNumber)\(\s*(?:env,\s*)?'([A-Z][A-Z0-9_]+)'/g,
-      ))
-        read.add(m[1]!);
-    }
-    const unknown = [...read].filter((name) => !(CONFIG_VARIABLES as readonly string[]).includes(name));
-    expect(unknown).toEqual([]);
-    expect(read.size).toBeGreaterThan(20);
+  it('nothing in src/ but config.ts reads process.env', () => {
+    const readers = sources('src').filter(
+      (file) => file !== join('src', 'config.ts') && /\bprocess\.env\b/.test(readFileSync(file, 'utf8')),
+    );
+    expect(readers).toEqual(TODO_READERS);
+  });
+
+  it('takes the defaults when nothing is set, an empty value as unset', () => {
+    const config = loadConfig({ HOST: '', JOB_WORKERS: '' });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      modelPort: 8080,
+      jobWorkers: 16,
+      workers: 1,
+      corsOrigins: '*',
+      vatRate: '0',
+      searchCache: true,
+      vectorKernel: undefined,
+      webhookDisableAfterMs: 5 * 86_400_000,
+      limits: { directoryRps: 60 },
+    });
+    expect(config.webhookRetryScheduleMs).toHaveLength(10);
+  });
+
+  it('reads each kind of value', () => {
+    const config = loadConfig({
+      WORKERS: '3',
+      CORS_ORIGINS: 'https://app.example.eu, http://localhost:5173',
+      MODEL_API_PUBLIC_URL: 'https://api.example.eu/',
+      OUTBOUND_ALLOW_PRIVATE: '1',
+      WEBHOOK_RETRY_SCHEDULE: '0s,500ms,2h',
+      SECRETS_ENCRYPTION_KEY: 'ab'.repeat(32),
+      MODEL_RATE_LIMIT_RPM: '4',
+      DIRECTORY_RATE_LIMIT_RPS: '0.5',
+      SEARCH_CACHE: 'off',
+      VECTOR_KERNEL: 'js',
+    });
+    expect(config).toMatchObject({
+      workers: 3,
+      corsOrigins: ['https://app.example.eu', 'http://localhost:5173'],
+      publicModelUrl: 'https://api.example.eu',
+      outboundAllowPrivate: true,
+      mcpRemotePrivateAddresses: true,
+      webhookRetryScheduleMs: [0, 500, 7_200_000],
+      limits: { modelRpm: 4, directoryRps: 0.5 },
+      searchCache: false,
+      vectorKernel: 'js',
+    });
+    expect(config.secretsKey?.length).toBe(32);
+  });
+
+  it.each([
+    ['WORKERS', '65', /^WORKERS must be a whole number from 1 to 64, or auto, not "65"$/],
+    ['CORS_ORIGINS', 'https://app.example.eu/path', /^CORS_ORIGINS must be \* or comma-separated origins/],
+    [
+      'MODEL_API_PUBLIC_URL',
+      'ftp://x.eu',
+      /^MODEL_API_PUBLIC_URL must be an http or https URL, not "ftp:\/\/x.eu"$/,
+    ],
+    ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent, not "loud"$/],
+    ['LOG_FORMAT', 'text', /^LOG_FORMAT must be pretty or json, not "text"$/],
+    ['SECRETS_ENCRYPTION_KEY', 'abc', /^SECRETS_ENCRYPTION_KEY must be 64 hex digits/],
+    ['VAT_RATE', '101', /^VAT_RATE must be a percentage from 0 to 100/],
+    ['MODEL_RATE_LIMIT_TPM', '0', /^MODEL_RATE_LIMIT_TPM must be a whole number of at least 1, not "0"$/],
+    ['DIRECTORY_RATE_LIMIT_RPS', '-1', /^DIRECTORY_RATE_LIMIT_RPS must be a positive number, not "-1"$/],
+    ['SEARCH_CACHE', 'no', /^SEARCH_CACHE must be on or off, not "no"$/],
+    ['VECTOR_KERNEL', 'gpu', /^VECTOR_KERNEL must be wasm or js, not "gpu"$/],
+    ['WEBHOOK_DISABLE_AFTER', '5 days', /^WEBHOOK_DISABLE_AFTER takes durations such as 500ms/],
+    ['MODEL_ENGINES', '{not json', /MODEL_ENGINES is not valid JSON/],
+  ])('refuses %s=%s, naming it and what it may be', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
   it.each([

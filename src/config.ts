@@ -1,8 +1,13 @@
-// Every setting comes from the environment; the README has the table.
-import { tmpdir } from 'node:os';
+// Every setting comes from the environment, and only here: one zod schema reads and validates
+// every variable (a bad value stops the start with exit code 2, naming the variable and what it
+// may be); the rest of the code takes the typed Config. The README has the table
+// (src/config.test.ts checks it against CONFIG_VARIABLES).
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
+import type { LimitSettings } from './limits/policies.ts';
+import { type EnginesConfig, loadEnginesConfig } from './model/engines/select.ts';
 import { type LogFormat, logFormatOf } from './platform/logger.ts';
-import { dailyQuotaOverride, rpmOverride, tpmOverride } from './limits/policies.ts';
 
 /** How long and how many connections a client may hold (src/server.ts applies them). */
 export interface ConnectionLimits {
@@ -86,210 +91,245 @@ export interface Config {
   demoListings: number;
   /** PUBLIC_DIRECTORY_URL: the directory API's address as clients reach it (photo URLs); the request's own when unset. */
   publicDirectoryUrl: string | undefined;
-  /** The environment the rest was read from, for settings owned by a module (MODEL_ENGINES). */
-  env: NodeJS.ProcessEnv;
+  /** MODEL_ENGINES: the engine behind each text model (src/model/engines/select.ts). */
+  engines: EnginesConfig;
+  /**
+   * MODEL_RATE_LIMIT_RPM, MODEL_RATE_LIMIT_TPM, DIRECTORY_RATE_LIMIT_RPS, DIRECTORY_DAILY_QUOTA:
+   * what replaces the plans' limits (tests, fuzzing); unset in production.
+   */
+  limits: LimitSettings;
+  /** WORKERS: processes sharing the ports (src/cluster.ts); `auto`, one per core; 1 by default. */
+  workers: number;
+  /** SEARCH_CACHE: `off` keeps no search results (the benchmark's cold figures); `on` by default. */
+  searchCache: boolean;
+  /** VECTOR_KERNEL: `js` ranks vectors on the plain loop instead of the WebAssembly SIMD kernel. */
+  vectorKernel: 'wasm' | 'js' | undefined;
 }
 
-function flag(name: string, env: NodeJS.ProcessEnv): boolean {
-  const raw = optional(env[name]);
-  if (raw === undefined || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new Error(`${name} must be true or false, not ${JSON.stringify(raw)}`);
-}
-
-function secretsKey(env: NodeJS.ProcessEnv): Buffer | undefined {
-  const raw = optional(env.SECRETS_ENCRYPTION_KEY);
-  if (raw === undefined) return undefined;
-  if (!/^[0-9a-fA-F]{64}$/.test(raw)) {
-    throw new Error(
-      'SECRETS_ENCRYPTION_KEY must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`',
-    );
-  }
-  return Buffer.from(raw, 'hex');
+/** What a variable was set to that its schema refused: its name, what it may be, the value. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
+const DURATIONS = 'durations such as 500ms, 5s, 5m, 2h or 5d';
 
 /** `500ms`, `5s`, `5m`, `2h`, `5d` in milliseconds. */
-function durationMs(name: string, raw: string): number {
-  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(raw.trim());
-  if (!match) {
-    throw new Error(
-      `${name} takes durations such as 500ms, 5s, 5m, 2h or 5d, not ${JSON.stringify(raw.trim())}`,
-    );
-  }
-  return Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000);
-}
-
-function retrySchedule(env: NodeJS.ProcessEnv): number[] {
-  const raw = optional(env.WEBHOOK_RETRY_SCHEDULE) ?? '0s,5s,5m,30m,2h,5h,10h,14h,20h,24h';
-  const delays = raw.split(',').map((item) => durationMs('WEBHOOK_RETRY_SCHEDULE', item));
-  if (delays.length < 1 || delays.length > 20) {
-    throw new Error(`WEBHOOK_RETRY_SCHEDULE takes 1 to 20 delays, not ${delays.length}`);
-  }
-  return delays;
-}
-
-function integer(name: string, fallback: number, min: number, max: number, env: NodeJS.ProcessEnv): number {
-  const raw = optional(env[name]);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
-
-function port(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) {
-    throw new Error(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
-
-function optional(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function publicUrl(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
-  const raw = optional(env[name]);
-  if (raw === undefined) return fallback;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-function corsOrigins(env: NodeJS.ProcessEnv): '*' | string[] {
-  const raw = optional(env.CORS_ORIGINS)?.trim() ?? '*';
-  if (raw === '*') return '*';
-  return raw.split(',').map((item) => {
-    const origin = item.trim();
-    let url: URL | undefined;
-    try {
-      url = new URL(origin);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      throw new Error(
-        `CORS_ORIGINS must be * or comma-separated origins such as https://app.example.eu (scheme, host and port, no path), not ${JSON.stringify(item)}`,
-      );
-    }
-    return origin;
+const duration = z
+  .string()
+  .trim()
+  .regex(DURATION)
+  .transform((raw) => {
+    const [, amount, unit] = DURATION.exec(raw) ?? [];
+    return Number(amount) * (UNIT_MS[unit ?? 's'] ?? 1000);
   });
-}
 
-function vatRate(env: NodeJS.ProcessEnv): string {
-  const raw = optional(env.VAT_RATE) ?? '0';
-  if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(raw) || Number(raw) > 100) {
-    throw new Error(
-      `VAT_RATE must be a percentage from 0 to 100 with at most two decimals, not ${JSON.stringify(raw)}`,
-    );
-  }
-  return raw;
-}
+const integer = (min: number, max: number, fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(min)
+    .max(max)
+    .default(fallback)
+    .describe(`must be an integer from ${min} to ${max}`);
+
+const wholeNumber = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .optional()
+  .describe('must be a whole number of at least 1');
+
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((raw) => raw === 'true' || raw === '1')
+  .describe('must be true or false');
+
+const port = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(fallback)
+    .describe('must be a port number from 0 to 65535');
+
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .transform((raw) => new URL(raw).href.replace(/\/+$/, ''))
+  .optional()
+  .describe('must be an http or https URL');
+
+const origin = z
+  .string()
+  .trim()
+  .refine((raw) => {
+    try {
+      const url = new URL(raw);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === raw;
+    } catch {
+      return false;
+    }
+  });
 
 /**
- * Every environment variable the configuration knows: read here, or handed by it to the module
- * that owns it (the engines, the limits, search, the cluster). The README's table lists exactly
- * these (src/config.test.ts).
+ * The schema of the environment: each variable, what it may be (its description, said when a
+ * value is refused) and its default. An empty value is an unset one.
  */
-export const CONFIG_VARIABLES = [
-  'MODEL_API_PORT',
-  'DIRECTORY_API_PORT',
-  'HOST',
-  'DATA_DIR',
-  'DATABASE_URL',
-  'DATABASE_POOL_SIZE',
-  'REDIS_URL',
-  'WORKERS',
-  'BOOTSTRAP_ADMIN_KEY',
-  'CORS_ORIGINS',
-  'HEADERS_TIMEOUT_MS',
-  'REQUEST_TIMEOUT_MS',
-  'MAX_CONNECTIONS',
-  'MAX_CONNECTIONS_PER_IP',
-  'MAX_REQUESTS_PER_SOCKET',
-  'LOG_LEVEL',
-  'LOG_FORMAT',
-  'MODEL_API_PUBLIC_URL',
-  'PUBLIC_DIRECTORY_URL',
-  'MAIL_OUTBOX_DIR',
-  'DIRECTORY_API_URL',
-  'MODEL_ENGINES',
-  'SSE_KEEP_ALIVE_MS',
-  'MCP_CALL_TIMEOUT_MS',
-  'MCP_REMOTE_PRIVATE_ADDRESSES',
-  'SECRETS_ENCRYPTION_KEY',
-  'JOB_WORKERS',
-  'OUTBOUND_ALLOW_PRIVATE',
-  'WEBHOOK_RETRY_SCHEDULE',
-  'WEBHOOK_DISABLE_AFTER',
-  'WEBHOOK_TIMEOUT_MS',
-  'VAT_RATE',
-  'DEMO_LISTINGS',
-  'MODEL_RATE_LIMIT_RPM',
-  'MODEL_RATE_LIMIT_TPM',
-  'DIRECTORY_RATE_LIMIT_RPS',
-  'DIRECTORY_DAILY_QUOTA',
-  'SEARCH_CACHE',
-  'VECTOR_KERNEL',
-] as const;
+const ENV = z.object({
+  MODEL_API_PORT: port(8080),
+  DIRECTORY_API_PORT: port(8081),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_SIZE: integer(1, 1000, 10),
+  REDIS_URL: z.string().optional(),
+  WORKERS: z
+    .union([
+      z.literal('auto').transform(() => availableParallelism()),
+      z.coerce.number().int().min(1).max(64),
+    ])
+    .default(1)
+    .describe('must be a whole number from 1 to 64, or auto'),
+  BOOTSTRAP_ADMIN_KEY: z.string().optional(),
+  CORS_ORIGINS: z
+    .string()
+    .trim()
+    .default('*')
+    .transform((raw) => (raw === '*' ? raw : raw.split(',')))
+    .pipe(z.union([z.literal('*'), z.array(origin)]))
+    .describe(
+      'must be * or comma-separated origins such as https://app.example.eu (scheme, host and port, no path)',
+    ),
+  HEADERS_TIMEOUT_MS: integer(1000, 600_000, 10_000),
+  REQUEST_TIMEOUT_MS: integer(1000, 3_600_000, 120_000),
+  MAX_CONNECTIONS: integer(1, 1_000_000, 10_000),
+  MAX_CONNECTIONS_PER_IP: integer(0, 1_000_000, 512),
+  MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000_000, 10_000),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('must be fatal, error, warn, info, debug, trace or silent'),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional().describe('must be pretty or json'),
+  MODEL_API_PUBLIC_URL: httpUrl,
+  PUBLIC_DIRECTORY_URL: httpUrl,
+  MAIL_OUTBOX_DIR: z.string().optional(),
+  DIRECTORY_API_URL: httpUrl,
+  // JSON or a file, checked field by field by loadEnginesConfig (it names the faulty field)
+  MODEL_ENGINES: z.string().optional(),
+  SSE_KEEP_ALIVE_MS: integer(100, 600_000, 15_000),
+  MCP_CALL_TIMEOUT_MS: integer(100, 600_000, 15_000),
+  MCP_REMOTE_PRIVATE_ADDRESSES: flag,
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .transform((hex) => Buffer.from(hex, 'hex'))
+    .optional()
+    .describe('must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`'),
+  JOB_WORKERS: integer(0, 256, 16),
+  OUTBOUND_ALLOW_PRIVATE: flag,
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('0s,5s,5m,30m,2h,5h,10h,14h,20h,24h')
+    .transform((raw) => raw.split(','))
+    .pipe(z.array(duration).min(1).max(20))
+    .describe(`takes ${DURATIONS}, 1 to 20 of them, comma-separated`),
+  WEBHOOK_DISABLE_AFTER: duration.default(5 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  WEBHOOK_TIMEOUT_MS: integer(100, 600_000, 15_000),
+  VAT_RATE: z
+    .string()
+    .regex(/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/)
+    .refine((raw) => Number(raw) <= 100)
+    .default('0')
+    .describe('must be a percentage from 0 to 100 with at most two decimals'),
+  DEMO_LISTINGS: integer(0, 10_000_000, 20_000),
+  MODEL_RATE_LIMIT_RPM: wholeNumber,
+  MODEL_RATE_LIMIT_TPM: wholeNumber,
+  DIRECTORY_RATE_LIMIT_RPS: z.coerce
+    .number()
+    .positive()
+    .finite()
+    .default(60)
+    .describe('must be a positive number'),
+  DIRECTORY_DAILY_QUOTA: wholeNumber,
+  SEARCH_CACHE: z
+    .enum(['on', 'off'])
+    .default('on')
+    .transform((raw) => raw === 'on')
+    .describe('must be on or off'),
+  VECTOR_KERNEL: z.enum(['wasm', 'js']).optional().describe('must be wasm or js'),
+});
+
+/**
+ * Every environment variable the configuration knows. The README's table lists exactly these
+ * (src/config.test.ts).
+ */
+export const CONFIG_VARIABLES = Object.keys(ENV.shape) as Array<keyof typeof ENV.shape>;
+
+/** The variables of `env` the schema knows, an empty value as unset. */
+function known(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(CONFIG_VARIABLES.map((name) => [name, env[name] === '' ? undefined : env[name]]));
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // Read per request by the limiter; a bad value fails here, at start-up.
-  rpmOverride(env);
-  tpmOverride(env);
-  dailyQuotaOverride(env);
-  const modelPort = port('MODEL_API_PORT', 8080, env);
-  const dataDir = env.DATA_DIR || './data';
+  const input = known(env);
+  const parsed = ENV.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0]) as keyof typeof ENV.shape;
+    const allowed = ENV.shape[name]?.description ?? issue?.message ?? 'is not valid';
+    throw new ConfigError(`${name} ${allowed}, not ${JSON.stringify(input[name])}`);
+  }
+  const v = parsed.data;
+  const dataDir = v.DATA_DIR;
   return {
-    host: env.HOST || '0.0.0.0',
-    modelPort,
-    directoryPort: port('DIRECTORY_API_PORT', 8081, env),
+    host: v.HOST,
+    modelPort: v.MODEL_API_PORT,
+    directoryPort: v.DIRECTORY_API_PORT,
     dataDir,
-    databaseUrl: optional(env.DATABASE_URL),
-    redisUrl: optional(env.REDIS_URL),
-    bootstrapAdminKey: optional(env.BOOTSTRAP_ADMIN_KEY),
-    logLevel: env.LOG_LEVEL || 'info',
-    logFormat: logFormatOf(optional(env.LOG_FORMAT), Boolean(process.stdout.isTTY)),
+    databaseUrl: v.DATABASE_URL,
+    redisUrl: v.REDIS_URL,
+    bootstrapAdminKey: v.BOOTSTRAP_ADMIN_KEY,
+    logLevel: v.LOG_LEVEL,
+    logFormat: logFormatOf(v.LOG_FORMAT, Boolean(process.stdout.isTTY)),
     outboxDir:
-      optional(env.MAIL_OUTBOX_DIR) ??
+      v.MAIL_OUTBOX_DIR ??
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
-    vatRate: vatRate(env),
-    corsOrigins: corsOrigins(env),
+    vatRate: v.VAT_RATE,
+    corsOrigins: v.CORS_ORIGINS,
     connections: {
-      headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000, env),
-      requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000, env),
-      maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000, env),
-      maxConnectionsPerIp: integer('MAX_CONNECTIONS_PER_IP', 512, 0, 1_000_000, env),
-      maxRequestsPerSocket: integer('MAX_REQUESTS_PER_SOCKET', 10_000, 0, 1_000_000_000, env),
+      headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
+      maxConnections: v.MAX_CONNECTIONS,
+      maxConnectionsPerIp: v.MAX_CONNECTIONS_PER_IP,
+      maxRequestsPerSocket: v.MAX_REQUESTS_PER_SOCKET,
     },
-    publicModelUrl: publicUrl('MODEL_API_PUBLIC_URL', `http://localhost:${modelPort}`, env),
-    directoryApiUrl: optional(env.DIRECTORY_API_URL) && publicUrl('DIRECTORY_API_URL', '', env),
-    mcpCallTimeoutMs: integer('MCP_CALL_TIMEOUT_MS', 15_000, 100, 600_000, env),
-    mcpRemotePrivateAddresses:
-      flag('MCP_REMOTE_PRIVATE_ADDRESSES', env) || flag('OUTBOUND_ALLOW_PRIVATE', env),
-    secretsKey: secretsKey(env),
-    jobWorkers: integer('JOB_WORKERS', 16, 0, 256, env),
-    outboundAllowPrivate: flag('OUTBOUND_ALLOW_PRIVATE', env),
-    webhookRetryScheduleMs: retrySchedule(env),
-    webhookDisableAfterMs: durationMs('WEBHOOK_DISABLE_AFTER', optional(env.WEBHOOK_DISABLE_AFTER) ?? '5d'),
-    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000, env),
-    sseKeepAliveMs: integer('SSE_KEEP_ALIVE_MS', 15_000, 100, 600_000, env),
-    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000, env),
-    demoListings: integer('DEMO_LISTINGS', 20_000, 0, 10_000_000, env),
-    publicDirectoryUrl: optional(env.PUBLIC_DIRECTORY_URL) && publicUrl('PUBLIC_DIRECTORY_URL', '', env),
-    env,
+    publicModelUrl: v.MODEL_API_PUBLIC_URL ?? `http://localhost:${v.MODEL_API_PORT}`,
+    directoryApiUrl: v.DIRECTORY_API_URL,
+    mcpCallTimeoutMs: v.MCP_CALL_TIMEOUT_MS,
+    mcpRemotePrivateAddresses: v.MCP_REMOTE_PRIVATE_ADDRESSES || v.OUTBOUND_ALLOW_PRIVATE,
+    secretsKey: v.SECRETS_ENCRYPTION_KEY,
+    jobWorkers: v.JOB_WORKERS,
+    outboundAllowPrivate: v.OUTBOUND_ALLOW_PRIVATE,
+    webhookRetryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE,
+    webhookDisableAfterMs: v.WEBHOOK_DISABLE_AFTER,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    sseKeepAliveMs: v.SSE_KEEP_ALIVE_MS,
+    databasePoolSize: v.DATABASE_POOL_SIZE,
+    demoListings: v.DEMO_LISTINGS,
+    publicDirectoryUrl: v.PUBLIC_DIRECTORY_URL,
+    // its own errors name the faulty field; an upstream's api_key_env names a variable of `env`
+    engines: loadEnginesConfig(env),
+    limits: {
+      modelRpm: v.MODEL_RATE_LIMIT_RPM,
+      modelTpm: v.MODEL_RATE_LIMIT_TPM,
+      directoryRps: v.DIRECTORY_RATE_LIMIT_RPS,
+      directoryDailyQuota: v.DIRECTORY_DAILY_QUOTA,
+    },
+    workers: v.WORKERS,
+    searchCache: v.SEARCH_CACHE,
+    vectorKernel: v.VECTOR_KERNEL,
   };
 }

@@ -1,7 +1,7 @@
 // `node src/main.ts [model|directory]`: both services by default, or one alone; with WORKERS
 // set above 1, as that many processes sharing the ports (src/cluster.ts).
 import cluster from 'node:cluster';
-import { joinCluster, runPrimary, whyNotWorkers, workersOf } from './cluster.ts';
+import { joinCluster, runPrimary, whyNotWorkers } from './cluster.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './platform/logger.ts';
 import { type ServiceName, startServices } from './server.ts';
@@ -21,15 +21,9 @@ try {
   process.exit(2);
 }
 
-let workers = 1;
-try {
-  workers = workersOf(process.env);
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(2);
-}
+const workers = config.workers;
 if (workers > 1 && cluster.isPrimary) {
-  const why = whyNotWorkers(process.env);
+  const why = whyNotWorkers(config);
   if (why) {
     console.error(why);
     process.exit(2);

@@ -18,6 +18,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
+import type { LimitSettings } from '../limits/policies.ts';
 import { isAbort } from '../model/engines/assemble.ts';
 import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
@@ -49,8 +50,8 @@ import { ResponseStore } from './store.ts';
 export interface ResponsesDeps extends RuntimeDeps {
   db: Db;
   limiter: Limiter;
-  /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
-  env: NodeJS.ProcessEnv;
+  /** What replaces the plans' limits (MODEL_RATE_LIMIT_TPM). */
+  limits: LimitSettings;
   logger: Logger;
   /** SSE_deps.keepAliveMs: a comment line on a quiet stream this often. */
   keepAliveMs: number;
@@ -213,7 +214,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         caller,
         model,
         promptTokens + (body.max_output_tokens ?? 0),
-        deps.env,
+        deps.limits,
       );
 
       if (background !== undefined) {

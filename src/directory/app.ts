@@ -66,7 +66,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
-    buckets: directoryBuckets(principal.plan, platform.config.env, { search: req.path === '/v1/search' }),
+    buckets: directoryBuckets(principal.plan, platform.config.limits, { search: req.path === '/v1/search' }),
     what: 'this key',
   }));
   const app = createServiceApp({

@@ -109,7 +109,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     console.error('usage: node src/directory/import.ts FILE.jsonl');
     process.exit(2);
   }
-  const config = loadConfig(process.env);
+  const config = loadConfig();
   const db = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const started = performance.now();
   const result = await importListings(db, file);

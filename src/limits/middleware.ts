@@ -5,7 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RateLimitError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Bucket, BucketState, Limiter, TakeResult } from './limiter.ts';
-import { modelTokenBucket, QUOTA_BUCKETS } from './policies.ts';
+import { type LimitSettings, modelTokenBucket, QUOTA_BUCKETS } from './policies.ts';
 
 declare global {
   namespace Express {
@@ -69,11 +69,11 @@ export async function takeModelTokens(
   principal: Principal,
   model: string,
   tokens: number,
-  env: NodeJS.ProcessEnv,
+  limits: LimitSettings,
 ): Promise<void> {
   const taken = await limiter.take(
     `model:${principal.keyId}:${model}:tokens`,
-    [modelTokenBucket(principal.plan, env)],
+    [modelTokenBucket(principal.plan, limits)],
     tokens,
   );
   const requestStates = res.locals.rateLimitStates ?? [];

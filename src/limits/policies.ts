@@ -8,35 +8,25 @@ export const MODEL_PLANS: Record<string, { rpm: number; tpm: number }> = {
 };
 
 /**
- * `MODEL_RATE_LIMIT_RPM` replaces every plan's requests per minute: lowered to exercise 429s,
- * raised so a fuzzer (schemathesis) is not throttled. Unset in production.
+ * What replaces the plans' figures (src/config.ts reads them): `MODEL_RATE_LIMIT_RPM` and
+ * `_TPM` every plan's requests and tokens per minute (lowered to exercise 429s, raised so a
+ * fuzzer is not throttled), `DIRECTORY_RATE_LIMIT_RPS` scales every directory figure from the
+ * seed's 60/s, `DIRECTORY_DAILY_QUOTA` the unlimited plan's 50,000 a day. Unset in production.
  */
-export function rpmOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  return wholeNumber(env, 'MODEL_RATE_LIMIT_RPM');
+export interface LimitSettings {
+  modelRpm?: number | undefined;
+  modelTpm?: number | undefined;
+  directoryRps?: number | undefined;
+  directoryDailyQuota?: number | undefined;
 }
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`${name} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
-
-export function modelRequestBucket(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket {
-  const rpm = rpmOverride(env) ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number })).rpm;
+export function modelRequestBucket(plan: string, limits: LimitSettings): Bucket {
+  const rpm = limits.modelRpm ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { rpm: number })).rpm;
   return { name: 'requests', rate: rpm / 60, capacity: rpm, window: 60, quota: rpm };
 }
 
-/** `MODEL_RATE_LIMIT_TPM`: as `MODEL_RATE_LIMIT_RPM`, for tokens per minute. Unset in production. */
-export function tpmOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  return wholeNumber(env, 'MODEL_RATE_LIMIT_TPM');
-}
-
-export function modelTokenBucket(plan: string, env: NodeJS.ProcessEnv = process.env): Bucket {
-  const tpm = tpmOverride(env) ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number })).tpm;
+export function modelTokenBucket(plan: string, limits: LimitSettings): Bucket {
+  const tpm = limits.modelTpm ?? (MODEL_PLANS[plan] ?? (MODEL_PLANS.standard as { tpm: number })).tpm;
   return { name: 'tokens', rate: tpm / 60, capacity: tpm, window: 60, quota: tpm };
 }
 
@@ -47,14 +37,11 @@ export function modelTokenBucket(plan: string, env: NodeJS.ProcessEnv = process.
  */
 export function directoryBuckets(
   plan: string,
-  env: NodeJS.ProcessEnv = process.env,
+  limits: LimitSettings,
   options: { search?: boolean } = {},
 ): Bucket[] {
-  // DIRECTORY_RATE_LIMIT_RPS scales every figure from the seed's 60/s (tests lower it to reach a
-  // 429 in a few requests); unset in production.
-  const rps = Number(env.DIRECTORY_RATE_LIMIT_RPS || 60);
-  if (!Number.isFinite(rps) || rps <= 0)
-    throw new Error('DIRECTORY_RATE_LIMIT_RPS must be a positive number');
+  // tests lower the rate to reach a 429 in a few requests
+  const rps = limits.directoryRps ?? 60;
   const buckets: Bucket[] = [
     { name: 'burst', rate: rps * 10, capacity: rps * 10, window: 1, quota: rps * 10 },
     { name: 'sustained', rate: rps, capacity: rps * 270, window: 270, quota: rps * 270 },
@@ -63,15 +50,10 @@ export function directoryBuckets(
     // The search plan's fair use (seed: "about 50,000 requests per day on the unlimited plan"):
     // search requests only; places, sales and concierge are billed per call and not capped here.
     // A UTC day, counted, not refilled: the 50,001st search of a day waits for midnight UTC.
-    const perDay = dailyQuotaOverride(env) ?? 50_000;
+    const perDay = limits.directoryDailyQuota ?? 50_000;
     buckets.push({ name: 'day', kind: 'window', rate: 0, capacity: perDay, window: 86_400, quota: perDay });
   }
   return buckets;
-}
-
-/** `DIRECTORY_DAILY_QUOTA` replaces the unlimited plan's 50,000 a day (tests); unset in production. */
-export function dailyQuotaOverride(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  return wholeNumber(env, 'DIRECTORY_DAILY_QUOTA');
 }
 
 /** Buckets that waiting a little cannot refill: a 429 from them says `x-should-retry: false`. */

@@ -43,7 +43,7 @@ export async function createModelService(
   const config = platform.config;
   const directoryUrl = (): string =>
     config.directoryApiUrl ?? options.directoryUrl?.() ?? `http://127.0.0.1:${config.directoryPort}`;
-  const engines = createEngines(platform.config.env);
+  const engines = createEngines(platform.config.engines);
   logger.info({ engines: engines.describe() }, 'model engines');
   const limits = rateLimit(platform.limiter, (req, principal) => {
     const body = req.body as { model?: unknown } | undefined;
@@ -55,7 +55,7 @@ export async function createModelService(
           : 'all';
     return {
       key: `model:${principal.keyId}:${model}`,
-      buckets: [modelRequestBucket(principal.plan, platform.config.env)],
+      buckets: [modelRequestBucket(principal.plan, platform.config.limits)],
       what: model === 'all' ? 'this key' : `model '${model}'`,
     };
   });
@@ -70,7 +70,7 @@ export async function createModelService(
   const responses: ResponsesDeps = {
     db: platform.db,
     limiter: platform.limiter,
-    env: platform.config.env,
+    limits: platform.config.limits,
     engineFor: (model) => engines(model),
     logger,
     mcp: hubConnector(hub),
@@ -104,7 +104,7 @@ export async function createModelService(
       createChatRouter({
         db: platform.db,
         limiter: platform.limiter,
-        env: platform.config.env,
+        limits: platform.config.limits,
         engineFor: (model) => engines(model as Parameters<typeof engines>[0]),
         logger,
         keepAliveMs: config.sseKeepAliveMs,
@@ -115,7 +115,7 @@ export async function createModelService(
       createEmbeddingsRouter({
         db: platform.db,
         limiter: platform.limiter,
-        env: platform.config.env,
+        limits: platform.config.limits,
         engineFor: (model) => engines(model),
         logger,
       }),

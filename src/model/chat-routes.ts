@@ -10,6 +10,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
+import type { LimitSettings } from '../limits/policies.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -25,8 +26,8 @@ import { assertFitsContext, countPromptTokens } from './tokens.ts';
 export interface ChatDeps {
   db: Db;
   limiter: Limiter;
-  /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
-  env: NodeJS.ProcessEnv;
+  /** What replaces the plans' limits (MODEL_RATE_LIMIT_TPM). */
+  limits: LimitSettings;
   engineFor: (model: string) => Engine;
   logger: Logger;
   /** SSE_deps.keepAliveMs: a comment line on a quiet stream this often. */
@@ -66,7 +67,7 @@ export function createChatRouter(deps: ChatDeps): Router {
         principal,
         model,
         promptTokens + (maxCompletion ?? 0),
-        deps.env,
+        deps.limits,
       );
 
       const engine = deps.engineFor(model);

@@ -11,6 +11,7 @@ import type {
 import { DEFAULT_DIMENSIONS, truncateVector } from '../embeddings/index.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
+import type { LimitSettings } from '../limits/policies.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -23,8 +24,8 @@ import { decodeTokens, encodeText } from './tokens.ts';
 export interface EmbeddingsDeps {
   db: Db;
   limiter: Limiter;
-  /** Where the limit overrides are read (MODEL_RATE_LIMIT_TPM). */
-  env: NodeJS.ProcessEnv;
+  /** What replaces the plans' limits (MODEL_RATE_LIMIT_TPM). */
+  limits: LimitSettings;
   engineFor: (model: TextModelId) => Engine;
   logger: Logger;
 }
@@ -109,7 +110,7 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
       const principal = caller();
 
       // Tokens per minute, shared with chat completions of the same model.
-      await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.env);
+      await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.limits);
 
       const controller = new AbortController();
       res.on('close', () => {

@@ -8,7 +8,7 @@ import { UpstreamEngine } from './upstream.ts';
 
 describe('engine configuration', () => {
   it('defaults to the reference engine for king, queen and prince', () => {
-    const engines = createEngines({});
+    const engines = createEngines(loadEnginesConfig({}));
     for (const model of ['king', 'queen', 'prince'] as const)
       expect(engines(model)).toBeInstanceOf(ReferenceEngine);
     expect(engines.describe()).toEqual({ king: 'reference', queen: 'reference', prince: 'reference' });
@@ -16,21 +16,23 @@ describe('engine configuration', () => {
   });
 
   it('reads JSON from the variable, with a default and per-model upstreams and fallbacks', () => {
-    const engines = createEngines({
-      UP_KEY: 'sk-env',
-      MODEL_ENGINES: JSON.stringify({
-        default: { type: 'reference', latency: 'p50' },
-        king: {
-          type: 'upstream',
-          baseUrl: 'http://127.0.0.1:9000/v1',
-          apiKeyEnv: 'UP_KEY',
-          model: 'llama3',
-          timeoutMs: 60000,
-          retries: 1,
-          fallback: { baseUrl: 'https://backup.example.eu/v1', apiKey: 'sk-b', modelMap: { king: 'big' } },
-        },
+    const engines = createEngines(
+      loadEnginesConfig({
+        UP_KEY: 'sk-env',
+        MODEL_ENGINES: JSON.stringify({
+          default: { type: 'reference', latency: 'p50' },
+          king: {
+            type: 'upstream',
+            baseUrl: 'http://127.0.0.1:9000/v1',
+            apiKeyEnv: 'UP_KEY',
+            model: 'llama3',
+            timeoutMs: 60000,
+            retries: 1,
+            fallback: { baseUrl: 'https://backup.example.eu/v1', apiKey: 'sk-b', modelMap: { king: 'big' } },
+          },
+        }),
       }),
-    });
+    );
     const king = engines('king');
     expect(king).toBeInstanceOf(UpstreamEngine);
     expect((king as UpstreamEngine).config).toMatchObject({
@@ -88,7 +90,7 @@ describe('engine configuration', () => {
       /queen\.retrys is not a known setting/,
     ],
   ])('rejects %s with a clear error', (value, message) => {
-    expect(() => createEngines({ MODEL_ENGINES: value })).toThrow(EngineConfigError);
-    expect(() => createEngines({ MODEL_ENGINES: value })).toThrow(message);
+    expect(() => createEngines(loadEnginesConfig({ MODEL_ENGINES: value }))).toThrow(EngineConfigError);
+    expect(() => createEngines(loadEnginesConfig({ MODEL_ENGINES: value }))).toThrow(message);
   });
 });

@@ -165,7 +165,7 @@ function parseEngine(raw: unknown, path: string, env: NodeJS.ProcessEnv): Engine
 }
 
 /** Reads and validates MODEL_ENGINES; throws EngineConfigError naming the faulty field. */
-export function loadEnginesConfig(env: NodeJS.ProcessEnv = process.env): EnginesConfig {
+export function loadEnginesConfig(env: NodeJS.ProcessEnv): EnginesConfig {
   const source = env.MODEL_ENGINES?.trim() ?? '';
   if (source === '') return { king: DEFAULT_ENGINE, queen: DEFAULT_ENGINE, prince: DEFAULT_ENGINE };
   let text = source;
@@ -201,9 +201,8 @@ export type EngineSelector = ((model: TextModelId) => Engine) & {
   close(): void;
 };
 
-/** Builds the engines of MODEL_ENGINES once (throws EngineConfigError at start-up) and returns the selector. */
-export function createEngines(env: NodeJS.ProcessEnv = process.env): EngineSelector {
-  const config = loadEnginesConfig(env);
+/** Builds each engine of the configuration (MODEL_ENGINES, read by src/config.ts) once and returns the selector. */
+export function createEngines(config: EnginesConfig): EngineSelector {
   const built = new Map<EngineConfig, Engine>();
   const engines = {} as Record<TextModelId, Engine>;
   for (const model of MODELS) {
