@@ -56,28 +56,35 @@ function layers() {
     agents: ['platform', 'limits', 'usage', 'model'],
     model: ['platform', ...SHARED, 'agents', 'mcp', 'console'],
     directory: ['platform', ...SHARED, 'console', 'webhooks'],
+    sales: ['platform', ...SHARED, 'directory', 'webhooks', 'console'],
   };
   const ENTRIES = ['src/*/app.ts', 'src/directory/import.ts', 'src/directory/generate.ts'];
+  // A service's assembly (its app.ts) also mounts features that build on the service's own
+  // folder: the directory's Sales routes live in src/sales, which imports src/directory.
+  const ASSEMBLES = { directory: ['sales'] };
   return Object.entries(MAY_IMPORT).flatMap(([folder, allowed]) => {
     // from src/<folder>/x.ts or deeper: `../<other>/...` and `../<root>.ts` leave the folder
-    const ok = [...allowed, folder].map((f) => `${f}/`).join('|');
-    const message = `src/${folder} may import only ${allowed.length ? allowed.join(', ') : 'nothing else in src'} (ARCHITECTURE.md)`;
-    const rule = (roots) => [
-      'error',
-      {
-        patterns: [
-          { regex: `^(\\.\\./)+(?!(${ok})|(\\.\\./)*generated/)[a-z-]+/`, message },
-          ...(roots
-            ? []
-            : [
-                {
-                  regex: '^(\\.\\./)+(context|storage|server|main|cluster|config)\\.ts$',
-                  message: `${message}; the composition root is imported by the services' app.ts alone`,
-                },
-              ]),
-        ],
-      },
-    ];
+    const rule = (roots) => {
+      const may = [...allowed, ...(roots ? (ASSEMBLES[folder] ?? []) : [])];
+      const ok = [...may, folder].map((f) => `${f}/`).join('|');
+      const message = `src/${folder}${roots ? ' (its app.ts)' : ''} may import only ${may.length ? may.join(', ') : 'nothing else in src'} (ARCHITECTURE.md)`;
+      return [
+        'error',
+        {
+          patterns: [
+            { regex: `^(\\.\\./)+(?!(${ok})|(\\.\\./)*generated/)[a-z-]+/`, message },
+            ...(roots
+              ? []
+              : [
+                  {
+                    regex: '^(\\.\\./)+(context|storage|server|main|cluster|config)\\.ts$',
+                    message: `${message}; the composition root is imported by the services' app.ts alone`,
+                  },
+                ]),
+          ],
+        },
+      ];
+    };
     return [
       {
         files: [`src/${folder}/**/*.ts`],

@@ -14,6 +14,7 @@ export const MIGRATIONS = [
   own('console'),
   own('status'),
   own('mail'),
+  own('sales'),
 ];
 
 /** Opens PGlite under `dataDir` (or in memory), or the PostgreSQL of `databaseUrl`, migrated. */

@@ -9,6 +9,9 @@ import { progressReporter } from '../platform/progress.ts';
 import { consoleCors } from '../console/cors.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
+import { createSalesRouter } from '../sales/routes.ts';
+import { Suppressions } from '../sales/suppressions.ts';
+import { TargetLists } from '../sales/target-lists.ts';
 import { createStatusPages } from '../status/pages.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { WebhookDelivery } from '../webhooks/delivery.ts';
@@ -63,6 +66,10 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     logger,
   );
   await delivery.start();
+  const salesBaseUrl =
+    platform.config.publicDirectoryUrl ?? `http://localhost:${platform.config.directoryPort}`;
+  const targetLists = new TargetLists(platform.db, platform.jobs, { baseUrl: salesBaseUrl, logger });
+  await targetLists.start();
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
@@ -89,6 +96,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
       createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.publicDirectoryUrl }),
       createUsageRouter(platform.db, 'directory'),
       createWebhookRouter(webhooks, delivery),
+      createSalesRouter({ targetLists, suppressions: new Suppressions(platform.db) }),
     ],
     isReady: () => platform.readiness(ready),
   });

@@ -1267,7 +1267,7 @@ export const TargetListIdSchema = {
 
 export const TargetListFiltersSchema = {
     title: 'TargetListFilters',
-    description: 'The search that fills a target list: the same query and filters as `GET /v1/search` (and the web interface), with the same meaning. Give `q`, at least one filter, or both. The list holds the best-ranked listings of that search, up to `max_members`. Returned exactly as sent.',
+    description: 'The search that fills a target list: the same query and filters as `GET /v1/search` (and the web interface), with the same meaning and the same ranking. Give `q`, at least one filter, or both; `radius_km` only with `near`. The list holds the best-ranked listings of that search that publish an email address, up to `max_members`. Returned exactly as sent.',
     type: 'object',
     additionalProperties: false,
     minProperties: 1,
@@ -1311,7 +1311,6 @@ export const TargetListFiltersSchema = {
             type: 'number',
             minimum: 0.1,
             maximum: 500,
-            default: 10,
             examples: [
                 15
             ]
@@ -1327,6 +1326,60 @@ export const TargetListFiltersSchema = {
             maximum: 5,
             examples: [
                 4
+            ]
+        },
+        open_now: {
+            description: 'Only listings open (true) or closed (false) when the list is built, each in its own time zone.',
+            type: 'boolean'
+        }
+    }
+} as const;
+
+export const TargetListStatusSchema = {
+    title: 'TargetListStatus',
+    description: 'Where a target list is: `building` while the background job walks the search and adds members, `ready` when it is complete (campaigns can use it and members can be added or removed), `failed` when it could not be built (see `failure_reason`).',
+    type: 'string',
+    enum: [
+        'building',
+        'ready',
+        'failed'
+    ]
+} as const;
+
+export const TargetListCountsSchema = {
+    title: 'TargetListCounts',
+    description: 'What building the list found: the search hits it examined, the members it added, and the hits it skipped because the listing publishes no email address. Members added or removed by hand later change `member_count`, not these.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'matched',
+        'added',
+        'skipped_no_email'
+    ],
+    properties: {
+        matched: {
+            description: 'How many hits of the search the build examined, best-ranked first, until the list was full or the search ended.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                371
+            ]
+        },
+        added: {
+            description: 'How many of them became members.',
+            type: 'integer',
+            minimum: 0,
+            maximum: 10000,
+            examples: [
+                214
+            ]
+        },
+        skipped_no_email: {
+            description: 'How many of them were skipped because the listing publishes no email address.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                157
             ]
         }
     }
@@ -1348,7 +1401,7 @@ export const MetadataSchema = {
 
 export const TargetListSchema = {
     title: 'TargetList',
-    description: 'A list of listings to contact, filled once from a search when it is created. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are the listings as they were when the list was built.',
+    description: 'A list of listings to contact, filled once from a search when it is created, by a background job. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are snapshots of the listings as they were when they were added: later changes to the directory do not change them.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1359,6 +1412,8 @@ export const TargetListSchema = {
         'max_members',
         'status',
         'member_count',
+        'counts',
+        'failure_reason',
         'metadata',
         'created',
         'built_at'
@@ -1389,7 +1444,7 @@ export const TargetListSchema = {
             description: 'The search that fills the list.'
         },
         max_members: {
-            description: 'The most listings the list takes, from 1 to 10,000.',
+            description: 'The most members the list takes, from 1 to 10,000, when it is built and when members are added by hand.',
             type: 'integer',
             minimum: 1,
             maximum: 10000,
@@ -1398,13 +1453,7 @@ export const TargetListSchema = {
             ]
         },
         status: {
-            description: '`building` while members are added, `ready` when the list is complete, `failed` when it could not be built.',
-            type: 'string',
-            enum: [
-                'building',
-                'ready',
-                'failed'
-            ],
+            $ref: '#/components/schemas/TargetListStatus',
             readOnly: true
         },
         member_count: {
@@ -1415,6 +1464,21 @@ export const TargetListSchema = {
             readOnly: true,
             examples: [
                 214
+            ]
+        },
+        counts: {
+            $ref: '#/components/schemas/TargetListCounts',
+            readOnly: true
+        },
+        failure_reason: {
+            description: 'Why the list could not be built, when its status is `failed`; null otherwise.',
+            type: [
+                'string',
+                'null'
+            ],
+            readOnly: true,
+            examples: [
+                null
             ]
         },
         metadata: {
@@ -1524,7 +1588,7 @@ export const DeletedObjectSchema = {
         id: {
             description: 'The id of the deleted object.',
             type: 'string',
-            pattern: '^(?:tl|sd|crm|whep)_[0-9A-Za-z]{26}$',
+            pattern: '^(?:tl|tlm|sd|crm|whep|sup)_[0-9A-Za-z]{26}$',
             examples: [
                 'tl_01JDNPZX45HY43KWJRP1XPA7Z3'
             ]
@@ -1534,9 +1598,11 @@ export const DeletedObjectSchema = {
             type: 'string',
             enum: [
                 'target_list',
+                'target_list_member',
                 'sending_domain',
                 'crm_connection',
-                'webhook_endpoint'
+                'webhook_endpoint',
+                'suppression'
             ]
         },
         deleted: {
@@ -1545,6 +1611,19 @@ export const DeletedObjectSchema = {
             const: true
         }
     }
+} as const;
+
+export const TargetListMemberStatusSchema = {
+    title: 'TargetListMemberStatus',
+    description: 'Where a member stands with your campaigns: `pending` (not contacted yet), `contacted` (a campaign message went out), `replied` (a person answered), `bounced` (a message was rejected for good; the address is suppressed), `unsubscribed` (the recipient opted out; the address is suppressed). A member\'s status follows the latest campaign sent to it.',
+    type: 'string',
+    enum: [
+        'pending',
+        'contacted',
+        'replied',
+        'bounced',
+        'unsubscribed'
+    ]
 } as const;
 
 export const TargetListMemberIdSchema = {
@@ -1559,7 +1638,7 @@ export const TargetListMemberIdSchema = {
 
 export const TargetListMemberSchema = {
     title: 'TargetListMember',
-    description: 'One listing in a target list, with the contact data a campaign uses.',
+    description: 'One listing in a target list: the contact data a campaign uses, a snapshot of the whole listing as it was when the member was added, and where the member stands with your campaigns.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1567,12 +1646,15 @@ export const TargetListMemberSchema = {
         'object',
         'target_list_id',
         'listing_id',
+        'status',
         'name',
         'email',
         'website',
         'city',
         'country',
-        'added'
+        'listing',
+        'added',
+        'updated'
     ],
     properties: {
         id: {
@@ -1588,26 +1670,30 @@ export const TargetListMemberSchema = {
         },
         target_list_id: {
             $ref: '#/components/schemas/TargetListId',
-            description: 'The target list the member belongs to.'
+            description: 'The target list the member belongs to.',
+            readOnly: true
         },
         listing_id: {
             $ref: '#/components/schemas/ListingId',
             description: 'The listing the member stands for.'
         },
+        status: {
+            $ref: '#/components/schemas/TargetListMemberStatus',
+            readOnly: true
+        },
         name: {
             description: 'The name the company trades under.',
             type: 'string',
+            readOnly: true,
             examples: [
                 'Keller Haustechnik'
             ]
         },
         email: {
-            description: 'The public contact email address, or null when none is published; campaigns skip members without one.',
-            type: [
-                'string',
-                'null'
-            ],
+            description: 'The public contact email address campaigns write to.',
+            type: 'string',
             format: 'email',
+            readOnly: true,
             examples: [
                 'info@keller-haustechnik.de'
             ]
@@ -1619,6 +1705,7 @@ export const TargetListMemberSchema = {
                 'null'
             ],
             format: 'uri',
+            readOnly: true,
             examples: [
                 'https://www.keller-haustechnik.de'
             ]
@@ -1626,16 +1713,33 @@ export const TargetListMemberSchema = {
         city: {
             description: 'The city or municipality, in the local language.',
             type: 'string',
+            readOnly: true,
             examples: [
                 'München'
             ]
         },
         country: {
             $ref: '#/components/schemas/CountryCode',
-            description: 'The country, as an ISO 3166-1 alpha-2 code of an EU member state.'
+            description: 'The country, as an ISO 3166-1 alpha-2 code of an EU member state.',
+            readOnly: true
+        },
+        listing: {
+            $ref: '#/components/schemas/Listing',
+            description: 'The listing as it was when the member was added (its opening hours\' state as of then).',
+            readOnly: true
         },
         added: {
             description: 'When the member was added to the list, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            readOnly: true,
+            examples: [
+                1794816721
+            ]
+        },
+        updated: {
+            description: 'When the member\'s status last changed, in Unix seconds (the time it was added until then).',
             type: 'integer',
             format: 'int64',
             minimum: 0,
@@ -1675,6 +1779,22 @@ export const TargetListMemberListSchema = {
         },
         next_cursor: {
             $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const AddTargetListMemberRequestSchema = {
+    title: 'AddTargetListMemberRequest',
+    description: 'A listing to add to a target list by hand.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'listing_id'
+    ],
+    properties: {
+        listing_id: {
+            $ref: '#/components/schemas/ListingId',
+            description: 'The listing to add; it must publish an email address.'
         }
     }
 } as const;
@@ -2290,6 +2410,136 @@ export const CreateCampaignRequestSchema = {
         },
         metadata: {
             $ref: '#/components/schemas/Metadata'
+        }
+    }
+} as const;
+
+export const SuppressionReasonSchema = {
+    title: 'SuppressionReason',
+    description: 'Why an address is suppressed: `unsubscribed` (the recipient opted out through a message\'s link or `List-Unsubscribe`), `hard_bounce` (a message to it was rejected for good) or `manual` (you added it, e.g. from your own opt-out list). Only `manual` entries can be removed.',
+    type: 'string',
+    enum: [
+        'unsubscribed',
+        'hard_bounce',
+        'manual'
+    ]
+} as const;
+
+export const SuppressionIdSchema = {
+    title: 'SuppressionId',
+    description: 'The id of a suppression list entry: `sup_` and 26 characters.',
+    type: 'string',
+    pattern: '^sup_[0-9A-Za-z]{26}$',
+    examples: [
+        'sup_01JDT4W8Q4B1M9ZK2V7C3XN5RE'
+    ]
+} as const;
+
+export const SuppressionSchema = {
+    title: 'Suppression',
+    description: 'An email address that no campaign of the account writes to again, in any project: members with it are skipped when a campaign is launched and before each message is sent.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'email',
+        'reason',
+        'campaign_id',
+        'created'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/SuppressionId',
+            description: 'The id of the entry.',
+            readOnly: true
+        },
+        object: {
+            description: 'The object type, always `suppression`.',
+            type: 'string',
+            const: 'suppression',
+            readOnly: true
+        },
+        email: {
+            description: 'The suppressed address, in lower case.',
+            type: 'string',
+            format: 'email',
+            maxLength: 254,
+            examples: [
+                'info@keller-haustechnik.de'
+            ]
+        },
+        reason: {
+            $ref: '#/components/schemas/SuppressionReason',
+            readOnly: true
+        },
+        campaign_id: {
+            description: 'The campaign whose message was unsubscribed from or bounced, or null for a `manual` entry.',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^cmp_[0-9A-Za-z]{26}$',
+            readOnly: true,
+            examples: [
+                'cmp_01JDQY77ZXYYK596NGYA1DQ91K'
+            ]
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        }
+    }
+} as const;
+
+export const SuppressionListSchema = {
+    title: 'SuppressionList',
+    description: 'A page of the account\'s suppression list, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The entries of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/Suppression'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const CreateSuppressionRequestSchema = {
+    title: 'CreateSuppressionRequest',
+    description: 'An address to suppress by hand (a `manual` entry).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'email'
+    ],
+    properties: {
+        email: {
+            description: 'The address to suppress; matched case-insensitively.',
+            type: 'string',
+            format: 'email',
+            maxLength: 254,
+            examples: [
+                'info@keller-haustechnik.de'
+            ]
         }
     }
 } as const;
@@ -4862,7 +5112,7 @@ export const ReverseGeocodeResultWritableSchema = {
 
 export const TargetListWritableSchema = {
     title: 'TargetList',
-    description: 'A list of listings to contact, filled once from a search when it is created. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are the listings as they were when the list was built.',
+    description: 'A list of listings to contact, filled once from a search when it is created, by a background job. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are snapshots of the listings as they were when they were added: later changes to the directory do not change them.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -4886,7 +5136,7 @@ export const TargetListWritableSchema = {
             description: 'The search that fills the list.'
         },
         max_members: {
-            description: 'The most listings the list takes, from 1 to 10,000.',
+            description: 'The most members the list takes, from 1 to 10,000, when it is built and when members are added by hand.',
             type: 'integer',
             minimum: 1,
             maximum: 10000,
@@ -4934,66 +5184,16 @@ export const TargetListListWritableSchema = {
 
 export const TargetListMemberWritableSchema = {
     title: 'TargetListMember',
-    description: 'One listing in a target list, with the contact data a campaign uses.',
+    description: 'One listing in a target list: the contact data a campaign uses, a snapshot of the whole listing as it was when the member was added, and where the member stands with your campaigns.',
     type: 'object',
     additionalProperties: false,
     required: [
-        'target_list_id',
-        'listing_id',
-        'name',
-        'email',
-        'website',
-        'city',
-        'country'
+        'listing_id'
     ],
     properties: {
-        target_list_id: {
-            $ref: '#/components/schemas/TargetListId',
-            description: 'The target list the member belongs to.'
-        },
         listing_id: {
             $ref: '#/components/schemas/ListingId',
             description: 'The listing the member stands for.'
-        },
-        name: {
-            description: 'The name the company trades under.',
-            type: 'string',
-            examples: [
-                'Keller Haustechnik'
-            ]
-        },
-        email: {
-            description: 'The public contact email address, or null when none is published; campaigns skip members without one.',
-            type: [
-                'string',
-                'null'
-            ],
-            format: 'email',
-            examples: [
-                'info@keller-haustechnik.de'
-            ]
-        },
-        website: {
-            description: 'The company\'s website, or null when it has none.',
-            type: [
-                'string',
-                'null'
-            ],
-            format: 'uri',
-            examples: [
-                'https://www.keller-haustechnik.de'
-            ]
-        },
-        city: {
-            description: 'The city or municipality, in the local language.',
-            type: 'string',
-            examples: [
-                'München'
-            ]
-        },
-        country: {
-            $ref: '#/components/schemas/CountryCode',
-            description: 'The country, as an ISO 3166-1 alpha-2 code of an EU member state.'
         }
     }
 } as const;
@@ -5127,6 +5327,59 @@ export const SendingDomainListWritableSchema = {
             maxItems: 100,
             items: {
                 $ref: '#/components/schemas/SendingDomainWritable'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const SuppressionWritableSchema = {
+    title: 'Suppression',
+    description: 'An email address that no campaign of the account writes to again, in any project: members with it are skipped when a campaign is launched and before each message is sent.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'email'
+    ],
+    properties: {
+        email: {
+            description: 'The suppressed address, in lower case.',
+            type: 'string',
+            format: 'email',
+            maxLength: 254,
+            examples: [
+                'info@keller-haustechnik.de'
+            ]
+        }
+    }
+} as const;
+
+export const SuppressionListWritableSchema = {
+    title: 'SuppressionList',
+    description: 'A page of the account\'s suppression list, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The entries of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/SuppressionWritable'
             }
         },
         has_more: {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CancelCampaignData, CancelCampaignErrors, CancelCampaignResponses, CancelWorkflowData, CancelWorkflowErrors, CancelWorkflowResponses, CreateCampaignData, CreateCampaignErrors, CreateCampaignResponses, CreateConciergeBriefData, CreateConciergeBriefErrors, CreateConciergeBriefResponses, CreateCrmConnectionData, CreateCrmConnectionErrors, CreateCrmConnectionResponses, CreateSendingDomainData, CreateSendingDomainErrors, CreateSendingDomainResponses, CreateTargetListData, CreateTargetListErrors, CreateTargetListResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteCrmConnectionData, DeleteCrmConnectionErrors, DeleteCrmConnectionResponses, DeleteSendingDomainData, DeleteSendingDomainErrors, DeleteSendingDomainResponses, DeleteTargetListData, DeleteTargetListErrors, DeleteTargetListResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, GeocodePlaceData, GeocodePlaceErrors, GeocodePlaceResponses, GetCampaignData, GetCampaignErrors, GetCampaignResponses, GetCrmConnectionData, GetCrmConnectionErrors, GetCrmConnectionResponses, GetPlaceDetailsData, GetPlaceDetailsErrors, GetPlaceDetailsResponses, GetPlacePhotoData, GetPlacePhotoErrors, GetPlacePhotoResponses, GetReplyData, GetReplyErrors, GetReplyResponses, GetSendingDomainData, GetSendingDomainErrors, GetSendingDomainResponses, GetTargetListData, GetTargetListErrors, GetTargetListResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, LaunchCampaignData, LaunchCampaignErrors, LaunchCampaignResponses, ListCampaignsData, ListCampaignsErrors, ListCampaignsResponses, ListCrmConnectionsData, ListCrmConnectionsErrors, ListCrmConnectionsResponses, ListRepliesData, ListRepliesErrors, ListRepliesResponses, ListSendingDomainsData, ListSendingDomainsErrors, ListSendingDomainsResponses, ListTargetListMembersData, ListTargetListMembersErrors, ListTargetListMembersResponses, ListTargetListsData, ListTargetListsErrors, ListTargetListsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWebhookMessagesData, ListWebhookMessagesErrors, ListWebhookMessagesResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ResendWebhookMessageData, ResendWebhookMessageErrors, ResendWebhookMessageResponses, ReverseGeocodePlaceData, ReverseGeocodePlaceErrors, ReverseGeocodePlaceResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SearchListingsData, SearchListingsErrors, SearchListingsResponses, SendTestWebhookEventData, SendTestWebhookEventErrors, SendTestWebhookEventResponses, SyncCrmConnectionData, SyncCrmConnectionErrors, SyncCrmConnectionResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VerifySendingDomainData, VerifySendingDomainErrors, VerifySendingDomainResponses } from './types.gen.ts';
+import type { AddTargetListMemberData, AddTargetListMemberErrors, AddTargetListMemberResponses, CancelCampaignData, CancelCampaignErrors, CancelCampaignResponses, CancelWorkflowData, CancelWorkflowErrors, CancelWorkflowResponses, CreateCampaignData, CreateCampaignErrors, CreateCampaignResponses, CreateConciergeBriefData, CreateConciergeBriefErrors, CreateConciergeBriefResponses, CreateCrmConnectionData, CreateCrmConnectionErrors, CreateCrmConnectionResponses, CreateSendingDomainData, CreateSendingDomainErrors, CreateSendingDomainResponses, CreateSuppressionData, CreateSuppressionErrors, CreateSuppressionResponses, CreateTargetListData, CreateTargetListErrors, CreateTargetListResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteCrmConnectionData, DeleteCrmConnectionErrors, DeleteCrmConnectionResponses, DeleteSendingDomainData, DeleteSendingDomainErrors, DeleteSendingDomainResponses, DeleteSuppressionData, DeleteSuppressionErrors, DeleteSuppressionResponses, DeleteTargetListData, DeleteTargetListErrors, DeleteTargetListResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, GeocodePlaceData, GeocodePlaceErrors, GeocodePlaceResponses, GetCampaignData, GetCampaignErrors, GetCampaignResponses, GetCrmConnectionData, GetCrmConnectionErrors, GetCrmConnectionResponses, GetPlaceDetailsData, GetPlaceDetailsErrors, GetPlaceDetailsResponses, GetPlacePhotoData, GetPlacePhotoErrors, GetPlacePhotoResponses, GetReplyData, GetReplyErrors, GetReplyResponses, GetSendingDomainData, GetSendingDomainErrors, GetSendingDomainResponses, GetSuppressionData, GetSuppressionErrors, GetSuppressionResponses, GetTargetListData, GetTargetListErrors, GetTargetListResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, LaunchCampaignData, LaunchCampaignErrors, LaunchCampaignResponses, ListCampaignsData, ListCampaignsErrors, ListCampaignsResponses, ListCrmConnectionsData, ListCrmConnectionsErrors, ListCrmConnectionsResponses, ListRepliesData, ListRepliesErrors, ListRepliesResponses, ListSendingDomainsData, ListSendingDomainsErrors, ListSendingDomainsResponses, ListSuppressionsData, ListSuppressionsErrors, ListSuppressionsResponses, ListTargetListMembersData, ListTargetListMembersErrors, ListTargetListMembersResponses, ListTargetListsData, ListTargetListsErrors, ListTargetListsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWebhookMessagesData, ListWebhookMessagesErrors, ListWebhookMessagesResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, RemoveTargetListMemberData, RemoveTargetListMemberErrors, RemoveTargetListMemberResponses, ResendWebhookMessageData, ResendWebhookMessageErrors, ResendWebhookMessageResponses, ReverseGeocodePlaceData, ReverseGeocodePlaceErrors, ReverseGeocodePlaceResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SearchListingsData, SearchListingsErrors, SearchListingsResponses, SendTestWebhookEventData, SendTestWebhookEventErrors, SendTestWebhookEventResponses, SyncCrmConnectionData, SyncCrmConnectionErrors, SyncCrmConnectionResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VerifySendingDomainData, VerifySendingDomainErrors, VerifySendingDomainResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -149,14 +149,18 @@ export const listTargetLists = <ThrowOnError extends boolean = false>(options?: 
  * Create a target list
  *
  * Creates a target list from a search: the same `q`, `mode` and filters as
- * `GET /v1/search` and the web interface, with the same meaning. The list is filled in the
- * background with the best-ranked listings of that search, up to `max_members`, and is
- * returned with `status: building`; poll `GET /v1/target-lists/{id}` until it is `ready`
- * (usually within seconds) or `failed`. The members are a snapshot: later changes to the
- * directory do not change the list. `filters` needs `q`, at least one filter, or both
- * (else 400 `missing_query`). Requires the `sales` scope.
+ * `GET /v1/search` and the web interface, with the same meaning and ranking (the search
+ * code is the same). The list is filled by a background job with the best-ranked listings
+ * of that search that publish an email address, up to `max_members`, and is returned with
+ * `status: building`; poll `GET /v1/target-lists/{id}` until it is `ready` (usually within
+ * seconds) or `failed`. `counts` then says how many hits were examined (`matched`), added,
+ * and skipped because the listing publishes no email address. The members are snapshots:
+ * later changes to the directory do not change the list. The filters are checked at once:
+ * `filters` needs `q`, at least one filter, or both (else 400 `missing_query`), and
+ * `radius_km` needs `near` (400 `radius_without_near`). Requires the `sales` scope.
  *
- * Included in the Sales plan. Send an `Idempotency-Key` to make retries safe.
+ * Free of charge, with or without the Sales plan (launching a campaign needs it). Send an
+ * `Idempotency-Key` to make retries safe.
  *
  */
 export const createTargetList = <ThrowOnError extends boolean = false>(options: Options<CreateTargetListData, ThrowOnError>): RequestResult<CreateTargetListResponses, CreateTargetListErrors, ThrowOnError> => (options.client ?? client).post<CreateTargetListResponses, CreateTargetListErrors, ThrowOnError>({
@@ -172,7 +176,7 @@ export const createTargetList = <ThrowOnError extends boolean = false>(options: 
 /**
  * Delete a target list
  *
- * Deletes a target list and its members. A list that a `scheduled` or `sending` campaign uses cannot be deleted (409 `target_list_in_use`); cancel the campaign first. Campaigns that already ran keep their statistics and replies. Requires the `sales` scope.
+ * Deletes a target list and its members. A list that a campaign uses while it is `scheduled`, `sending` or `paused` cannot be deleted (409 `target_list_in_use`); cancel the campaign first. Campaigns keep their recipients, statistics and replies. A list still `building` can be deleted: its build stops. Requires the `sales` scope.
  */
 export const deleteTargetList = <ThrowOnError extends boolean = false>(options: Options<DeleteTargetListData, ThrowOnError>): RequestResult<DeleteTargetListResponses, DeleteTargetListErrors, ThrowOnError> => (options.client ?? client).delete<DeleteTargetListResponses, DeleteTargetListErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -183,7 +187,7 @@ export const deleteTargetList = <ThrowOnError extends boolean = false>(options: 
 /**
  * Get a target list
  *
- * One target list with its status and member count. Requires the `sales` scope.
+ * One target list with its status, its build counts and its member count. Requires the `sales` scope.
  */
 export const getTargetList = <ThrowOnError extends boolean = false>(options: Options<GetTargetListData, ThrowOnError>): RequestResult<GetTargetListResponses, GetTargetListErrors, ThrowOnError> => (options.client ?? client).get<GetTargetListResponses, GetTargetListErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -194,11 +198,47 @@ export const getTargetList = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * List the members of a target list
  *
- * The members of a target list in the order the search ranked them, paged by keyset (no duplicate and no gap, no cap on depth). While the list is `building`, the members added so far are returned. Requires the `sales` scope.
+ * The members of a target list in the order the search ranked them (members added by hand last, in the order they were added), optionally only those in one status, paged by keyset (no duplicate and no gap, no cap on depth). While the list is `building`, the members added so far are returned. Requires the `sales` scope.
  */
 export const listTargetListMembers = <ThrowOnError extends boolean = false>(options: Options<ListTargetListMembersData, ThrowOnError>): RequestResult<ListTargetListMembersResponses, ListTargetListMembersErrors, ThrowOnError> => (options.client ?? client).get<ListTargetListMembersResponses, ListTargetListMembersErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/target-lists/{id}/members',
+    ...options
+});
+
+/**
+ * Add a member to a target list
+ *
+ * Adds one listing to a `ready` target list by its id, as the build would have: a
+ * snapshot of the listing becomes a member with status `pending`, after the members
+ * already there. The listing must publish an email address (else 400
+ * `listing_without_email`) and exist (404 `listing_not_found`, `param: listing_id`). A
+ * listing already in the list is a 409 (`already_member`), and so is a list that is
+ * `building` or `failed` (`target_list_not_ready`) or full (`target_list_full`, at
+ * `max_members`). Campaigns already launched keep the recipients they had. Requires the
+ * `sales` scope.
+ *
+ * Free of charge. Send an `Idempotency-Key` to make retries safe.
+ *
+ */
+export const addTargetListMember = <ThrowOnError extends boolean = false>(options: Options<AddTargetListMemberData, ThrowOnError>): RequestResult<AddTargetListMemberResponses, AddTargetListMemberErrors, ThrowOnError> => (options.client ?? client).post<AddTargetListMemberResponses, AddTargetListMemberErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/target-lists/{id}/members',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a member from a target list
+ *
+ * Removes the member that stands for this listing from a `ready` target list (409 `target_list_not_ready` while it is `building`); a listing that is not a member is a 404 (`member_not_found`). Campaigns already launched keep the recipients they had; the address is not suppressed (see `POST /v1/suppressions` for that). Requires the `sales` scope.
+ */
+export const removeTargetListMember = <ThrowOnError extends boolean = false>(options: Options<RemoveTargetListMemberData, ThrowOnError>): RequestResult<RemoveTargetListMemberResponses, RemoveTargetListMemberErrors, ThrowOnError> => (options.client ?? client).delete<RemoveTargetListMemberResponses, RemoveTargetListMemberErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/target-lists/{id}/members/{listing_id}',
     ...options
 });
 
@@ -357,6 +397,61 @@ export const launchCampaign = <ThrowOnError extends boolean = false>(options: Op
 export const cancelCampaign = <ThrowOnError extends boolean = false>(options: Options<CancelCampaignData, ThrowOnError>): RequestResult<CancelCampaignResponses, CancelCampaignErrors, ThrowOnError> => (options.client ?? client).post<CancelCampaignResponses, CancelCampaignErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/campaigns/{id}/cancel',
+    ...options
+});
+
+/**
+ * List suppressed addresses
+ *
+ * The account's suppression list (shared by all its projects), newest first, optionally only the entries of one reason, paged by keyset (no duplicate and no gap, no cap on depth). Unsubscribes and hard bounces land here by themselves; `manual` entries are the ones you add. Requires the `sales` scope.
+ */
+export const listSuppressions = <ThrowOnError extends boolean = false>(options?: Options<ListSuppressionsData, ThrowOnError>): RequestResult<ListSuppressionsResponses, ListSuppressionsErrors, ThrowOnError> => (options?.client ?? client).get<ListSuppressionsResponses, ListSuppressionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/suppressions',
+    ...options
+});
+
+/**
+ * Suppress an address
+ *
+ * Adds an address to the account's suppression list as a `manual` entry (to import your own
+ * opt-out list, call it once per address): no campaign of the account writes to it again.
+ * The address is matched case-insensitively. An address already on the list is answered
+ * with its entry and `200` (whatever its reason); a new one with `201`. Requires the
+ * `sales` scope.
+ *
+ * Free of charge. Send an `Idempotency-Key` to make retries safe.
+ *
+ */
+export const createSuppression = <ThrowOnError extends boolean = false>(options: Options<CreateSuppressionData, ThrowOnError>): RequestResult<CreateSuppressionResponses, CreateSuppressionErrors, ThrowOnError> => (options.client ?? client).post<CreateSuppressionResponses, CreateSuppressionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/suppressions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a suppressed address
+ *
+ * Removes a `manual` entry from the suppression list, so campaigns may write to the address again. Unsubscribes and hard bounces cannot be removed (409 `suppression_not_removable`): an opt-out is kept for good. An address that is not suppressed is a 404 (`suppression_not_found`). Requires the `sales` scope.
+ */
+export const deleteSuppression = <ThrowOnError extends boolean = false>(options: Options<DeleteSuppressionData, ThrowOnError>): RequestResult<DeleteSuppressionResponses, DeleteSuppressionErrors, ThrowOnError> => (options.client ?? client).delete<DeleteSuppressionResponses, DeleteSuppressionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/suppressions/{email}',
+    ...options
+});
+
+/**
+ * Get a suppressed address
+ *
+ * The suppression list entry of one address, or 404 (`suppression_not_found`) when the address is not suppressed. Requires the `sales` scope.
+ */
+export const getSuppression = <ThrowOnError extends boolean = false>(options: Options<GetSuppressionData, ThrowOnError>): RequestResult<GetSuppressionResponses, GetSuppressionErrors, ThrowOnError> => (options.client ?? client).get<GetSuppressionResponses, GetSuppressionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/suppressions/{email}',
     ...options
 });
 

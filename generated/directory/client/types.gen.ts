@@ -680,7 +680,7 @@ export type TargetListId = string;
 /**
  * TargetListFilters
  *
- * The search that fills a target list: the same query and filters as `GET /v1/search` (and the web interface), with the same meaning. Give `q`, at least one filter, or both. The list holds the best-ranked listings of that search, up to `max_members`. Returned exactly as sent.
+ * The search that fills a target list: the same query and filters as `GET /v1/search` (and the web interface), with the same meaning and the same ranking. Give `q`, at least one filter, or both; `radius_km` only with `near`. The list holds the best-ranked listings of that search that publish an email address, up to `max_members`. Returned exactly as sent.
  */
 export type TargetListFilters = {
     /**
@@ -719,6 +719,37 @@ export type TargetListFilters = {
      * Only listings whose rating is at least this, from 1 to 5; listings without reviews are left out.
      */
     min_rating?: number;
+    /**
+     * Only listings open (true) or closed (false) when the list is built, each in its own time zone.
+     */
+    open_now?: boolean;
+};
+
+/**
+ * TargetListStatus
+ *
+ * Where a target list is: `building` while the background job walks the search and adds members, `ready` when it is complete (campaigns can use it and members can be added or removed), `failed` when it could not be built (see `failure_reason`).
+ */
+export type TargetListStatus = 'building' | 'ready' | 'failed';
+
+/**
+ * TargetListCounts
+ *
+ * What building the list found: the search hits it examined, the members it added, and the hits it skipped because the listing publishes no email address. Members added or removed by hand later change `member_count`, not these.
+ */
+export type TargetListCounts = {
+    /**
+     * How many hits of the search the build examined, best-ranked first, until the list was full or the search ended.
+     */
+    matched: number;
+    /**
+     * How many of them became members.
+     */
+    added: number;
+    /**
+     * How many of them were skipped because the listing publishes no email address.
+     */
+    skipped_no_email: number;
 };
 
 /**
@@ -733,7 +764,7 @@ export type Metadata = {
 /**
  * TargetList
  *
- * A list of listings to contact, filled once from a search when it is created. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are the listings as they were when the list was built.
+ * A list of listings to contact, filled once from a search when it is created, by a background job. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are snapshots of the listings as they were when they were added: later changes to the directory do not change them.
  */
 export type TargetList = {
     /**
@@ -753,17 +784,19 @@ export type TargetList = {
      */
     filters: TargetListFilters;
     /**
-     * The most listings the list takes, from 1 to 10,000.
+     * The most members the list takes, from 1 to 10,000, when it is built and when members are added by hand.
      */
     max_members: number;
-    /**
-     * `building` while members are added, `ready` when the list is complete, `failed` when it could not be built.
-     */
-    readonly status: 'building' | 'ready' | 'failed';
+    readonly status: TargetListStatus;
     /**
      * How many members the list holds now.
      */
     readonly member_count: number;
+    readonly counts: TargetListCounts;
+    /**
+     * Why the list could not be built, when its status is `failed`; null otherwise.
+     */
+    readonly failure_reason: string | null;
     metadata: Metadata;
     created: Created;
     /**
@@ -821,12 +854,19 @@ export type DeletedObject = {
     /**
      * The object type of the deleted object.
      */
-    object: 'target_list' | 'sending_domain' | 'crm_connection' | 'webhook_endpoint';
+    object: 'target_list' | 'target_list_member' | 'sending_domain' | 'crm_connection' | 'webhook_endpoint' | 'suppression';
     /**
      * Always true.
      */
     deleted: true;
 };
+
+/**
+ * TargetListMemberStatus
+ *
+ * Where a member stands with your campaigns: `pending` (not contacted yet), `contacted` (a campaign message went out), `replied` (a person answered), `bounced` (a message was rejected for good; the address is suppressed), `unsubscribed` (the recipient opted out; the address is suppressed). A member's status follows the latest campaign sent to it.
+ */
+export type TargetListMemberStatus = 'pending' | 'contacted' | 'replied' | 'bounced' | 'unsubscribed';
 
 /**
  * TargetListMemberId
@@ -838,7 +878,7 @@ export type TargetListMemberId = string;
 /**
  * TargetListMember
  *
- * One listing in a target list, with the contact data a campaign uses.
+ * One listing in a target list: the contact data a campaign uses, a snapshot of the whole listing as it was when the member was added, and where the member stands with your campaigns.
  */
 export type TargetListMember = {
     /**
@@ -852,35 +892,44 @@ export type TargetListMember = {
     /**
      * The target list the member belongs to.
      */
-    target_list_id: TargetListId;
+    readonly target_list_id: TargetListId;
     /**
      * The listing the member stands for.
      */
     listing_id: ListingId;
+    readonly status: TargetListMemberStatus;
     /**
      * The name the company trades under.
      */
-    name: string;
+    readonly name: string;
     /**
-     * The public contact email address, or null when none is published; campaigns skip members without one.
+     * The public contact email address campaigns write to.
      */
-    email: string | null;
+    readonly email: string;
     /**
      * The company's website, or null when it has none.
      */
-    website: string | null;
+    readonly website: string | null;
     /**
      * The city or municipality, in the local language.
      */
-    city: string;
+    readonly city: string;
     /**
      * The country, as an ISO 3166-1 alpha-2 code of an EU member state.
      */
-    country: CountryCode;
+    readonly country: CountryCode;
+    /**
+     * The listing as it was when the member was added (its opening hours' state as of then).
+     */
+    readonly listing: Listing;
     /**
      * When the member was added to the list, in Unix seconds.
      */
     readonly added: number;
+    /**
+     * When the member's status last changed, in Unix seconds (the time it was added until then).
+     */
+    readonly updated: number;
 };
 
 /**
@@ -896,6 +945,18 @@ export type TargetListMemberList = {
     data: Array<TargetListMember>;
     has_more: HasMore;
     next_cursor: NextCursor;
+};
+
+/**
+ * AddTargetListMemberRequest
+ *
+ * A listing to add to a target list by hand.
+ */
+export type AddTargetListMemberRequest = {
+    /**
+     * The listing to add; it must publish an email address.
+     */
+    listing_id: ListingId;
 };
 
 /**
@@ -1197,6 +1258,73 @@ export type CreateCampaignRequest = {
      */
     schedule_at?: number | null;
     metadata?: Metadata;
+};
+
+/**
+ * SuppressionReason
+ *
+ * Why an address is suppressed: `unsubscribed` (the recipient opted out through a message's link or `List-Unsubscribe`), `hard_bounce` (a message to it was rejected for good) or `manual` (you added it, e.g. from your own opt-out list). Only `manual` entries can be removed.
+ */
+export type SuppressionReason = 'unsubscribed' | 'hard_bounce' | 'manual';
+
+/**
+ * SuppressionId
+ *
+ * The id of a suppression list entry: `sup_` and 26 characters.
+ */
+export type SuppressionId = string;
+
+/**
+ * Suppression
+ *
+ * An email address that no campaign of the account writes to again, in any project: members with it are skipped when a campaign is launched and before each message is sent.
+ */
+export type Suppression = {
+    /**
+     * The id of the entry.
+     */
+    readonly id: SuppressionId;
+    /**
+     * The object type, always `suppression`.
+     */
+    readonly object: 'suppression';
+    /**
+     * The suppressed address, in lower case.
+     */
+    email: string;
+    readonly reason: SuppressionReason;
+    /**
+     * The campaign whose message was unsubscribed from or bounced, or null for a `manual` entry.
+     */
+    readonly campaign_id: string | null;
+    created: Created;
+};
+
+/**
+ * SuppressionList
+ *
+ * A page of the account's suppression list, newest first, in the list envelope.
+ */
+export type SuppressionList = {
+    object: ListObjectType;
+    /**
+     * The entries of this page, newest first.
+     */
+    data: Array<Suppression>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * CreateSuppressionRequest
+ *
+ * An address to suppress by hand (a `manual` entry).
+ */
+export type CreateSuppressionRequest = {
+    /**
+     * The address to suppress; matched case-insensitively.
+     */
+    email: string;
 };
 
 /**
@@ -2581,7 +2709,7 @@ export type ReverseGeocodeResultWritable = {
 /**
  * TargetList
  *
- * A list of listings to contact, filled once from a search when it is created. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are the listings as they were when the list was built.
+ * A list of listings to contact, filled once from a search when it is created, by a background job. Its `status` goes from `building` to `ready` (or `failed`); campaigns can be launched only to a `ready` list. Members are snapshots of the listings as they were when they were added: later changes to the directory do not change them.
  */
 export type TargetListWritable = {
     /**
@@ -2593,7 +2721,7 @@ export type TargetListWritable = {
      */
     filters: TargetListFilters;
     /**
-     * The most listings the list takes, from 1 to 10,000.
+     * The most members the list takes, from 1 to 10,000, when it is built and when members are added by hand.
      */
     max_members: number;
     metadata: Metadata;
@@ -2617,37 +2745,13 @@ export type TargetListListWritable = {
 /**
  * TargetListMember
  *
- * One listing in a target list, with the contact data a campaign uses.
+ * One listing in a target list: the contact data a campaign uses, a snapshot of the whole listing as it was when the member was added, and where the member stands with your campaigns.
  */
 export type TargetListMemberWritable = {
-    /**
-     * The target list the member belongs to.
-     */
-    target_list_id: TargetListId;
     /**
      * The listing the member stands for.
      */
     listing_id: ListingId;
-    /**
-     * The name the company trades under.
-     */
-    name: string;
-    /**
-     * The public contact email address, or null when none is published; campaigns skip members without one.
-     */
-    email: string | null;
-    /**
-     * The company's website, or null when it has none.
-     */
-    website: string | null;
-    /**
-     * The city or municipality, in the local language.
-     */
-    city: string;
-    /**
-     * The country, as an ISO 3166-1 alpha-2 code of an EU member state.
-     */
-    country: CountryCode;
 };
 
 /**
@@ -2716,6 +2820,33 @@ export type SendingDomainListWritable = {
      * The sending domains of this page, newest first.
      */
     data: Array<SendingDomainWritable>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * Suppression
+ *
+ * An email address that no campaign of the account writes to again, in any project: members with it are skipped when a campaign is launched and before each message is sent.
+ */
+export type SuppressionWritable = {
+    /**
+     * The suppressed address, in lower case.
+     */
+    email: string;
+};
+
+/**
+ * SuppressionList
+ *
+ * A page of the account's suppression list, newest first, in the list envelope.
+ */
+export type SuppressionListWritable = {
+    object: ListObjectType;
+    /**
+     * The entries of this page, newest first.
+     */
+    data: Array<SuppressionWritable>;
     has_more: HasMore;
     next_cursor: NextCursor;
 };
@@ -3449,6 +3580,10 @@ export type ListTargetListMembersData = {
     };
     query?: {
         /**
+         * Only members in this status.
+         */
+        status?: TargetListMemberStatus;
+        /**
          * How many items a page holds, from 1 to 100.
          */
         limit?: number;
@@ -3493,6 +3628,124 @@ export type ListTargetListMembersResponses = {
 };
 
 export type ListTargetListMembersResponse = ListTargetListMembersResponses[keyof ListTargetListMembersResponses];
+
+export type AddTargetListMemberData = {
+    body: AddTargetListMemberRequest;
+    headers?: {
+        /**
+         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The id of the target list.
+         */
+        id: TargetListId;
+    };
+    query?: never;
+    url: '/v1/target-lists/{id}/members';
+};
+
+export type AddTargetListMemberErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type AddTargetListMemberError = AddTargetListMemberErrors[keyof AddTargetListMemberErrors];
+
+export type AddTargetListMemberResponses = {
+    /**
+     * The new member.
+     */
+    201: TargetListMember;
+};
+
+export type AddTargetListMemberResponse = AddTargetListMemberResponses[keyof AddTargetListMemberResponses];
+
+export type RemoveTargetListMemberData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the target list.
+         */
+        id: TargetListId;
+        /**
+         * The listing whose member to remove.
+         */
+        listing_id: ListingId;
+    };
+    query?: never;
+    url: '/v1/target-lists/{id}/members/{listing_id}';
+};
+
+export type RemoveTargetListMemberErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type RemoveTargetListMemberError = RemoveTargetListMemberErrors[keyof RemoveTargetListMemberErrors];
+
+export type RemoveTargetListMemberResponses = {
+    /**
+     * The member was removed.
+     */
+    200: DeletedObject;
+};
+
+export type RemoveTargetListMemberResponse = RemoveTargetListMemberResponses[keyof RemoveTargetListMemberResponses];
 
 export type ListSendingDomainsData = {
     body?: never;
@@ -4005,6 +4258,211 @@ export type CancelCampaignResponses = {
 };
 
 export type CancelCampaignResponse = CancelCampaignResponses[keyof CancelCampaignResponses];
+
+export type ListSuppressionsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only entries with this reason.
+         */
+        reason?: SuppressionReason;
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+    };
+    url: '/v1/suppressions';
+};
+
+export type ListSuppressionsErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListSuppressionsError = ListSuppressionsErrors[keyof ListSuppressionsErrors];
+
+export type ListSuppressionsResponses = {
+    /**
+     * A page of suppressed addresses.
+     */
+    200: SuppressionList;
+};
+
+export type ListSuppressionsResponse = ListSuppressionsResponses[keyof ListSuppressionsResponses];
+
+export type CreateSuppressionData = {
+    body: CreateSuppressionRequest;
+    headers?: {
+        /**
+         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/suppressions';
+};
+
+export type CreateSuppressionErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CreateSuppressionError = CreateSuppressionErrors[keyof CreateSuppressionErrors];
+
+export type CreateSuppressionResponses = {
+    /**
+     * The address was already suppressed; its entry.
+     */
+    200: Suppression;
+    /**
+     * The new entry.
+     */
+    201: Suppression;
+};
+
+export type CreateSuppressionResponse = CreateSuppressionResponses[keyof CreateSuppressionResponses];
+
+export type DeleteSuppressionData = {
+    body?: never;
+    path: {
+        /**
+         * The suppressed address, matched case-insensitively (URL-encode it; `@` may stay as it is).
+         */
+        email: string;
+    };
+    query?: never;
+    url: '/v1/suppressions/{email}';
+};
+
+export type DeleteSuppressionErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type DeleteSuppressionError = DeleteSuppressionErrors[keyof DeleteSuppressionErrors];
+
+export type DeleteSuppressionResponses = {
+    /**
+     * The entry was removed.
+     */
+    200: DeletedObject;
+};
+
+export type DeleteSuppressionResponse = DeleteSuppressionResponses[keyof DeleteSuppressionResponses];
+
+export type GetSuppressionData = {
+    body?: never;
+    path: {
+        /**
+         * The suppressed address, matched case-insensitively (URL-encode it; `@` may stay as it is).
+         */
+        email: string;
+    };
+    query?: never;
+    url: '/v1/suppressions/{email}';
+};
+
+export type GetSuppressionErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetSuppressionError = GetSuppressionErrors[keyof GetSuppressionErrors];
+
+export type GetSuppressionResponses = {
+    /**
+     * The entry.
+     */
+    200: Suppression;
+};
+
+export type GetSuppressionResponse = GetSuppressionResponses[keyof GetSuppressionResponses];
 
 export type ListRepliesData = {
     body?: never;

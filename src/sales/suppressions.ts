@@ -1,0 +1,109 @@
+// The suppression list of an account: addresses that no campaign of the account, in any of its
+// projects, writes to again. Unsubscribes and hard bounces are added by themselves and kept for
+// good; `manual` entries are the account's own (imports of its opt-out lists) and can be removed.
+import type { Suppression, SuppressionReason } from '../../generated/directory/client/types.gen.ts';
+import type { Db, Queryable } from '../platform/db.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { type Page, pageOf } from '../platform/pagination.ts';
+import { numericCursor } from './cursor.ts';
+
+interface SuppressionRow {
+  id: string;
+  account_id: string;
+  email: string;
+  reason: SuppressionReason;
+  campaign_id: string | null;
+  created: number;
+}
+
+const suppressionOf = (row: SuppressionRow): Suppression => ({
+  id: row.id,
+  object: 'suppression',
+  email: row.email,
+  reason: row.reason,
+  campaign_id: row.campaign_id,
+  created: Number(row.created),
+});
+
+/** Addresses are kept and matched in lower case (RFC 5321 lets the local part differ; no mailbox provider does). */
+export const normalEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Suppresses an address for an account (in `q`, a transaction of the caller's); an address
+ * already suppressed keeps its first entry. Whether the entry is new.
+ */
+export async function suppress(
+  q: Queryable,
+  accountId: string,
+  email: string,
+  reason: SuppressionReason,
+  campaignId: string | null,
+): Promise<boolean> {
+  const rows = await q.query(
+    `insert into suppressions (id, account_id, email, reason, campaign_id, created)
+     values ($1, $2, $3, $4, $5, $6) on conflict (account_id, email) do nothing returning id`,
+    [newId('sup'), accountId, normalEmail(email), reason, campaignId, Math.floor(Date.now() / 1000)],
+  );
+  return rows.length > 0;
+}
+
+export class Suppressions {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async #row(accountId: string, email: string, q: Queryable = this.#db): Promise<SuppressionRow> {
+    const [row] = await q.query<SuppressionRow>(
+      'select * from suppressions where account_id = $1 and email = $2',
+      [accountId, normalEmail(email)],
+    );
+    if (!row) {
+      throw new NotFoundError('suppression_not_found', `The address ${email} is not suppressed.`, {
+        param: 'email',
+      });
+    }
+    return row;
+  }
+
+  async get(accountId: string, email: string): Promise<Suppression> {
+    return suppressionOf(await this.#row(accountId, email));
+  }
+
+  /** Adds a `manual` entry; the entry and whether it is new. */
+  async add(accountId: string, email: string): Promise<{ created: boolean; suppression: Suppression }> {
+    const created = await suppress(this.#db, accountId, email, 'manual', null);
+    return { created, suppression: await this.get(accountId, email) };
+  }
+
+  async remove(accountId: string, email: string): Promise<string> {
+    return this.#db.transaction(async (tx) => {
+      const row = await this.#row(accountId, email, tx);
+      if (row.reason !== 'manual') {
+        throw new ConflictError(
+          'suppression_not_removable',
+          `The address ${row.email} is suppressed because of ${row.reason === 'unsubscribed' ? 'an unsubscribe' : 'a hard bounce'}; such entries are kept for good.`,
+          { param: 'email' },
+        );
+      }
+      await tx.query('delete from suppressions where id = $1', [row.id]);
+      return row.id;
+    });
+  }
+
+  async list(
+    accountId: string,
+    query: { limit: number; cursor: string | undefined; reason: SuppressionReason | undefined },
+  ): Promise<Page<Suppression>> {
+    const after = numericCursor(query.cursor);
+    const rows = await this.#db.query<SuppressionRow>(
+      `select * from suppressions where account_id = $1 and ($2::text is null or reason = $2)
+         and ($3::bigint is null or (created, id) < ($3::bigint, $4::text))
+       order by created desc, id desc limit $5`,
+      [accountId, query.reason ?? null, after?.k ?? null, after?.id ?? '', query.limit + 1],
+    );
+    return pageOf(rows, query.limit, suppressionOf, (r) => ({ k: Number(r.created), id: r.id }));
+  }
+}
