@@ -88,7 +88,7 @@ function layers() {
     return [
       {
         files: [`src/${folder}/**/*.ts`],
-        ignores: ['**/*.test.ts', 'src/**/testing/**', 'src/**/test-db.ts', ...ENTRIES],
+        ignores: ['**/*.test.ts', 'src/**/testing/**', ...ENTRIES],
         rules: { 'no-restricted-imports': rule(false) },
       },
       {

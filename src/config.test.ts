@@ -7,16 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, loadConfig } from './config.ts';
 
-/** Still reading it until the search object takes its options (issue 14). */
-const TODO_READERS = [join('src', 'directory', 'dot.ts'), join('src', 'directory', 'search.ts')];
-
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && entry.name !== 'test-db.ts'
-      ? [path]
-      : [];
+    // tests and their helpers (testing/) are not the service's code
+    if (entry.isDirectory()) return entry.name === 'testing' ? [] : sources(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
   });
 }
 
@@ -33,7 +29,7 @@ describe('configuration', () => {
     const readers = sources('src').filter(
       (file) => file !== join('src', 'config.ts') && /\bprocess\.env\b/.test(readFileSync(file, 'utf8')),
     );
-    expect(readers).toEqual(TODO_READERS);
+    expect(readers).toEqual([]);
   });
 
   it('takes the defaults when nothing is set, an empty value as unset', () => {

@@ -20,7 +20,7 @@ import { WebhookStore } from '../webhooks/store.ts';
 import { loadDemoDirectory } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
-import { prepareSearch } from './search.ts';
+import { createSearch } from './search/search.ts';
 
 export interface DirectoryService {
   app: Express;
@@ -32,6 +32,10 @@ export interface DirectoryService {
 export async function createDirectoryService(platform: Platform, logger: Logger): Promise<DirectoryService> {
   const count = platform.config.demoListings;
   let ready = false;
+  const search = createSearch(platform.db, {
+    cache: platform.config.searchCache,
+    vectorKernel: platform.config.vectorKernel,
+  });
   // An empty directory is filled with the demo listings; /readyz says ready only after.
   const loading = (async () => {
     const started = Date.now();
@@ -46,7 +50,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
         'listings re-embedded for this embedding engine',
       );
     }
-    await prepareSearch(platform.db); // loads the vector index, then what ranking keeps beside it
+    await search.prepare(); // loads the vector index, then what ranking keeps beside it
     if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
     ready = true;
   })();
@@ -93,7 +97,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     pages: [createStatusPages(platform.db), consoleCors(platform.config.publicModelUrl)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [
-      createDirectoryRouter({ db: platform.db, publicBaseUrl: platform.config.publicDirectoryUrl }),
+      createDirectoryRouter({ db: platform.db, search, publicBaseUrl: platform.config.publicDirectoryUrl }),
       createUsageRouter(platform.db, 'directory'),
       createWebhookRouter(webhooks, delivery),
       createSalesRouter({ targetLists, suppressions: new Suppressions(platform.db) }),

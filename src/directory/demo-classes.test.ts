@@ -6,8 +6,8 @@ import type { Db } from '../platform/db.ts';
 import { CONCEPTS, LANGS } from '../embeddings/thesaurus.ts';
 import { CLASS_TERMS } from './data/class-terms.ts';
 import { demoListing } from './demo.ts';
-import { searchListings } from './search.ts';
-import { testDirectory } from './test-db.ts';
+import { createSearch, type Search } from './search/search.ts';
+import { testDirectory } from './testing/directory.ts';
 
 const primary = (listing: { activities: { code: string; primary: boolean }[] }) =>
   listing.activities.find((a) => a.primary)?.code ?? '';
@@ -79,8 +79,10 @@ describe('demo listings say what their class is', () => {
 
 describe('semantic search agrees with what listings say', () => {
   let db: Db;
+  let search: Search;
   beforeAll(async () => {
     db = await testDirectory(2000);
+    search = createSearch(db);
   });
   afterAll(async () => {
     await db.close();
@@ -88,7 +90,7 @@ describe('semantic search agrees with what listings say', () => {
 
   it.each(['fixing car brakes', 'Bremsen reparieren'])('"%s" finds 45.20 first', async (q) => {
     for (const mode of ['semantic', 'hybrid'] as const) {
-      const page = await searchListings(db, { q, mode, limit: 5 }, new Date('2026-11-20T10:00:00Z'), {
+      const page = await search.search({ q, mode, limit: 5 }, new Date('2026-11-20T10:00:00Z'), {
         baseUrl: 'https://directory.test',
       });
       expect(page.data.length).toBe(5);

@@ -45,7 +45,6 @@ const WAT = `(module
         (br $candidates)))))`;
 
 async function assemble(): Promise<WebAssembly.Module | undefined> {
-  if (process.env.VECTOR_KERNEL === 'js') return undefined;
   const wabt = await wabtInit();
   const parsed = wabt.parseWat('dot.wat', WAT, { simd: true });
   try {
@@ -57,7 +56,7 @@ async function assemble(): Promise<WebAssembly.Module | undefined> {
   }
 }
 
-/** The assembled kernel; undefined where WebAssembly SIMD is missing or VECTOR_KERNEL=js. */
+/** The assembled kernel; undefined where WebAssembly SIMD is missing. */
 const kernelModule: WebAssembly.Module | undefined = await assemble().catch(() => undefined);
 
 /** A query as the kernels take it: 384 integers and the scale that brings them back. */
@@ -180,7 +179,7 @@ class WasmStore implements VectorStore {
   }
 }
 
-/** A store on the SIMD kernel where it assembled, else on the plain loop. */
+/** A store on the SIMD kernel where it assembled (unless `js` is asked for), else on the plain loop. */
 export function createVectorStore(kind: 'wasm' | 'js' = kernelModule ? 'wasm' : 'js'): VectorStore {
   return kind === 'wasm' && kernelModule ? new WasmStore(kernelModule) : new JsStore();
 }

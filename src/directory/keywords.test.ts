@@ -13,44 +13,35 @@ import {
   CoverRanker,
 } from './keywords.ts';
 import { mulberry32 } from '../platform/prng.ts';
-import {
-  giveWayStats,
-  round6,
-  searchListings,
-  setSliceMs,
-  setFusionDepth,
-  useMemoryRanking,
-  withoutElisions,
-  type SearchParams,
-} from './search.ts';
+import { round6 } from './search/score.ts';
+import { createSearch, type Search, type SearchParams, withoutElisions } from './search/search.ts';
 import { demoListing } from './demo.ts';
 import { insertListings } from './store.ts';
-import { testDirectory } from './test-db.ts';
+import { testDirectory } from './testing/directory.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 const opts = { baseUrl: 'https://directory.test' };
 let db: Db;
-let cacheSetting: string | undefined;
+/** Without caches: both paths rank every time. */
+let inMemory: Search;
+let inSql: Search;
 
 beforeAll(async () => {
-  cacheSetting = process.env.SEARCH_CACHE;
-  process.env.SEARCH_CACHE = 'off'; // both paths rank every time
   db = await testDirectory(3000, 'keyword-index');
+  inMemory = createSearch(db, { cache: false });
+  inSql = createSearch(db, { cache: false, memoryRanking: false });
 });
 afterAll(async () => {
-  useMemoryRanking(true);
-  if (cacheSetting === undefined) delete process.env.SEARCH_CACHE;
-  else process.env.SEARCH_CACHE = cacheSetting;
   await db.close();
 });
 
-/** Every page of a query, walked with its cursors. */
-async function walk(params: SearchParams, memory: boolean) {
-  useMemoryRanking(memory);
+/** Every page of a query, walked with its cursors, ranked in memory or by SQL (or by `search`). */
+async function walk(params: SearchParams, memory: boolean | Search) {
+  const search = memory === true ? inMemory : memory === false ? inSql : memory;
   const hits = [];
   let cursor: string | undefined;
   for (let i = 0; i < 50; i++) {
-    const page = await searchListings(db, { ...params, ...(cursor ? { cursor } : {}) }, NOW, opts);
+    const page = await search.search({ ...params, ...(cursor ? { cursor } : {}) }, NOW, opts);
     hits.push(...page.data.map((h) => ({ id: h.listing.id, score: h.score, signals: h.signals })));
     if (!page.next_cursor) break;
     cursor = page.next_cursor;
@@ -117,19 +108,15 @@ describe("ranking in memory gives the SQL path's pages", () => {
   });
 
   it("hybrid from each side's best few: the same pages at every depth, first tried or doubled", async () => {
-    try {
-      for (const depth of [1, 5, 40]) {
-        setFusionDepth(depth);
-        for (const q of ['plumber', 'car repair', 'restaurant', 'my kitchen pipe is leaking']) {
-          for (const filter of [FILTERS[0]!, FILTERS[2]!, FILTERS[5]!]) {
-            const params: SearchParams = { q, mode: 'hybrid', limit: 10, ...filter };
-            const sql = await walk(params, false);
-            expect(await walk(params, true), `${depth} ${q} ${JSON.stringify(filter)}`).toEqual(sql);
-          }
+    for (const depth of [1, 5, 40]) {
+      const shallow = createSearch(db, { cache: false, fusionDepth: depth });
+      for (const q of ['plumber', 'car repair', 'restaurant', 'my kitchen pipe is leaking']) {
+        for (const filter of [FILTERS[0]!, FILTERS[2]!, FILTERS[5]!]) {
+          const params: SearchParams = { q, mode: 'hybrid', limit: 10, ...filter };
+          const sql = await walk(params, false);
+          expect(await walk(params, shallow), `${depth} ${q} ${JSON.stringify(filter)}`).toEqual(sql);
         }
       }
-    } finally {
-      setFusionDepth(128);
     }
   });
 
@@ -143,17 +130,12 @@ describe("ranking in memory gives the SQL path's pages", () => {
     ];
     const alone = [];
     for (const p of params) alone.push(await walk(p, false));
-    setSliceMs(0); // give way at every chance
-    const before = giveWayStats.pauses;
-    try {
-      useMemoryRanking(true);
-      // all at once: each gives way while the others rank, with the scratch they share
-      const together = await Promise.all(params.map((p) => walk(p, true)));
-      expect(together).toEqual(alone);
-      expect(giveWayStats.pauses - before).toBeGreaterThan(params.length);
-    } finally {
-      setSliceMs(4);
-    }
+    const yielding = createSearch(db, { cache: false, sliceMs: 0 }); // give way at every chance
+    const before = yielding.giveWayStats.pauses;
+    // all at once: each gives way while the others rank, with the scratch they share
+    const together = await Promise.all(params.map((p) => walk(p, yielding)));
+    expect(together).toEqual(alone);
+    expect(yielding.giveWayStats.pauses - before).toBeGreaterThan(params.length);
   });
 
   it('still ranks as SQL does after listings are added (ids in order, trust by position extended)', async () => {

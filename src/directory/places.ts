@@ -10,7 +10,8 @@ import type {
 import { foldText, tokenize } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
-import { gazetteer, haversineKm, type GazetteerPlace } from './data/gazetteer.ts';
+import { gazetteer, type GazetteerPlace } from './data/gazetteer.ts';
+import { boundingBox, haversineKm, haversineSql } from './geo.ts';
 import { renderPhoto } from './photos.ts';
 import { toListing, type ListingRecord, type ReadOptions } from './store.ts';
 
@@ -173,15 +174,13 @@ export async function reverseGeocode(
   }
   if (!nearest) throw new NotFoundError('no_place', 'The gazetteer has no place.');
   const radius = 25;
-  const dLat = radius / 111;
-  const dLon = radius / (111 * Math.max(0.01, Math.cos((lat * Math.PI) / 180)));
+  const box = boundingBox(lat, lon, radius);
   const rows = await db.query<{ profile: ListingRecord; dist: number }>(
     `select profile, dist from (
-       select profile, id, 2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(lat - $1) / 2), 2)
-         + cos(radians($1)) * cos(radians(lat)) * power(sin(radians(lon - $2) / 2), 2)))) as dist
+       select profile, id, ${haversineSql('$1', '$2', 'lat', 'lon')} as dist
        from listings where lat between $3 and $4 and lon between $5 and $6) t
      where dist <= $7 order by dist, id limit $8`,
-    [lat, lon, lat - dLat, lat + dLat, lon - dLon, lon + dLon, radius, limit],
+    [lat, lon, box.minLat, box.maxLat, box.minLon, box.maxLon, radius, limit],
   );
   return {
     object: 'reverse_geocode_result',

@@ -6,7 +6,8 @@ import { createLogger } from '../platform/logger.ts';
 import type { Principal } from '../platform/principal.ts';
 import { demoListing } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
-import { testDirectory } from './test-db.ts';
+import { createSearch } from './search/search.ts';
+import { testDirectory } from './testing/directory.ts';
 
 const principal: Principal = {
   accountId: 'acct_test',
@@ -32,7 +33,9 @@ beforeAll(async () => {
     },
     docsPath: 'docs/reference/directory.html',
     logger: createLogger('silent', 'directory'),
-    routers: [createDirectoryRouter({ db, now: () => new Date('2026-11-20T10:00:00Z') })],
+    routers: [
+      createDirectoryRouter({ db, search: createSearch(db), now: () => new Date('2026-11-20T10:00:00Z') }),
+    ],
     isReady: () => true,
   });
   server = app.listen(0, '127.0.0.1');

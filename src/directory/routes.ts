@@ -20,10 +20,12 @@ import { nextLinkOf } from '../platform/pagination.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano, SEARCH_PRICE_NANO } from './pricing.ts';
-import { searchCacheOn, searchListings, type SearchParams } from './search.ts';
+import type { Search, SearchParams } from './search/search.ts';
 
 export interface DirectoryRouterOptions {
   db: Db;
+  /** The search of this database. */
+  search: Search;
   /** The public origin of the API for photo URLs; the request's own origin when unset. */
   publicBaseUrl?: string | undefined;
   /** The clock (tests pin it). */
@@ -44,7 +46,7 @@ async function placesCallsThisMonth(db: Db, accountId: string): Promise<number> 
 const sentBodies = new WeakMap<object, Buffer>();
 
 export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
-  const { db } = options;
+  const { db, search } = options;
   const now = options.now ?? (() => new Date());
   const api = typedRouter();
   const baseUrl = (req: Request) =>
@@ -80,7 +82,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
     // (parsed only when the raw query could name it: most searches do not)
     const raw = req.originalUrl.slice(req.originalUrl.indexOf('?') + 1);
     if (!/radius|%/i.test(raw) || !new URLSearchParams(raw).has('radius_km')) delete params.radius_km;
-    const page = await searchListings(db, params, now(), { baseUrl: baseUrl(req) });
+    const page = await search.search(params, now(), { baseUrl: baseUrl(req) });
     const headers = nextLinkOf(req, page);
     // A page served before (the same object, from the rendered-page cache) goes out as the
     // JSON kept when it was first sent, validated then; only a 200 is kept.
@@ -90,7 +92,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
       res.type('application/json').send(body);
       return SENT;
     }
-    if (searchCacheOn()) {
+    if (search.cacheOn) {
       res.once('finish', () => {
         if (res.statusCode === 200) sentBodies.set(page, Buffer.from(JSON.stringify(page)));
       });

@@ -3,26 +3,29 @@ import { type Db } from '../platform/db.ts';
 import { openStorage } from '../storage.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
-import { latestSeq, searchListings, semanticSet, type SearchParams } from './search.ts';
+import { createSearch, type Search, type SearchParams } from './search/search.ts';
+import { Snapshots } from './search/snapshot.ts';
 import { positionsOfSeqs, positionsWithCodes, refreshVectors, similarities, vectorCount } from './vectors.ts';
 import { embedOne } from '../embeddings/index.ts';
 import { EMBEDDING_DIMENSIONS } from './store.ts';
 import { insertListings } from './store.ts';
-import { testDirectory } from './test-db.ts';
-import { haversineKm } from './data/gazetteer.ts';
+import { testDirectory } from './testing/directory.ts';
+import { haversineKm } from './geo.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z'); // a Friday
 const opts = { baseUrl: 'https://directory.test' };
 let db: Db;
+let directory: Search;
 
 beforeAll(async () => {
   db = await testDirectory(2000);
+  directory = createSearch(db);
 });
 afterAll(async () => {
   await db.close();
 });
 
-const search = (params: SearchParams, now = NOW) => searchListings(db, params, now, opts);
+const search = (params: SearchParams, now = NOW) => directory.search(params, now, opts);
 const primary = (hit: { listing: { activities: { code: string; primary: boolean }[] } }) =>
   hit.listing.activities.find((a) => a.primary)?.code ?? '';
 
@@ -227,7 +230,7 @@ describe('paging', () => {
       const now = new Date(NOW.getTime() + i * 20 * 60_000);
       const page = JSON.stringify(await search(params, now));
       const fresh = JSON.stringify(
-        await searchListings(db, params, now, { baseUrl: `https://fresh-${i}.test` }),
+        await directory.search(params, now, { baseUrl: `https://fresh-${i}.test` }),
       ).replaceAll(`https://fresh-${i}.test`, opts.baseUrl);
       expect(page, now.toISOString()).toBe(fresh);
       if (page !== previous) changed++;
@@ -267,7 +270,7 @@ describe('semantic candidates', () => {
     ];
     for (const q of queries) {
       const vector = embedOne(q, EMBEDDING_DIMENSIONS);
-      const pruned = await semanticSet(db, q, vector, Number.MAX_SAFE_INTEGER);
+      const pruned = await directory.semanticSet(q, vector, Number.MAX_SAFE_INTEGER);
       const all = similarities(db, vector, Number.MAX_SAFE_INTEGER);
       expect(all.seqs.length, q).toBeGreaterThan(0);
       const found = new Set(pruned.seqs);
@@ -333,10 +336,12 @@ describe('the snapshot of a search', () => {
         return new Promise((resolve) => answers.push(() => resolve([{ s }])));
       },
     } as unknown as Db;
-    const first = latestSeq(fake); // query 1 begins: it reads seq 1
+    const snapshots = new Snapshots(fake);
+    const latestSeq = () => snapshots.latestSeq();
+    const first = latestSeq(); // query 1 begins: it reads seq 1
     committed = 2; // a listing commits while it runs
-    const second = latestSeq(fake); // arrived after the commit: query 1's answer is too old
-    const third = latestSeq(fake);
+    const second = latestSeq(); // arrived after the commit: query 1's answer is too old
+    const third = latestSeq();
     expect(answers).toHaveLength(1);
     answers.shift()!();
     expect(await first).toBe(1);
@@ -346,7 +351,7 @@ describe('the snapshot of a search', () => {
     expect(await second).toBe(2);
     expect(await third).toBe(2);
     // nothing running: the next search starts its own query at once
-    const fourth = latestSeq(fake);
+    const fourth = latestSeq();
     expect(answers).toHaveLength(1);
     answers.shift()!();
     expect(await fourth).toBe(2);

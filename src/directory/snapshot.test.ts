@@ -7,17 +7,19 @@ import { createTestDatabase, storages, type TestDatabase } from '../../contract-
 import { type Db } from '../platform/db.ts';
 import { openStorage } from '../storage.ts';
 import { demoListing } from './demo.ts';
-import { searchListings } from './search.ts';
+import { createSearch, type Search } from './search/search.ts';
 import { insertListings, type ListingRecord } from './store.ts';
 
 const hasPostgres = (await storages()).includes('postgres');
 let database: TestDatabase;
 let db: Db;
+let search: Search;
 
 beforeAll(async () => {
   if (!hasPostgres) return;
   database = await createTestDatabase();
   db = await openStorage({ databaseUrl: database.url, dataDir: 'memory://' });
+  search = createSearch(db);
 });
 afterAll(async () => {
   if (!hasPostgres) return;
@@ -52,7 +54,7 @@ describe.runIf(hasPostgres)('search snapshots on PostgreSQL', () => {
     let bDoneAtSnapshot: boolean;
     try {
       await new Promise((r) => setTimeout(r, 300));
-      page = await searchListings(db, params, NOW, { baseUrl: 'https://x.test' });
+      page = await search.search(params, NOW, { baseUrl: 'https://x.test' });
       bDoneAtSnapshot = bDone;
       visible = (
         await db.query<{ id: string }>(`select id from listings where name_folded like 'quuxbright%'`)
@@ -64,7 +66,7 @@ describe.runIf(hasPostgres)('search snapshots on PostgreSQL', () => {
     // then A commits: its listing must not appear in the pages of the cursor
     const seen = page.data.map((h) => h.listing.id);
     while (page.next_cursor) {
-      page = await searchListings(db, { ...params, cursor: page.next_cursor }, NOW, {
+      page = await search.search({ ...params, cursor: page.next_cursor }, NOW, {
         baseUrl: 'https://x.test',
       });
       seen.push(...page.data.map((h) => h.listing.id));
@@ -78,7 +80,7 @@ describe.runIf(hasPostgres)('search snapshots on PostgreSQL', () => {
     );
     expect(seqs.map((r) => r.name)).toEqual(['Quuxbright 10', 'Quuxbright 11']);
     // a new query sees both
-    const fresh = await searchListings(db, { ...params, limit: 10 }, NOW, { baseUrl: 'https://x.test' });
+    const fresh = await search.search({ ...params, limit: 10 }, NOW, { baseUrl: 'https://x.test' });
     expect(fresh.data).toHaveLength(6);
   });
 });

@@ -59,7 +59,15 @@ interface Index extends ListingColumns {
 
 const indexes = new WeakMap<object, Index>();
 
-function indexOf(db: object): Index {
+/**
+ * The database's index, made on first use with the given dot-product kernel (VECTOR_KERNEL;
+ * the SIMD one where it assembled); a kernel named after that is ignored.
+ */
+export function openVectors(db: object, kernel?: 'wasm' | 'js'): void {
+  indexOf(db, kernel);
+}
+
+function indexOf(db: object, kernel?: 'wasm' | 'js'): Index {
   let index = indexes.get(db);
   if (!index) {
     index = {
@@ -67,7 +75,7 @@ function indexOf(db: object): Index {
       size: 0,
       seqs: new Float64Array(1024),
       scales: new Float32Array(1024),
-      store: createVectorStore(),
+      store: createVectorStore(kernel),
       slots: undefined,
       ids: [],
       ratings: new Float32Array(1024),

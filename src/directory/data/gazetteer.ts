@@ -69,12 +69,3 @@ export function euCities(minPopulation: number): GazetteerPlace[] {
     .filter((p) => EU.has(p.country) && p.population >= minPopulation)
     .sort((a, b) => b.population - a.population || a.geonamesId - b.geonamesId);
 }
-
-/** Great-circle distance in kilometres. */
-export function haversineKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * rad;
-  const dLon = (lon2 - lon1) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(a)));
-}

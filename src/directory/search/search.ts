@@ -1,0 +1,432 @@
+// GET /v1/search: keyword (PostgreSQL full-text search over accent-folded text, stemmed in
+// seven languages), semantic (the built-in embedding engine, vectors.ts) and hybrid
+// (reciprocal rank fusion of both), with filters, ranked by relevance and trust signals, and
+// paged by keyset on (score, id) against a snapshot (every listing up to a sequence number,
+// the directory-wide mean rating and the instant of the first page, all carried in the cursor).
+// At a million listings: only narrow columns are scored and the profiles of one page read;
+// each query's semantic set and the last pages served are kept (a snapshot's pages never
+// change), unless the options say `cache: false` (SEARCH_CACHE=off: the benchmark's cold figures).
+//
+// One Search is made per database (createSearch) and holds what it keeps for it. Its parts:
+// cursor.ts, snapshot.ts, memory.ts (ranking in memory) with fusion.ts (hybrid), sql.ts (the
+// SQL path), score.ts (the formula), ../geo.ts (distances).
+import { LRUCache } from 'lru-cache';
+import type { SearchHit, SearchMode, SearchResults } from '../../../generated/directory/client/types.gen.ts';
+import { conceptsOf, embedOne, foldText, tokenize } from '../../embeddings/index.ts';
+import { CONCEPTS } from '../../embeddings/thesaurus.ts';
+import type { Db } from '../../platform/db.ts';
+import { BadRequestError } from '../../platform/errors.ts';
+import { openingHoursUntil } from '../hours.ts';
+import {
+  type CoverMatches,
+  CoverRanker,
+  keywordRanks,
+  lexemeGroups,
+  type Matches,
+  plainLexemes,
+} from '../keywords.ts';
+import {
+  EMBEDDING_DIMENSIONS,
+  type ListingRecord,
+  QUERY_CONFIGS,
+  type ReadOptions,
+  toListing,
+} from '../store.ts';
+import {
+  groupByActivity,
+  listingColumns,
+  openVectors,
+  positionsOfSeqs,
+  positionsUpTo,
+  positionsWithCodes,
+  refreshVectors,
+  type Similar,
+  similarAmongInSlices,
+  similarityOf,
+} from '../vectors.ts';
+import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
+import { type KeywordRanks, MemoryRanking } from './memory.ts';
+import { Snapshots } from './snapshot.ts';
+import { sqlPage } from './sql.ts';
+import type { Filters, Ranked, Row, SearchParams, Snapshot } from './types.ts';
+
+export type { SearchParams } from './types.ts';
+
+export interface SearchOptions {
+  /** Keep semantic sets and pages (SEARCH_CACHE); parsed queries are kept either way. Default true. */
+  cache?: boolean;
+  /** Rank in memory where it can; false: every page from SQL (the tests compare both). Default true. */
+  memoryRanking?: boolean;
+  /** The depth hybrid's fusion tries first, doubled until it decides the page. Default 128. */
+  fusionDepth?: number;
+  /** A search gives way to other requests once it has held the thread this long (ms). Default 4. */
+  sliceMs?: number;
+  /** The dot-product kernel of the vector index (VECTOR_KERNEL); the SIMD one where it assembles. */
+  vectorKernel?: 'wasm' | 'js' | undefined;
+}
+
+/**
+ * French and Italian elided articles and pronouns (l’évier, d’eau, qu’il, dell’auto) dropped
+ * from a keyword query: nobody searches for the article, and the parser would make a phrase
+ * of it ('l' <-> 'evier'), which asks for that exact spelling in the listing.
+ */
+const ELISION =
+  /(^|[^\p{L}\p{N}])(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|dell|dall|nell|sull|all|quell|un)['’](?=\p{L})/giu;
+export function withoutElisions(text: string): string {
+  return text.replace(ELISION, '$1');
+}
+
+/** The semantic sets kept: the same set serves every page of a query and every repeat of it. */
+const SEMANTIC_CACHE_SIZE = 64;
+
+/** Makes the search of one database. */
+export function createSearch(db: Db, options: SearchOptions = {}): Search {
+  return new Search(db, options);
+}
+
+export class Search {
+  readonly #db: Db;
+  readonly cacheOn: boolean;
+  readonly #memoryRanking: boolean;
+  readonly #sliceMs: number;
+  readonly #snapshots: Snapshots;
+  readonly #memory: MemoryRanking;
+  /** How often searches gave way (tests). */
+  readonly giveWayStats = { pauses: 0 };
+  /** Parsed queries: a pure function of the text, so kept even without the cache. */
+  readonly #tsqueries = new LRUCache<string, string[]>({ max: 1000 });
+  /** Pages kept, counted in hits (about 2 KB each): 50,000 is about 100 MB at most. */
+  readonly #pages: LRUCache<string, Row[]> | undefined;
+  readonly #semantic: LRUCache<string, Similar> | undefined;
+  /**
+   * Rendered pages (the same object each time, so the route sends its kept JSON), while they
+   * hold: counted in hits like the page cache.
+   */
+  readonly #rendered: LRUCache<string, { page: SearchResults; from: number; until: number }> | undefined;
+
+  constructor(db: Db, options: SearchOptions = {}) {
+    this.#db = db;
+    this.cacheOn = options.cache ?? true;
+    this.#memoryRanking = options.memoryRanking ?? true;
+    this.#sliceMs = options.sliceMs ?? 4;
+    this.#snapshots = new Snapshots(db);
+    this.#memory = new MemoryRanking(db, { fusionDepth: options.fusionDepth ?? 128 });
+    openVectors(db, options.vectorKernel);
+    if (this.cacheOn) {
+      this.#pages = new LRUCache({ maxSize: 50_000, sizeCalculation: (rows) => rows.length + 1 });
+      this.#semantic = new LRUCache({ max: SEMANTIC_CACHE_SIZE });
+      this.#rendered = new LRUCache({ maxSize: 20_000, sizeCalculation: (r) => r.page.data.length + 1 });
+    }
+  }
+
+  /** The highest sequence number committed (see Snapshots.latestSeq). */
+  latestSeq(): Promise<number> {
+    return this.#snapshots.latestSeq();
+  }
+
+  /**
+   * Builds what ranking in memory keeps beside the index (the embeddings grouped by activity,
+   * ids in order, trust by position), so the first searches after start-up do not pay for it;
+   * called before the service says ready.
+   */
+  async prepare(): Promise<void> {
+    const snapshot = await this.#snapshots.current();
+    await refreshVectors(this.#db, snapshot.seq);
+    groupByActivity(this.#db);
+    this.#memory.prepare(snapshot);
+  }
+
+  /**
+   * The query's stemmed forms in every query configuration, each once: "restaurant" is the same
+   * in five of the seven, and every duplicate would cost a match test and a rank per row.
+   */
+  async #tsqueriesOf(folded: string): Promise<string[]> {
+    const hit = this.#tsqueries.get(folded);
+    if (hit) return hit;
+    const rows = await this.#db.query<{ q: string }>(
+      `select distinct websearch_to_tsquery(c::regconfig, $1)::text as q from unnest($2::text[]) c`,
+      [withoutElisions(folded), QUERY_CONFIGS],
+    );
+    const variants = rows
+      .map((r) => r.q)
+      .filter((v) => v !== '')
+      .sort();
+    this.#tsqueries.set(folded, variants);
+    return variants;
+  }
+
+  /**
+   * The listings semantically close to `q` in a snapshot (see vectors.ts): candidates from the
+   * NACE activities of the query's concepts, or from its words when it names none; exact
+   * similarities over them. Kept for the last queries: the same set serves every page of a
+   * query and every repeat of it, and a snapshot never changes.
+   */
+  async semanticSet(
+    q: string,
+    vector: Float32Array,
+    snapshot: number,
+    /** awaited between slices of candidates (a search gives way to others there) */
+    between: () => Promise<void> = async () => {},
+  ): Promise<Similar> {
+    const db = this.#db;
+    const key = `${snapshot}\u0000${q}`;
+    const hit = this.#semantic?.get(key);
+    if (hit) return hit;
+    const codes = [...new Set([...conceptsOf(q).keys()].flatMap((c) => CONCEPTS[c]?.nace ?? []))];
+    const words = [...new Set(tokenize(q))].slice(0, 16);
+    await refreshVectors(db, snapshot);
+    let candidates: Int32Array = new Int32Array(0);
+    if (codes.length > 0) {
+      // what `activity_path && codes` selects, from the vector index's copy (no row read)
+      candidates = positionsWithCodes(db, codes, snapshot);
+    } else if (words.length > 0) {
+      const rows = await db.query<{ seq: number }>(
+        `select seq from listings where seq <= $1::bigint and tsv @@ to_tsquery('simple', $2)`,
+        [snapshot, words.map((w) => `'${w}'`).join(' | ')],
+      );
+      candidates = positionsOfSeqs(
+        db,
+        rows.map((r) => Number(r.seq)),
+        snapshot,
+      );
+    }
+    const set = await similarAmongInSlices(db, vector, candidates, between);
+    this.#semantic?.set(key, set);
+    return set;
+  }
+
+  /** The page's hits with their profiles (the wide column), read for these rows only. */
+  async #withProfiles(page: Ranked[]): Promise<Row[]> {
+    const profiles = new Map(
+      (
+        await this.#db.query<{ seq: number; profile: ListingRecord }>(
+          'select seq, profile from listings where seq = any($1::bigint[])',
+          [page.map((h) => h.seq)],
+        )
+      ).map((r) => [Number(r.seq), r.profile]),
+    );
+    return page.flatMap((h) => {
+      const profile = profiles.get(h.seq);
+      return profile ? [{ ...h, profile }] : [];
+    });
+  }
+
+  /**
+   * Lets other requests' I/O run when this search has held the thread for `sliceMs`: a search of
+   * several words can rank for 50 ms at a million listings, and searches that arrived meanwhile
+   * would wait all of it. Called only where no shared scratch (MemoryRanking's) is in use.
+   */
+  async #giveWay(held: { since: number }): Promise<void> {
+    if (performance.now() - held.since < this.#sliceMs) return;
+    this.giveWayStats.pauses++;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    held.since = performance.now();
+  }
+
+  /**
+   * Every match's rank (hybrid needs them all), in slices that give way between them: the matches
+   * are first copied out of `CoverRanker.matches`' scratch, which another search may reuse.
+   */
+  async #rankEvery(ranker: CoverRanker, cover: CoverMatches, held: { since: number }): Promise<Matches> {
+    const n = cover.ats.length;
+    const own = {
+      ats: cover.ats.slice(),
+      pairs: cover.pairs.slice(0, n * cover.operands),
+      operands: cover.operands,
+    };
+    const ranks = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      ranks[i] = ranker.rankMatch(own, i);
+      if ((i & 1023) === 1023) await this.#giveWay(held);
+    }
+    await this.#giveWay(held);
+    return { ats: own.ats, ranks };
+  }
+
+  /** Runs a search; `now` is the time of the request (hours are evaluated in each listing's zone). */
+  async search(params: SearchParams, now: Date, options: ReadOptions): Promise<SearchResults> {
+    const db = this.#db;
+    const mode: SearchMode = params.mode ?? 'hybrid';
+    const q = params.q?.trim() ? params.q : undefined;
+    const hasFilter = [
+      params.activity,
+      params.country,
+      params.city,
+      params.near,
+      params.claimed,
+      params.min_rating,
+      params.open_now,
+    ].some((v) => v !== undefined);
+    if (!q && !hasFilter) {
+      throw new BadRequestError('missing_query', 'Give q, at least one filter, or both.', { param: 'q' });
+    }
+    if (params.radius_km !== undefined && params.near === undefined) {
+      throw new BadRequestError('radius_without_near', 'radius_km needs near.', { param: 'radius_km' });
+    }
+    const limit = params.limit ?? 20;
+    const near = params.near !== undefined ? parseNear(params.near) : undefined;
+    const radius = params.radius_km ?? 10;
+    const fingerprint = fingerprintOf(params, q, near, radius);
+
+    const cursor = params.cursor !== undefined ? decodeCursor(params.cursor, fingerprint) : undefined;
+    const snapshot: Snapshot = cursor ? { seq: cursor.s, mean: cursor.m } : await this.#snapshots.current();
+    const at = cursor ? cursor.t : now.getTime();
+
+    const useKeyword = q !== undefined && mode !== 'semantic';
+    const useSemantic = q !== undefined && mode !== 'keyword';
+    let queryVector: Float32Array | undefined;
+    const vectorOf = (text: string) => (queryVector ??= embedOne(text, EMBEDDING_DIMENSIONS));
+    // A page of a snapshot never changes (listings are only added, under higher sequence
+    // numbers), so the last pages served are kept: repeats and bursts cost no ranking.
+    const pageKey = [
+      fingerprint,
+      snapshot.seq,
+      snapshot.mean,
+      params.open_now !== undefined ? at : '',
+      params.cursor ?? '',
+      limit,
+    ].join('|');
+    let rows = this.#pages?.get(pageKey);
+    let sem: Similar = { seqs: new Float64Array(0), sims: new Float64Array(0), ats: new Int32Array(0) };
+    // from here to the profiles' query a search ranks without waiting: it gives way between phases
+    const held = { since: performance.now() };
+    if (!rows && q && useSemantic) {
+      sem = await this.semanticSet(q, vectorOf(q), snapshot.seq, () => this.#giveWay(held));
+      await this.#giveWay(held);
+    }
+    const filters: Filters = {
+      activity: params.activity,
+      country: params.country,
+      city: params.city,
+      claimed: params.claimed,
+      minRating: params.min_rating,
+      near: near ? { ...near, radius } : undefined,
+    };
+    if (!rows && this.#memoryRanking && mode === 'semantic' && q && params.open_now === undefined) {
+      const none = { ats: new Int32Array(0), ranks: new Float64Array(0) };
+      rows = await this.#withProfiles(this.#memory.hits(none, mode, sem, snapshot, filters, limit, cursor));
+      this.#pages?.set(pageKey, rows);
+    }
+    if (
+      !rows &&
+      this.#memoryRanking &&
+      useKeyword &&
+      q &&
+      (mode === 'keyword' || mode === 'hybrid') &&
+      params.open_now === undefined
+    ) {
+      const variants = await this.#tsqueriesOf(foldText(q));
+      const lexemes = plainLexemes(variants);
+      const groups = lexemes ? undefined : lexemeGroups(variants);
+      let ranks: KeywordRanks | undefined;
+      if (lexemes || groups) await refreshVectors(db, snapshot.seq);
+      const upTo = positionsUpTo(db, snapshot.seq);
+      if (lexemes) {
+        ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
+        await this.#giveWay(held);
+      } else if (groups) {
+        // several words: the matches from the postings, their cover density from the positions
+        const keywords = listingColumns(db).keywords;
+        const ranker = new CoverRanker(keywords, groups);
+        const cover = ranker.matches(upTo);
+        // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
+        ranks = mode === 'keyword' ? { cover, ranker } : await this.#rankEvery(ranker, cover, held);
+      }
+      if (ranks) {
+        rows = await this.#withProfiles(
+          this.#memory.hits(ranks, mode, sem, snapshot, filters, limit, cursor),
+        );
+        this.#pages?.set(pageKey, rows);
+      }
+    }
+    if (!rows) {
+      rows = await sqlPage(db, {
+        params,
+        mode,
+        q,
+        variants: useKeyword && q ? await this.#tsqueriesOf(foldText(q)) : undefined,
+        sem: useSemantic ? sem : undefined,
+        near,
+        radius,
+        snapshot,
+        at,
+        cursor,
+        limit,
+      });
+      this.#pages?.set(pageKey, rows);
+    }
+    // The rendered page holds until one of its listings opens or closes (or the date moves).
+    const renderKey = `${pageKey}|${options.baseUrl}`;
+    const t = now.getTime();
+    const shown = this.#rendered?.get(renderKey);
+    if (shown && shown.from <= t && t < shown.until) return shown.page;
+    const hasMore = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const sims =
+      useSemantic && q
+        ? similarityOf(
+            this.#db,
+            vectorOf(q),
+            page.map((r) => Number(r.seq)),
+          )
+        : undefined;
+    const data: SearchHit[] = page.map((r) => ({
+      object: 'search_hit',
+      score: Math.min(1, Math.max(0, r.score)),
+      signals: {
+        text_relevance: useKeyword ? round(r.kw ?? 0, 4) : null,
+        semantic_similarity: sims
+          ? round(Math.max(0, Math.min(1, sims.get(Number(r.seq)) ?? r.sim ?? 0)), 4)
+          : null,
+        bayesian_rating: round(Math.min(5, Math.max(1, r.bayes)), 2),
+        review_count: r.profile.review_count,
+        claimed: r.profile.claimed,
+        response_time_median_minutes: r.profile.response_time_median_minutes,
+        distance_km: r.dist === null ? null : round(r.dist, 2),
+      },
+      listing: toListing(r.profile, now, options),
+    }));
+    const last = page.at(-1);
+    let until = Number.POSITIVE_INFINITY;
+    for (const r of page) {
+      if (r.profile.opening_hours) until = Math.min(until, openingHoursUntil(r.profile.opening_hours, now));
+    }
+    const result: SearchResults = {
+      object: 'list',
+      data,
+      has_more: hasMore,
+      next_cursor:
+        hasMore && last
+          ? encodeCursor({
+              v: 1,
+              h: fingerprint,
+              s: snapshot.seq,
+              m: snapshot.mean,
+              // the time matters to open_now only (and stays with its pages); else 0, so a rendered page
+              // holds for as long as its listings keep their state
+              t: params.open_now !== undefined ? at : 0,
+              sc: last.score,
+              id: last.id,
+            })
+          : null,
+      mode,
+    };
+    this.#rendered?.set(renderKey, { page: result, from: t, until });
+    return result;
+  }
+}
+
+function parseNear(near: string): { lat: number; lon: number } {
+  const [lat, lon] = near.split(',').map((part) => Math.round(Number(part) * 1e7) / 1e7);
+  if (lat === undefined || lon === undefined || !Number.isFinite(lat) || !Number.isFinite(lon)) {
+    throw new BadRequestError('invalid_near', 'near must be "lat,lon" in decimal degrees.', {
+      param: 'near',
+    });
+  }
+  return { lat, lon };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
