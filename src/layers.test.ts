@@ -16,7 +16,7 @@ describe('layers', () => {
     ['src/platform/jobs.ts', "import type { Config } from '../config.ts';"],
     ['src/accounts/store.ts', "import type { Hub } from '../mcp/catalogue.ts';"],
     ['src/webhooks/store.ts', "import { readyInCluster } from '../cluster.ts';"],
-    ['src/directory/search.ts', "import type { Platform } from '../context.ts';"],
+    ['src/directory/search/search.ts', "import type { Platform } from '../context.ts';"],
     ['src/mcp/remote.ts', "import { createDirectoryService } from '../directory/app.ts';"],
     ['src/webhooks/store.ts', "import { openStorage } from '../storage.ts';"],
   ])('refuses in %s: %s', async (file, line) => {

@@ -72,7 +72,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
   await delivery.start();
   const salesBaseUrl =
     platform.config.publicDirectoryUrl ?? `http://localhost:${platform.config.directoryPort}`;
-  const targetLists = new TargetLists(platform.db, platform.jobs, { baseUrl: salesBaseUrl, logger });
+  const targetLists = new TargetLists(platform.db, platform.jobs, { search, baseUrl: salesBaseUrl, logger });
   await targetLists.start();
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({

@@ -12,7 +12,7 @@ import type {
   TargetListMemberStatus,
 } from '../../generated/directory/client/types.gen.ts';
 import { getPlaceDetails } from '../directory/places.ts';
-import { searchListings } from '../directory/search.ts';
+import type { Search } from '../directory/search/search.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -95,6 +95,8 @@ export function memberOf(row: MemberRow): TargetListMember {
 }
 
 export interface TargetListOptions {
+  /** The directory's search (the one GET /v1/search runs). */
+  search: Search;
   /** The origin of photo URLs in the listings' snapshots. */
   baseUrl: string;
   logger: Logger;
@@ -135,11 +137,13 @@ export class TargetLists {
     input: CreateTargetListRequest,
   ): Promise<TargetList> {
     // The search's own checks, at once: a list that could never be built is a 400 now.
-    await searchListings(this.#db, { ...input.filters, limit: 1 }, new Date(), {
-      baseUrl: this.#options.baseUrl,
-    }).catch((err: unknown) => {
-      throw asFilterError(err);
-    });
+    await this.#options.search
+      .search({ ...input.filters, limit: 1 }, new Date(), {
+        baseUrl: this.#options.baseUrl,
+      })
+      .catch((err: unknown) => {
+        throw asFilterError(err);
+      });
     const id = newId('tl');
     return this.#db.transaction(async (tx) => {
       const [row] = await tx.query<TargetListRow>(
@@ -334,8 +338,7 @@ export class TargetLists {
     let skipped = 0;
     while (added < list.max_members) {
       if (signal.aborted) throw new Error('the build was stopped; it is retried');
-      const page = await searchListings(
-        this.#db,
+      const page = await this.#options.search.search(
         { ...list.filters, limit: PAGE, ...(cursor !== undefined ? { cursor } : {}) },
         at,
         { baseUrl: this.#options.baseUrl },
