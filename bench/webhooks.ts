@@ -1,6 +1,6 @@
 // Webhook deliveries of one instance: `npm run bench:webhooks -- [--storage pglite|postgres]
-// [--events 2000] [--trickle 200]`. Starts the directory API alone as a process (PGlite in
-// memory, or a fresh PostgreSQL database at TEST_DATABASE_URL's server), a fast receiver on
+// [--events 2000] [--trickle 200]`. Starts the directory API alone as a process (PGlite on
+// disk, or a fresh PostgreSQL database at TEST_DATABASE_URL's server), a fast receiver on
 // loopback (node:http, 204 at once), registers an endpoint and measures:
 //   - the delay from an event to its first delivery attempt: `--trickle` test events sent one at
 //     a time, 20 ms apart; the delay is the receiver's arrival time minus the time the

@@ -1,7 +1,8 @@
 // Webhook deliveries are durable jobs: an instance killed with SIGKILL while messages are
-// pending delivers every one of them after a restart (PGlite on disk), and two instances on one
-// PostgreSQL and one Redis deliver each message once, the survivor taking over when the other
-// is killed. Instances are real processes started as an operator starts them.
+// pending delivers every one of them after a restart (PGlite on disk); an instance started with
+// JOB_WORKERS=0 takes events and delivers none; and three instances on one PostgreSQL and one
+// Redis (one of them WORKERS=2, one JOB_WORKERS=0) deliver each message once, the survivors
+// taking over when one is killed. Instances are real processes started as an operator starts them.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -126,14 +127,61 @@ describe('webhook messages pending at a SIGKILL (PGlite on disk)', () => {
   }, 180_000);
 });
 
+describe('an instance with JOB_WORKERS=0 (PGlite on disk)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-http-only-'));
+  const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;
+  const receiver = new Receiver();
+  let instance: Instance | undefined;
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await instance?.stop();
+    await receiver.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records events and delivers none; the next instance with workers delivers them', async () => {
+    receiver.accept = true;
+    const env = { ...ENV, DATA_DIR: dir, BOOTSTRAP_ADMIN_KEY: key };
+    instance = await startInstance({ ...env, JOB_WORKERS: '0' });
+    await waitReady(instance.directory);
+    const endpoint = await call(instance.directory, key, 'POST', '/v1/webhook-endpoints', {
+      url: receiver.url,
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        (await call(instance.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
+          .id as string,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 3000)); // longer than a poll (2 s)
+    expect(receiver.attempts()).toBe(0);
+    const page = await call(
+      instance.directory,
+      key,
+      'GET',
+      `/v1/webhook-endpoints/${String(endpoint.id)}/messages?status=pending`,
+    );
+    expect((page.data as Array<{ attempts: number }>).map((m) => m.attempts)).toEqual([0, 0, 0, 0, 0]);
+    await instance.stop();
+
+    instance = await startInstance(env);
+    await until('every message delivered', () => ids.every((id) => receiver.accepted.has(id)));
+    expect(ids.map((id) => receiver.seen.get(id))).toEqual([1, 1, 1, 1, 1]);
+  }, 180_000);
+});
+
 const SCALES = (await storages()).includes('postgres') && (await redisAvailable());
 
-describe.runIf(SCALES)('webhook deliveries of two instances on one PostgreSQL and Redis', () => {
+describe.runIf(SCALES)('webhook deliveries of three instances on one PostgreSQL and Redis', () => {
   const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;
   const receiver = new Receiver();
   let database: TestDatabase;
+  /** WORKERS=2: two processes behind one port, each with its own job workers. */
   let a: Instance;
   let b: Instance;
+  /** JOB_WORKERS=0: serves HTTP only. */
+  let c: Instance;
   beforeAll(async () => {
     await receiver.start();
     database = await createTestDatabase();
@@ -144,13 +192,15 @@ describe.runIf(SCALES)('webhook deliveries of two instances on one PostgreSQL an
       SECRETS_ENCRYPTION_KEY: '7c'.repeat(32),
       BOOTSTRAP_ADMIN_KEY: key,
     };
-    a = await startInstance(env);
+    a = await startInstance({ ...env, WORKERS: '2' });
     b = await startInstance(env);
-    await Promise.all([waitReady(a.directory), waitReady(b.directory)]);
+    c = await startInstance({ ...env, JOB_WORKERS: '0' });
+    await Promise.all([waitReady(a.directory), waitReady(b.directory), waitReady(c.directory)]);
   }, 180_000);
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
+    await c?.stop();
     await receiver.stop();
     await database?.drop();
   });
@@ -160,7 +210,7 @@ describe.runIf(SCALES)('webhook deliveries of two instances on one PostgreSQL an
     const endpoint = await call(a.directory, key, 'POST', '/v1/webhook-endpoints', { url: receiver.url });
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
-      const via = i % 2 === 0 ? a : b;
+      const via = [a, b, c][i % 3]!;
       ids.push(
         (await call(via.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
           .id as string,
@@ -171,24 +221,24 @@ describe.runIf(SCALES)('webhook deliveries of two instances on one PostgreSQL an
     expect(ids.filter((id) => receiver.seen.get(id) !== 1)).toEqual([]);
   }, 120_000);
 
-  it('the survivor delivers what a killed instance left pending', async () => {
+  it('the survivors deliver what a killed instance left pending', async () => {
     receiver.accept = false;
     receiver.seen.clear();
     receiver.accepted.clear();
-    const endpoint = await call(a.directory, key, 'POST', '/v1/webhook-endpoints', { url: receiver.url });
+    const endpoint = await call(b.directory, key, 'POST', '/v1/webhook-endpoints', { url: receiver.url });
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       ids.push(
-        (await call(a.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
+        (await call(b.directory, key, 'POST', `/v1/webhook-endpoints/${String(endpoint.id)}/test`))
           .id as string,
       );
     }
     await until('a failed first attempt of each', () => ids.every((id) => receiver.seen.has(id)));
-    process.kill(a.pid, 'SIGKILL');
-    await a.exited;
+    process.kill(b.pid, 'SIGKILL');
+    await b.exited;
     receiver.accept = true;
     await until(
-      'every message delivered by the survivor',
+      'every message delivered by the survivors',
       () => ids.every((id) => receiver.accepted.has(id)),
       90_000,
     );

@@ -18,7 +18,23 @@ interface Received {
   at: number;
 }
 
-type Behaviour = 'ok' | 'fail' | 'hang' | 'gone';
+type Behaviour = 'ok' | 'fail' | 'hang' | 'gone' | 'flood';
+
+/** A 500 with a body of 50 MB, written as fast as the sender reads it. */
+function flood(res: ServerResponse): void {
+  res.writeHead(500, { 'content-type': 'text/plain' });
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let sent = 0;
+  const more = () => {
+    while (sent < 50 * 1024 * 1024) {
+      sent += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', more);
+    }
+    res.end();
+  };
+  res.on('error', () => undefined);
+  more();
+}
 
 /** A webhook receiver on loopback whose answer per path is set by the test. */
 class Receiver {
@@ -43,6 +59,7 @@ class Receiver {
         if (behaviour === 'hang') return;
         if (behaviour === 'fail') return void res.writeHead(500).end('{"error":"database unavailable"}');
         if (behaviour === 'gone') return void res.writeHead(410).end('gone');
+        if (behaviour === 'flood') return void flood(res);
         res.writeHead(204).end();
       });
     });
@@ -91,6 +108,7 @@ interface Message {
   attempts: number;
   event_type: string;
   attempt_log: Array<{
+    duration_ms: number;
     status_code: number | null;
     outcome: string;
     error: string | null;
@@ -420,7 +438,13 @@ describe('webhook endpoints that fail for the whole disable period', () => {
     await receiver.stop();
   });
 
-  it('are disabled with reason failing, their message ends failed', async () => {
+  it('are disabled with reason failing, their message ends failed, and endpoint.disabled is sent', async () => {
+    const watcher = (
+      await call('POST', '/v1/webhook-endpoints', {
+        url: receiver.url('/hooks/failing-watcher'),
+        event_types: ['endpoint.disabled'],
+      })
+    ).body as unknown as Endpoint;
     receiver.behaviour.set('/hooks/failing', 'fail');
     const endpoint = (await call('POST', '/v1/webhook-endpoints', { url: receiver.url('/hooks/failing') }))
       .body as unknown as Endpoint;
@@ -432,11 +456,82 @@ describe('webhook endpoints that fail for the whole disable period', () => {
     expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'failing' });
     const failed = await message(endpoint.id, id);
     expect(failed?.attempts).toBeGreaterThanOrEqual(2);
+    const told = await until('the endpoint.disabled event', () => receiver.at('/hooks/failing-watcher')[0]);
+    expect(new Webhook(watcher.secret!).verify(told.body, told.headers)).toMatchObject({
+      type: 'endpoint.disabled',
+      data: { object: { id: endpoint.id, status: 'disabled', disabled_reason: 'failing' } },
+    });
     // nothing more is attempted while it is disabled
     const seen = receiver.at('/hooks/failing').length;
     await new Promise((r) => setTimeout(r, 1200));
     expect(receiver.at('/hooks/failing').length).toBe(seen);
   });
+});
+
+describe('receivers that hang or answer 50 MB', () => {
+  let servers: TestServers;
+  const receiver = new Receiver();
+  const { call, message } = client(() => servers);
+
+  beforeAll(async () => {
+    await receiver.start();
+    servers = await startTestServers((await storages())[0]!, {
+      which: ['directory'],
+      env: {
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '0s,1h',
+        WEBHOOK_TIMEOUT_MS: '5000',
+      },
+    });
+  }, 240_000);
+  afterAll(async () => {
+    await servers?.stop();
+    await receiver.stop();
+  });
+
+  it('do not hold up the deliveries to other endpoints; of 50 MB the first 1 KB is read', async () => {
+    receiver.behaviour.set('/hooks/hang', 'hang');
+    receiver.behaviour.set('/hooks/flood', 'flood');
+    const create = async (path: string) =>
+      ((await call('POST', '/v1/webhook-endpoints', { url: receiver.url(path) })).body as unknown as Endpoint)
+        .id;
+    const [hang, flooding, fast] = [
+      await create('/hooks/hang'),
+      await create('/hooks/flood'),
+      await create('/hooks/fast'),
+    ];
+    // more hanging deliveries than the instance has workers (JOB_WORKERS, 16)
+    const hanging: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      hanging.push((await call('POST', `/v1/webhook-endpoints/${hang}/test`)).body.id as string);
+    }
+    await until('hanging attempts under way', () => receiver.at('/hooks/hang').length >= 4 || undefined);
+    const flooded = (await call('POST', `/v1/webhook-endpoints/${flooding}/test`)).body.id as string;
+    const sent = Date.now();
+    const quick = (await call('POST', `/v1/webhook-endpoints/${fast}/test`)).body.id as string;
+    const got = await until('the fast endpoint’s event', () => receiver.at('/hooks/fast')[0]);
+    // well inside the 5 s the hanging receiver holds its attempts
+    expect(got.at - sent).toBeLessThan(2000);
+    expect(got.headers['webhook-id']).toBe(quick);
+    const greedy = await until('the flooded attempt', async () => {
+      const m = await message(flooding, flooded);
+      return m?.attempts ? m : undefined;
+    });
+    expect(greedy.attempt_log[0]).toMatchObject({ status_code: 500, outcome: 'failed' });
+    expect(greedy.attempt_log[0]?.response).toHaveLength(1024);
+    // the hanging endpoint's attempts end at the timeout, a few at a time
+    const timedOut = await until(
+      'the hanging attempts timed out',
+      async () => {
+        const page = (await call('GET', `/v1/webhook-endpoints/${hang}/messages?limit=100`)).body
+          .data as Message[];
+        return page.find((m) => m.id === hanging[0] && m.attempts > 0);
+      },
+      20_000,
+    );
+    expect(timedOut.attempt_log[0]?.error).toMatch(/timeout: no answer within 5000 ms/);
+    expect(timedOut.attempt_log[0]?.duration_ms).toBeGreaterThanOrEqual(4900);
+  }, 60_000);
 });
 
 describe('webhook URLs as production checks them', () => {

@@ -77,6 +77,132 @@ describe.each([
     expect(dead.map((d) => d.data)).toEqual([{ y: 2 }]);
   });
 
+  it('retries with exponential backoff, each delay at most the queue maximum', async () => {
+    await started;
+    const name = queue('backoff');
+    const at: number[] = [];
+    await jobs.define(
+      name,
+      async () => {
+        at.push(Date.now());
+        throw new Error('still down');
+      },
+      { retryLimit: 3, retryDelaySeconds: 1 },
+    );
+    const id = await jobs.send(name, {});
+    await until(async () => (await jobs.get(name, id))?.state === 'failed', 30_000);
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    // pg-boss: retry n waits delay × 2^n × (1 + random) / 2 ... delay × 2^n, n from 1, checked by a 0.5 s poll
+    expect(gaps).toHaveLength(3);
+    gaps.forEach((gap, n) => {
+      expect(gap).toBeGreaterThanOrEqual(2 ** n * 1000 - 100);
+      expect(gap).toBeLessThan(2 ** (n + 1) * 1000 + 1200);
+    });
+
+    const capped = queue('capped');
+    const cappedAt: number[] = [];
+    await jobs.define(
+      capped,
+      async () => {
+        cappedAt.push(Date.now());
+        throw new Error('still down');
+      },
+      { retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1 },
+    );
+    const cappedId = await jobs.send(capped, {});
+    await until(async () => (await jobs.get(capped, cappedId))?.state === 'failed', 30_000);
+    for (const gap of cappedAt.slice(1).map((t, i) => t - cappedAt[i]!)) expect(gap).toBeLessThan(2200);
+  });
+
+  it('expires an attempt that runs too long: its signal is aborted and the job retried', async () => {
+    await started;
+    const name = queue('expiry');
+    const attempts: Array<{ retry: number; aborted: boolean; ms: number }> = [];
+    await jobs.define(
+      name,
+      async (_data, job) => {
+        const begun = Date.now();
+        if (job.retryCount === 0) {
+          // hangs until the queue gives up on it
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10_000);
+            job.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+        }
+        attempts.push({ retry: job.retryCount, aborted: job.signal.aborted, ms: Date.now() - begun });
+      },
+      { expireInSeconds: 1, retryLimit: 1, retryDelaySeconds: 1 },
+    );
+    const id = await jobs.send(name, {});
+    await until(async () => (await jobs.get(name, id))?.state === 'completed', 30_000);
+    expect(attempts.map((a) => [a.retry, a.aborted])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
+    expect(attempts[0]!.ms).toBeLessThan(5000); // the expiry, not the handler's own 10 s
+  });
+
+  it("keeps one group's jobs to its share of the workers: a hanging group does not hold the rest", async () => {
+    // (perGroup counts over all instances; one instance here)
+    await started;
+    const name = queue('groups');
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    let running = 0;
+    let most = 0;
+    const ran: Array<{ k: string; at: number }> = [];
+    await jobs.define<{ k: string }>(
+      name,
+      async (data) => {
+        if (data.k === 'slow') {
+          running++;
+          most = Math.max(most, running);
+          await gate;
+          running--;
+        }
+        ran.push({ k: data.k, at: Date.now() });
+      },
+      { concurrency: 4, perGroup: 2 },
+    );
+    for (let i = 0; i < 6; i++) await jobs.send(name, { k: 'slow' }, { group: 'endpoint-slow' });
+    await until(() => running >= 2);
+    const sent = Date.now();
+    await jobs.send(name, { k: 'fast' }, { group: 'endpoint-fast' });
+    await until(() => ran.some((r) => r.k === 'fast'));
+    expect(ran.find((r) => r.k === 'fast')!.at - sent).toBeLessThan(1500);
+    // two claims made at the same moment may both see one slot free: the bound is kept within one
+    expect(running).toBeGreaterThanOrEqual(2);
+    expect(running).toBeLessThanOrEqual(3);
+    release();
+    await until(() => ran.filter((r) => r.k === 'slow').length === 6);
+    expect(most).toBeLessThanOrEqual(3);
+  });
+
+  it('drains a backlog at the speed of its handlers, not of the poll', async () => {
+    await started;
+    const name = queue('backlog');
+    const ran: number[] = [];
+    // queued by an instance that only serves HTTP (JOB_WORKERS=0), as before a restart
+    const idle = await openJobs(db, { workers: 0, logger });
+    await idle.define(name, async () => {
+      throw new Error('an instance without workers runs nothing');
+    });
+    for (let i = 0; i < 100; i++) await idle.send(name, { i });
+    await idle.stop();
+    const begun = Date.now();
+    await jobs.define<{ i: number }>(
+      name,
+      async (data) => {
+        ran.push(data.i);
+      },
+      { concurrency: 2 },
+    );
+    await until(() => ran.length === 100);
+    // two workers polling every 0.5 s would need 25 s
+    expect(Date.now() - begun).toBeLessThan(10_000);
+    expect(new Set(ran).size).toBe(100);
+  });
+
   it('runs a job no earlier than its time, and not at all once cancelled', async () => {
     await started;
     const name = queue('later');
@@ -206,4 +332,70 @@ describe('jobs survive a stop and are shared by instances', () => {
     for (const jobs of instances) await jobs.stop();
     for (const db of dbs) await db.close();
   });
+
+  it('a job that outlasts the heartbeat is not claimed by the other instance while it runs', async () => {
+    const name = queue('long');
+    const dbs = [
+      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+    ];
+    const runs: string[] = [];
+    let running = 0;
+    let most = 0;
+    const instances = await Promise.all(
+      dbs.map(async (db, i) => {
+        const jobs = await openJobs(db, { workers: 2, logger, pollingIntervalSeconds: 0.5 });
+        await jobs.define(
+          name,
+          async () => {
+            runs.push(`instance ${i}`);
+            running++;
+            most = Math.max(most, running);
+            // longer than a heartbeat (10 s) and the supervisor's look (10 s) together
+            await new Promise((r) => setTimeout(r, 24_000));
+            running--;
+          },
+          { concurrency: 2, expireInSeconds: 120 },
+        );
+        return jobs;
+      }),
+    );
+    const id = await instances[0]!.send(name, {});
+    await until(async () => (await instances[1]!.get(name, id))?.state === 'completed', 60_000);
+    expect(runs).toHaveLength(1);
+    expect(most).toBe(1);
+    for (const jobs of instances) await jobs.stop();
+    for (const db of dbs) await db.close();
+  }, 90_000);
+
+  it('two instances with the same cron schedule send one job per occurrence', async () => {
+    const name = queue('cron');
+    const dbs = [
+      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+    ];
+    const runs: Array<{ instance: number; at: number }> = [];
+    const instances = await Promise.all(
+      dbs.map(async (db, i) => {
+        const jobs = await openJobs(db, { workers: 1, logger, pollingIntervalSeconds: 0.5 });
+        await jobs.define(name, async () => {
+          runs.push({ instance: i, at: Date.now() });
+        });
+        await jobs.schedule(name, '* * * * *'); // every minute, in both instances
+        return jobs;
+      }),
+    );
+    // an occurrence (this minute's or the next), found by the cron pass (every 5 s) of either instance
+    await until(() => runs.length > 0, 80_000);
+    await new Promise((r) => setTimeout(r, 15_000)); // room for the other instance to send it again
+    const perMinute = new Map<number, number>();
+    for (const run of runs) {
+      const minute = Math.floor(run.at / 60_000);
+      perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+    }
+    expect([...perMinute.values()].every((n) => n === 1)).toBe(true);
+    await instances[0]!.unschedule(name);
+    for (const jobs of instances) await jobs.stop();
+    for (const db of dbs) await db.close();
+  }, 120_000);
 });

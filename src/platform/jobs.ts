@@ -6,7 +6,12 @@
 // the database share the queue, and a job is held by one worker at a time.
 //
 // Queues notify: a job sent wakes an idle worker at once (LISTEN/NOTIFY on PostgreSQL, the same
-// in-process on PGlite); polling every `pollingIntervalSeconds` stays as the floor.
+// in-process on PGlite); polling every `pollingIntervalSeconds` stays as the floor. A queue runs
+// `concurrency` workers of one job each: a worker that finished a job claims the next at once
+// (so a backlog drains at the speed of the handlers, not of the poll), and one slow job holds
+// one worker only. Jobs sent with a `group` (a webhook endpoint, say) run at most `perGroup` at
+// once over all instances (pg-boss counts the group's active jobs when it claims; two claims at
+// the same moment may pass the bound by one), so one slow group cannot hold every worker.
 import { type Db as BossDb, type Job as BossJob, fromPglite, PgBoss } from 'pg-boss';
 import type { Db, Queryable } from './db.ts';
 import type { Logger } from './logger.ts';
@@ -24,11 +29,10 @@ export interface QueuePolicy {
   /** How many of this queue's jobs one instance runs at once (at most JOB_WORKERS); 1 by default. */
   concurrency?: number;
   /**
-   * Jobs claimed in one fetch and run side by side; a worker that found a full batch fetches
-   * again at once instead of waiting for the poll. 1 by default; more for short, numerous jobs
-   * (a delivery), where fetching one job a poll would bound the rate.
+   * How many jobs of one group (SendOptions.group) run at once, over all instances that share the
+   * queue; no bound by default.
    */
-  batch?: number;
+  perGroup?: number;
 }
 
 export interface SendOptions {
@@ -38,6 +42,8 @@ export interface SendOptions {
   priority?: number;
   /** Send inside this transaction: the job exists only if the transaction commits. */
   tx?: Queryable;
+  /** The group the job belongs to, bounded by the queue's `perGroup`. */
+  group?: string;
 }
 
 export interface JobContext {
@@ -65,6 +71,8 @@ export interface Jobs {
   send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string>;
   /** Sends a job to a defined queue on a cron schedule (UTC), once per occurrence across instances. */
   schedule(name: string, cron: string): Promise<void>;
+  /** Drops the cron schedule of a queue. */
+  unschedule(name: string): Promise<void>;
   /** Cancels a job that has not run yet (a running one finishes its attempt). */
   cancel(name: string, id: string): Promise<void>;
   get(name: string, id: string): Promise<JobState | null>;
@@ -131,45 +139,44 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
       });
       const concurrency = Math.min(policy.concurrency ?? 1, options.workers);
       if (concurrency <= 0 || stopped) return;
-      const batch = Math.max(1, Math.min(policy.batch ?? 1, concurrency));
-      const run = (job: BossJob<T>) =>
-        handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal });
-      await boss.work<T>(
-        name,
-        {
-          batchSize: batch,
-          localConcurrency: Math.ceil(concurrency / batch),
-          burstWhenBatchFull: batch > 1,
-          perJobResults: true,
-          pollingIntervalSeconds: polling,
-          // a notification wakes a worker for a job due now; retries and run-at times come due
-          // without one, so the poll stays as short
-          notifyPollingIntervalSeconds: polling,
-        },
-        async (jobs: BossJob<T>[]) => {
-          // each job of the batch settles on its own: one that throws is retried alone
-          const settled = await Promise.allSettled(jobs.map(run));
-          return settled.map((outcome, i) => ({
-            id: jobs[i]!.id,
-            status: outcome.status === 'fulfilled' ? ('completed' as const) : ('failed' as const),
-            ...(outcome.status === 'rejected'
-              ? { output: { message: String((outcome.reason as Error)?.message ?? outcome.reason) } }
-              : {}),
-          }));
-        },
-      );
+      for (let i = 0; i < concurrency; i++) {
+        const self: { id?: string } = {};
+        self.id = await boss.work<T>(
+          name,
+          {
+            batchSize: 1,
+            ...(policy.perGroup === undefined ? {} : { groupConcurrency: policy.perGroup }),
+            pollingIntervalSeconds: polling,
+            // a notification wakes a worker for a job due now; retries and run-at times come due
+            // without one, so the poll stays as short
+            notifyPollingIntervalSeconds: polling,
+          },
+          async ([job]: BossJob<T>[]) => {
+            try {
+              await handler(job!.data, { id: job!.id, retryCount: job!.retryCount, signal: job!.signal });
+            } finally {
+              // claim the next job at once: where there was one, there are likely more
+              if (self.id !== undefined) boss.notifyWorker(self.id);
+            }
+          },
+        );
+      }
     },
     async send(name, data, sendOptions = {}) {
       const id = await boss.send(name, data, {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.priority !== undefined ? { priority: sendOptions.priority } : {}),
         ...(sendOptions.tx ? { db: inTransaction(sendOptions.tx) } : {}),
+        ...(sendOptions.group ? { group: { id: sendOptions.group } } : {}),
       });
       if (id === null) throw new Error(`job queue ${name} refused a job`);
       return id;
     },
     async schedule(name, cron) {
       await boss.schedule(name, cron, {}, { tz: 'UTC' });
+    },
+    async unschedule(name) {
+      await boss.unschedule(name);
     },
     async cancel(name, id) {
       await boss.cancel(name, id);

@@ -70,9 +70,13 @@ export class WebhookDelivery {
 
   /** Declares the delivery queue (and runs its workers where this instance has any). */
   async start(): Promise<void> {
+    const concurrency = this.#options.concurrency ?? 16;
     await this.#jobs.define<DeliverJob>(DELIVER, (job) => this.#attempt(job), {
-      concurrency: this.#options.concurrency ?? 16,
-      batch: 4,
+      concurrency,
+      // one endpoint's deliveries take at most three quarters of an instance's workers (counted
+      // over all instances): a receiver that hangs until the timeout holds those, and the other
+      // endpoints' deliveries go on with the rest
+      perGroup: Math.max(1, Math.floor((concurrency * 3) / 4)),
       // an attempt is bounded by the receiver's timeout; one that outlives it by far was lost
       expireInSeconds: Math.ceil(this.#options.timeoutMs / 1000) + 60,
       retryLimit: 5,
@@ -118,7 +122,7 @@ export class WebhookDelivery {
         await this.#jobs.send<DeliverJob>(
           DELIVER,
           { messageId: id, n: 0 },
-          { tx, ...(first > 0 ? { startAfter: new Date(Date.now() + first) } : {}) },
+          { tx, group: endpoint.id, ...(first > 0 ? { startAfter: new Date(Date.now() + first) } : {}) },
         );
         messages.push(messageOf(row!));
       }
@@ -155,7 +159,11 @@ export class WebhookDelivery {
          where id = $1 returning *`,
         [messageId],
       );
-      await this.#jobs.send<DeliverJob>(DELIVER, { messageId, pending: before.status === 'pending' }, { tx });
+      await this.#jobs.send<DeliverJob>(
+        DELIVER,
+        { messageId, pending: before.status === 'pending' },
+        { tx, group: endpointId },
+      );
       return messageOf(row!);
     });
   }
@@ -168,7 +176,7 @@ export class WebhookDelivery {
         [endpointId],
       );
       for (const { id } of pending)
-        await this.#jobs.send<DeliverJob>(DELIVER, { messageId: id, n: 0 }, { tx });
+        await this.#jobs.send<DeliverJob>(DELIVER, { messageId: id, n: 0 }, { tx, group: endpointId });
     });
   }
 
@@ -261,7 +269,7 @@ export class WebhookDelivery {
         await this.#jobs.send<DeliverJob>(
           DELIVER,
           { messageId: message.id, n: (job.n ?? 0) + 1 },
-          { startAfter: next, tx },
+          { startAfter: next, tx, group: endpoint.id },
         );
       }
       const [marked] = await tx.query<EndpointRow>(
