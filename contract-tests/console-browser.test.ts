@@ -275,6 +275,12 @@ describe('the console in a browser', () => {
     expect(statementText).toContain(`Search unlimited, ${today}`);
     expect(statementText).toContain('Model API: prince');
     expect(statementText).toContain('Directory API: search');
+    // An active subscription is billed pro rata up to the second the statement is asked for, so
+    // the page's total and a later GET differ by the seconds between them (about 0.0000768 EUR a
+    // second for 199 EUR a month). Cancelled, the subscription's line stops moving: compare then.
+    await page.getByRole('button', { name: 'Cancel Search unlimited' }).click();
+    await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).waitFor();
+    expect((await page.locator('#statement').textContent()) ?? '').toContain(`Search unlimited, ${today}`);
     const statement = (await (
       await page.request.get(`${base}/v1/statements/${today.slice(0, 7)}`)
     ).json()) as { total: string };
