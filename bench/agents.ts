@@ -57,6 +57,7 @@ async function main(): Promise<void> {
       MODEL_RATE_LIMIT_RPM: '1000000',
       MODEL_RATE_LIMIT_TPM: '1000000000',
       DIRECTORY_RATE_LIMIT_RPS: '100000',
+      INBOUND_SMTP_PORT: 'off',
     }),
     host: '127.0.0.1',
     modelPort: 0,

@@ -264,6 +264,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
       ...env,
       HOST: '127.0.0.1',
       DIRECTORY_API_PORT: String(port),
+      INBOUND_SMTP_PORT: 'off',
       BOOTSTRAP_ADMIN_KEY: key,
       LOG_LEVEL: 'warn',
     },

@@ -73,6 +73,7 @@ const start = (env: Record<string, string> = {}) =>
       ...process.env,
       HOST: '127.0.0.1',
       DIRECTORY_API_PORT: String(PORT),
+      INBOUND_SMTP_PORT: 'off',
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       SECRETS_ENCRYPTION_KEY: '3b'.repeat(32),

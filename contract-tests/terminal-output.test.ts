@@ -12,6 +12,7 @@ async function startUp(env: Record<string, string>, terminal: boolean): Promise<
     DATA_DIR: 'memory://',
     MODEL_API_PORT: String(model),
     DIRECTORY_API_PORT: String(directory),
+    INBOUND_SMTP_PORT: '0',
     HOST: '127.0.0.1',
     DEMO_LISTINGS: '2000',
     BOOTSTRAP_ADMIN_KEY: 'sk_test_terminal_output_0123456789abcdef',

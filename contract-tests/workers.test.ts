@@ -8,6 +8,8 @@ import { AccountStore } from '../src/accounts/store.ts';
 import { type Db } from '../src/platform/db.ts';
 import { openStorage } from '../src/storage.ts';
 import { bearer } from './support/envelope.ts';
+import { freePort } from './support/processes.ts';
+import { sendSmtp } from './support/smtp.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
 
@@ -82,7 +84,10 @@ describe.skipIf(!RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
   let instance: Instance;
   let db: Db;
 
+  let smtpPort: number;
+
   beforeAll(async () => {
+    smtpPort = await freePort();
     database = await createTestDatabase();
     instance = await startInstance({
       WORKERS: '2',
@@ -90,6 +95,7 @@ describe.skipIf(!RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
       REDIS_URL: TEST_REDIS_URL,
       BOOTSTRAP_ADMIN_KEY: adminKey,
       DIRECTORY_DAILY_QUOTA: String(DAILY),
+      INBOUND_SMTP_PORT: String(smtpPort),
     });
     await waitReady(instance.directory);
     await waitReady(instance.model);
@@ -127,6 +133,39 @@ describe.skipIf(!RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
       await res.arrayBuffer();
     }
     expect(statuses.join(' ')).toBe([...Array<number>(DAILY).fill(200), 429, 429].join(' '));
+  });
+
+  it('hands inbound SMTP connections to the workers, which look reply domains up in the shared database', async () => {
+    await db.query(
+      `insert into sending_domains (id, account_id, project_id, domain, dkim_selector, dkim_private_key_sealed,
+         dns_records, status, verified_at, created)
+       values ('sd_01JDS3C4DWA7N36096Q14DR9GP', 'acct_x', 'proj_x', 'workers.test', 'eurus-abc', 'v1.x',
+         '[]', 'verified', 1, 1)`,
+    );
+    // one connection each, so the primary hands them to the workers in turn
+    for (let i = 0; i < 4; i++) {
+      const refused = await sendSmtp(smtpPort, {
+        from: 'a@sender.test',
+        to: 'r-1@reply.unknown.test',
+        subject: 'hi',
+        text: 'hi',
+      }).then(
+        () => undefined,
+        (err: { responseCode?: number; command?: string }) => err,
+      );
+      expect(refused).toMatchObject({ responseCode: 550, command: expect.stringMatching(/RCPT/) as unknown });
+      // a verified domain's reply host passes RCPT TO in every worker (what follows is the handler's)
+      const accepted = await sendSmtp(smtpPort, {
+        from: 'a@sender.test',
+        to: 'r-1@reply.workers.test',
+        subject: 'hi',
+        text: 'hi',
+      }).then(
+        () => undefined,
+        (err: { command?: string }) => err,
+      );
+      expect(accepted?.command ?? 'DATA').not.toMatch(/RCPT/);
+    }
   });
 
   it('replaces a worker that dies, and serves throughout', async () => {

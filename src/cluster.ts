@@ -19,12 +19,15 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ServiceName } from './platform/app.ts';
 
+/** What a primary listens for: the services, and the directory's inbound SMTP listener. */
+type Listener = ServiceName | 'smtp';
+
 /** The services a primary listens for, with their ports (as the workers would listen). */
-export type Listeners = Array<{ service: ServiceName; host: string; port: number }>;
+export type Listeners = Array<{ service: Listener; host: string; port: number }>;
 
 /** Messages between the primary and its workers; `connection` comes with its socket. */
 type Message =
-  { type: 'up' } | { type: 'ready' } | { type: 'all-ready' } | { type: 'connection'; service: ServiceName };
+  { type: 'up' } | { type: 'ready' } | { type: 'all-ready' } | { type: 'connection'; service: Listener };
 
 /** Why these settings cannot run several workers, or undefined when they can. */
 export function whyNotWorkers(config: {
@@ -54,10 +57,7 @@ export function readyInCluster(ownReady: boolean): boolean {
  * In a worker whose services are started (handed over, see server.ts): serves the connections
  * the primary sends, tells it once `ready` settles, and learns when every worker is.
  */
-export function joinCluster(
-  ready: Promise<void>,
-  accept: (service: ServiceName, socket: Socket) => void,
-): void {
+export function joinCluster(ready: Promise<void>, accept: (service: Listener, socket: Socket) => void): void {
   if (!cluster.isWorker) return;
   process.on('message', (message: Message, socket?: Socket) => {
     if (message.type === 'all-ready') peersReady = true;
@@ -92,7 +92,7 @@ export function runPrimary(count: number, listeners: Listeners, log: Log): void 
   const servers: Server[] = [];
 
   /** Hands `socket` to the next worker up; one that just died fails the send: the next one, then. */
-  const hand = (service: ServiceName, socket: Socket, tries: number): void => {
+  const hand = (service: Listener, socket: Socket, tries: number): void => {
     const worker = up[turn++ % up.length];
     if (!worker || stopping || tries <= 0) {
       socket.destroy();

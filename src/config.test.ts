@@ -94,6 +94,19 @@ describe('configuration', () => {
     ['VECTOR_KERNEL', 'gpu', /^VECTOR_KERNEL must be wasm or js, not "gpu"$/],
     ['WEBHOOK_DISABLE_AFTER', '5 days', /^WEBHOOK_DISABLE_AFTER takes durations such as 500ms/],
     ['MODEL_ENGINES', '{not json', /MODEL_ENGINES is not valid JSON/],
+    ['SMTP_URL', 'http://relay.example:25', /^SMTP_URL must be smtp:\/\/\[user:password@\]host/],
+    ['DNS_SERVERS', '127.0.0.1:5353,dns.google', /^DNS_SERVERS takes IP addresses with an optional port/],
+    [
+      'INBOUND_SMTP_PORT',
+      'on',
+      /^INBOUND_SMTP_PORT must be a port number from 0 to 65535, or off, not "on"$/,
+    ],
+    ['INBOUND_MAIL_HOST', 'mx example', /^INBOUND_MAIL_HOST must be a host name/],
+    [
+      'INBOUND_SMTP_TLS_CERT',
+      '/etc/ssl/cert.pem',
+      /^INBOUND_SMTP_TLS_CERT and INBOUND_SMTP_TLS_KEY go together/,
+    ],
   ])('refuses %s=%s, naming it and what it may be', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

@@ -2,12 +2,39 @@
 // every variable (a bad value stops the start with exit code 2, naming the variable and what it
 // may be); the rest of the code takes the typed Config. The README has the table
 // (src/config.test.ts checks it against CONFIG_VARIABLES).
+import { isIP } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LimitSettings } from './limits/policies.ts';
 import { type EnginesConfig, loadEnginesConfig } from './model/engines/select.ts';
 import { type LogFormat, logFormatOf } from './platform/logger.ts';
+
+/** Outgoing and incoming mail, and the DNS look-ups of sending domains (src/mail/). */
+export interface MailConfig {
+  /** SMTP_URL: the relay or MTA campaign mail goes to (smtp:// or smtps://, credentials in the URL); unset: the .eml outbox. */
+  smtpUrl: string | undefined;
+  /** SMTP_MAX_CONNECTIONS: pooled connections to SMTP_URL per instance; 5 by default. */
+  smtpMaxConnections: number;
+  /** SMTP_TIMEOUT_MS: connecting to the relay, its greeting and each answer; 30,000 by default. */
+  smtpTimeoutMs: number;
+  /** INBOUND_SMTP_PORT: the inbound SMTP listener's port, 2525 by default; `off` (undefined): no listener. */
+  inboundPort: number | undefined;
+  /** INBOUND_MAIL_HOST: the host the reply subdomains' MX records name (and our SMTP greeting). */
+  inboundHost: string;
+  /** INBOUND_SMTP_MAX_BYTES: the largest message accepted (552 above); 25 MB by default. */
+  inboundMaxBytes: number;
+  /** INBOUND_SMTP_MAX_CONNECTIONS: open inbound SMTP connections per instance (421 above); 200 by default. */
+  inboundMaxConnections: number;
+  /** INBOUND_SMTP_RATE_PER_MINUTE: messages one client address may send a minute (451 above); 600 by default. */
+  inboundRatePerMinute: number;
+  /** INBOUND_SMTP_TLS_CERT and INBOUND_SMTP_TLS_KEY: PEM files; STARTTLS is offered only with both. */
+  inboundTls: { certFile: string; keyFile: string } | undefined;
+  /** MAIL_SPF_INCLUDE: the domain the SPF record to publish includes (the relay's); INBOUND_MAIL_HOST by default. */
+  spfInclude: string;
+  /** DNS_SERVERS: the resolvers sending domains are verified through (`ip`, `ip:port`, `[ipv6]:port`); the system's when empty. */
+  dnsServers: string[];
+}
 
 /** How long and how many connections a client may hold (src/server.ts applies them). */
 export interface ConnectionLimits {
@@ -104,6 +131,8 @@ export interface Config {
   searchCache: boolean;
   /** VECTOR_KERNEL: `js` ranks vectors on the plain loop instead of the WebAssembly SIMD kernel. */
   vectorKernel: 'wasm' | 'js' | undefined;
+  /** SMTP_URL, INBOUND_SMTP_*, INBOUND_MAIL_HOST, MAIL_SPF_INCLUDE, DNS_SERVERS: mail (src/mail/). */
+  mail: MailConfig;
 }
 
 /** What a variable was set to that its schema refused: its name, what it may be, the value. */
@@ -172,6 +201,26 @@ const origin = z
     } catch {
       return false;
     }
+  });
+
+const hostname = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/)
+  .optional()
+  .describe('must be a host name such as mx.example.eu');
+
+/** `1.1.1.1`, `127.0.0.1:5353`, `::1`, `[::1]:53`: what node's resolver takes. */
+const dnsServer = z
+  .string()
+  .trim()
+  .refine((server) => {
+    const match =
+      /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/i.exec(server) ?? /^([0-9a-f:]+)$/i.exec(server);
+    const ip = match?.[1] ?? match?.[2];
+    const port = match?.[3] === undefined ? 53 : Number(match[3]);
+    return ip !== undefined && isIP(ip) !== 0 && port >= 1 && port <= 65535;
   });
 
 /**
@@ -260,6 +309,40 @@ const ENV = z.object({
     .transform((raw) => raw === 'on')
     .describe('must be on or off'),
   VECTOR_KERNEL: z.enum(['wasm', 'js']).optional().describe('must be wasm or js'),
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine((raw) => {
+      try {
+        const url = new URL(raw);
+        return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    })
+    .optional()
+    .describe(
+      'must be smtp://[user:password@]host[:port] or smtps://..., e.g. smtps://apikey:secret@smtp.relay.example:465',
+    ),
+  SMTP_MAX_CONNECTIONS: integer(1, 100, 5),
+  SMTP_TIMEOUT_MS: integer(1000, 600_000, 30_000),
+  INBOUND_SMTP_PORT: z
+    .union([z.literal('off').transform(() => undefined), z.coerce.number().int().min(0).max(65535)])
+    .default(2525)
+    .describe('must be a port number from 0 to 65535, or off'),
+  INBOUND_MAIL_HOST: hostname,
+  INBOUND_SMTP_MAX_BYTES: integer(1024, 200 * 1024 * 1024, 25 * 1024 * 1024),
+  INBOUND_SMTP_MAX_CONNECTIONS: integer(1, 100_000, 200),
+  INBOUND_SMTP_RATE_PER_MINUTE: integer(1, 1_000_000, 600),
+  INBOUND_SMTP_TLS_CERT: z.string().optional(),
+  INBOUND_SMTP_TLS_KEY: z.string().optional(),
+  MAIL_SPF_INCLUDE: hostname,
+  DNS_SERVERS: z
+    .string()
+    .transform((raw) => raw.split(','))
+    .pipe(z.array(dnsServer))
+    .optional()
+    .describe('takes IP addresses with an optional port, comma-separated (1.1.1.1,127.0.0.1:5353,[::1]:53)'),
 });
 
 /**
@@ -284,6 +367,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const v = parsed.data;
   const dataDir = v.DATA_DIR;
+  if ((v.INBOUND_SMTP_TLS_CERT === undefined) !== (v.INBOUND_SMTP_TLS_KEY === undefined)) {
+    throw new ConfigError(
+      'INBOUND_SMTP_TLS_CERT and INBOUND_SMTP_TLS_KEY go together: set both PEM files, or neither',
+    );
+  }
+  const inboundHost =
+    v.INBOUND_MAIL_HOST ?? (v.PUBLIC_DIRECTORY_URL ? new URL(v.PUBLIC_DIRECTORY_URL).hostname : 'localhost');
   return {
     host: v.HOST,
     modelPort: v.MODEL_API_PORT,
@@ -331,5 +421,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: v.WORKERS,
     searchCache: v.SEARCH_CACHE,
     vectorKernel: v.VECTOR_KERNEL,
+    mail: {
+      smtpUrl: v.SMTP_URL,
+      smtpMaxConnections: v.SMTP_MAX_CONNECTIONS,
+      smtpTimeoutMs: v.SMTP_TIMEOUT_MS,
+      inboundPort: v.INBOUND_SMTP_PORT,
+      inboundHost,
+      inboundMaxBytes: v.INBOUND_SMTP_MAX_BYTES,
+      inboundMaxConnections: v.INBOUND_SMTP_MAX_CONNECTIONS,
+      inboundRatePerMinute: v.INBOUND_SMTP_RATE_PER_MINUTE,
+      inboundTls:
+        v.INBOUND_SMTP_TLS_CERT !== undefined && v.INBOUND_SMTP_TLS_KEY !== undefined
+          ? { certFile: v.INBOUND_SMTP_TLS_CERT, keyFile: v.INBOUND_SMTP_TLS_KEY }
+          : undefined,
+      spfInclude: v.MAIL_SPF_INCLUDE ?? inboundHost,
+      dnsServers: v.DNS_SERVERS ?? [],
+    },
   };
 }

@@ -1,7 +1,7 @@
 // `node src/main.ts [model|directory]`: both services by default, or one alone; with WORKERS
 // set above 1, as that many processes sharing the ports (src/cluster.ts).
 import cluster from 'node:cluster';
-import { joinCluster, runPrimary, whyNotWorkers } from './cluster.ts';
+import { joinCluster, type Listeners, runPrimary, whyNotWorkers } from './cluster.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './platform/logger.ts';
 import { type ServiceName, startServices } from './server.ts';
@@ -29,11 +29,12 @@ if (workers > 1 && cluster.isPrimary) {
     process.exit(2);
   }
   const ports = { model: config.modelPort, directory: config.directoryPort };
-  runPrimary(
-    workers,
-    which.map((service) => ({ service, host: config.host, port: ports[service] })),
-    createLogger(config.logLevel, 'primary', config.logFormat),
-  );
+  const listeners: Listeners = which.map((service) => ({ service, host: config.host, port: ports[service] }));
+  // the directory's inbound SMTP listener: connections handed to the workers in turn, as HTTP's
+  if (which.includes('directory') && config.mail.inboundPort !== undefined) {
+    listeners.push({ service: 'smtp', host: config.host, port: config.mail.inboundPort });
+  }
+  runPrimary(workers, listeners, createLogger(config.logLevel, 'primary', config.logFormat));
 } else {
   const running = await startServices(config, which, { handedOver: cluster.isWorker });
   joinCluster(running.ready, running.accept);

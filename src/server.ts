@@ -5,9 +5,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config, ConnectionLimits } from './config.ts';
-import { createDirectoryService } from './directory/app.ts';
+import { createDirectoryService, type DirectoryMail } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
 import { openPlatform, type Platform } from './context.ts';
+import { startInboundSmtp } from './mail/inbound.ts';
 import { createLogger } from './platform/logger.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
 import { STATUS_COMPONENTS } from './status/pages.ts';
@@ -15,13 +16,20 @@ import { STATUS_COMPONENTS } from './status/pages.ts';
 export type { ServiceName } from './platform/app.ts';
 import type { ServiceName } from './platform/app.ts';
 
+/** What a process listens for: the services, and the inbound SMTP listener that comes with the directory. */
+export type Listener = ServiceName | 'smtp';
+
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;
+  /** The inbound SMTP listener's port (INBOUND_SMTP_PORT), when it runs. */
+  smtpPort?: number;
+  /** The directory's mail (sending domains, transport, inbound handler), when it runs. */
+  mail?: DirectoryMail;
   platform: Platform;
   /** Resolves when every service started is ready (/readyz); rejects if one fails to start. */
   ready: Promise<void>;
   /** Serves a connection accepted elsewhere (the cluster's primary) on this service. */
-  accept(service: ServiceName, socket: Socket): void;
+  accept(service: Listener, socket: Socket): void;
   close(): Promise<void>;
 }
 
@@ -158,7 +166,9 @@ export async function startServices(
 ): Promise<Running> {
   const drainMs = options.drainMs ?? 10_000;
   const urls: Running['urls'] = {};
-  const accepts: Partial<Record<ServiceName, (socket: Socket) => void>> = {};
+  const accepts: Partial<Record<Listener, (socket: Socket) => void>> = {};
+  let smtpPort: number | undefined;
+  let directoryMail: DirectoryMail | undefined;
   /** Serves `app` on `port`, or, handed over, on the sockets `accept` receives. */
   const serve = async (name: ServiceName, app: Express, port: number): Promise<() => Promise<void>> => {
     if (options.handedOver) {
@@ -197,8 +207,34 @@ export async function startServices(
     const service = await createDirectoryService(platform, logger);
     const stop = await serve('directory', service.app, config.directoryPort);
     ready.push(service.ready);
+    directoryMail = service.mail;
     logger.info({ url: urls.directory }, 'directory API listening');
+    // Replies and bounces to verified sending domains (src/mail/inbound.ts), in every process that
+    // runs the directory: in a cluster the primary listens and hands connections over (cluster.ts).
+    const mail = config.mail;
+    const inbound =
+      mail.inboundPort === undefined
+        ? undefined
+        : await startInboundSmtp({
+            port: mail.inboundPort,
+            host: config.host,
+            hostname: mail.inboundHost,
+            isReplyDomain: service.mail.isReplyDomain,
+            onMail: service.mail.onMail,
+            maxBytes: mail.inboundMaxBytes,
+            maxClients: mail.inboundMaxConnections,
+            messagesPerMinutePerIp: mail.inboundRatePerMinute,
+            tls: mail.inboundTls,
+            handedOver: options.handedOver ?? false,
+            logger,
+          });
+    if (inbound) {
+      accepts.smtp = inbound.accept;
+      smtpPort = options.handedOver ? mail.inboundPort : inbound.port;
+      logger.info({ port: smtpPort, mx: mail.inboundHost }, 'inbound SMTP listening');
+    }
     stops.push(async () => {
+      await inbound?.close();
       await stop();
       await service.close();
     });
@@ -229,6 +265,8 @@ export async function startServices(
   });
   return {
     urls,
+    ...(smtpPort === undefined ? {} : { smtpPort }),
+    ...(directoryMail === undefined ? {} : { mail: directoryMail }),
     platform,
     ready: allReady,
     accept(service, socket) {

@@ -27,6 +27,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
       HOST: '127.0.0.1',
       MODEL_API_PORT: String(ports.model),
       DIRECTORY_API_PORT: String(ports.directory),
+      INBOUND_SMTP_PORT: '0',
       DATA_DIR: 'memory://',
       LOG_LEVEL: 'warn',
       DEMO_LISTINGS: '300',

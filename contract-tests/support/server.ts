@@ -99,7 +99,12 @@ export async function startTestServers(
   }
   const config = {
     // a fixed secrets key, so PostgreSQL runs can store secrets as an operator's would
-    ...loadConfig({ DEMO_LISTINGS: '300', SECRETS_ENCRYPTION_KEY: '5e'.repeat(32), ...options.env }),
+    ...loadConfig({
+      DEMO_LISTINGS: '300',
+      SECRETS_ENCRYPTION_KEY: '5e'.repeat(32),
+      INBOUND_SMTP_PORT: '0', // any free port: suites run side by side
+      ...options.env,
+    }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,

@@ -12,6 +12,11 @@ import { ConsoleStore } from '../console/store.ts';
 import { createSalesRouter } from '../sales/routes.ts';
 import { Suppressions } from '../sales/suppressions.ts';
 import { TargetLists } from '../sales/target-lists.ts';
+import { dnsLookup } from '../mail/dns.ts';
+import { SendingDomainStore } from '../mail/domains.ts';
+import { type InboundMail } from '../mail/inbound.ts';
+import { createSendingDomainRouter } from '../mail/routes.ts';
+import { createMailTransport, type MailTransport } from '../mail/transport.ts';
 import { createStatusPages } from '../status/pages.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { WebhookDelivery } from '../webhooks/delivery.ts';
@@ -22,8 +27,22 @@ import { createDirectoryRouter } from './routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
 import { createSearch } from './search/search.ts';
 
+/** Outgoing and incoming mail of the Sales interface (src/mail/). */
+export interface DirectoryMail {
+  /** Sending domains: `verifiedDomain` for campaigns, `replyDomains` for the inbound listener. */
+  domains: SendingDomainStore;
+  /** SMTP_URL, else the .eml outbox; DKIM-signed. */
+  transport: MailTransport;
+  /** Registers what stores an inbound message (the replies); until then recipients get 451. */
+  setInboundHandler(handler: (mail: InboundMail) => Promise<void>): void;
+  /** What the inbound listener asks (server.ts starts it). */
+  isReplyDomain(host: string): Promise<boolean>;
+  onMail(mail: InboundMail): Promise<void>;
+}
+
 export interface DirectoryService {
   app: Express;
+  mail: DirectoryMail;
   /** Resolves once the directory is loaded and search is prepared (/readyz then says ready). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -75,6 +94,31 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
   const targetLists = new TargetLists(platform.db, platform.jobs, { search, baseUrl: salesBaseUrl, logger });
   await targetLists.start();
 
+  const domains = new SendingDomainStore(platform.db, platform.secrets, {
+    inboundHost: platform.config.mail.inboundHost,
+    spfInclude: platform.config.mail.spfInclude,
+    lookup: dnsLookup({ servers: platform.config.mail.dnsServers }),
+  });
+  const transport = createMailTransport({
+    smtpUrl: platform.config.mail.smtpUrl,
+    outboxDir: platform.config.outboxDir,
+    maxConnections: platform.config.mail.smtpMaxConnections,
+    timeoutMs: platform.config.mail.smtpTimeoutMs,
+  });
+  let inboundHandler: ((mail: InboundMail) => Promise<void>) | undefined;
+  const mail: DirectoryMail = {
+    domains,
+    transport,
+    setInboundHandler(handler) {
+      inboundHandler = handler;
+    },
+    isReplyDomain: async (host) => (await domains.replyDomains(host)).length > 0,
+    onMail(message) {
+      if (!inboundHandler) return Promise.reject(new Error('no inbound mail handler is registered yet'));
+      return inboundHandler(message);
+    },
+  };
+
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
     buckets: directoryBuckets(principal.plan, platform.config.limits, { search: req.path === '/v1/search' }),
@@ -101,12 +145,17 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
       createUsageRouter(platform.db, 'directory'),
       createWebhookRouter(webhooks, delivery),
       createSalesRouter({ targetLists, suppressions: new Suppressions(platform.db) }),
+      createSendingDomainRouter(domains),
     ],
     isReady: () => platform.readiness(ready),
   });
   return {
     app,
+    mail,
     ready: loading,
-    close: async () => void (await loading.catch(() => undefined)),
+    close: async () => {
+      await loading.catch(() => undefined);
+      await transport.close();
+    },
   };
 }

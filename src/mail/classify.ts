@@ -60,8 +60,39 @@ function contentTypeOf(mail: ParsedMail): { value: string; params: Record<string
   return { value: (type?.value ?? '').toLowerCase(), params: type?.params ?? {} };
 }
 
-/** The bounce report of a DSN, or undefined when the message is not one. */
-export function dsnOf(mail: ParsedMail): BounceReport | undefined {
+/**
+ * The parts of a multipart message's top level, read from the raw bytes: mailparser folds a
+ * `message/delivery-status` part into the text, so the report is read here. Base64 and
+ * quoted-printable parts are decoded; nested multiparts are not entered.
+ */
+function topLevelParts(raw: Buffer, boundary: string): Array<{ type: string; body: string }> {
+  const text = raw.toString('latin1');
+  const delimiter = `--${boundary}`;
+  const pieces = text.split(delimiter).slice(1);
+  const parts: Array<{ type: string; body: string }> = [];
+  for (const piece of pieces) {
+    if (piece.startsWith('--')) break; // the closing delimiter
+    const split = piece.search(/\r?\n\r?\n/);
+    const head = split < 0 ? piece : piece.slice(0, split);
+    let body = split < 0 ? '' : piece.slice(split).replace(/^\r?\n\r?\n/, '');
+    const fields = fieldsOf(head.replace(/^\r?\n/, ''));
+    const type = (fields.get('content-type') ?? 'text/plain').split(';')[0]!.trim().toLowerCase();
+    const encoding = (fields.get('content-transfer-encoding') ?? '').trim().toLowerCase();
+    let bytes = Buffer.from(body, 'latin1');
+    if (encoding === 'base64') bytes = Buffer.from(body.replace(/\s+/g, ''), 'base64');
+    else if (encoding === 'quoted-printable') {
+      body = body
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      bytes = Buffer.from(body, 'latin1');
+    }
+    parts.push({ type, body: bytes.toString('utf8') });
+  }
+  return parts;
+}
+
+/** The bounce report of a DSN (RFC 3464), or undefined when the message is not one. */
+export function dsnOf(mail: ParsedMail, raw: Buffer): BounceReport | undefined {
   const type = contentTypeOf(mail);
   if (
     type.value !== 'multipart/report' ||
@@ -69,14 +100,17 @@ export function dsnOf(mail: ParsedMail): BounceReport | undefined {
   ) {
     return undefined;
   }
-  const status = mail.attachments.find((a) =>
-    ['message/delivery-status', 'message/global-delivery-status'].includes(a.contentType.toLowerCase()),
+  const parts = type.params.boundary ? topLevelParts(raw, type.params.boundary) : [];
+  const status = parts.find((p) =>
+    ['message/delivery-status', 'message/global-delivery-status'].includes(p.type),
   );
-  const returned = mail.attachments.find((a) =>
-    ['message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers'].includes(
-      a.contentType.toLowerCase(),
-    ),
-  );
+  const returned =
+    parts.find((p) =>
+      ['message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers'].includes(p.type),
+    ) ??
+    mail.attachments
+      .filter((a) => ['message/rfc822', 'text/rfc822-headers'].includes(a.contentType.toLowerCase()))
+      .map((a) => ({ type: a.contentType, body: a.content.toString('utf8') }))[0];
   let report: BounceReport = {
     recipient: null,
     status: null,
@@ -87,10 +121,7 @@ export function dsnOf(mail: ParsedMail): BounceReport | undefined {
   };
   if (status) {
     // the per-message block, then one block per recipient: the first recipient that failed, else the first
-    const blocks = status.content
-      .toString('utf8')
-      .split(/\r?\n\s*\r?\n/)
-      .map(fieldsOf);
+    const blocks = status.body.split(/\r?\n\s*\r?\n/).map(fieldsOf);
     const recipients = blocks.filter((b) => b.has('final-recipient') || b.has('original-recipient'));
     const chosen = recipients.find((b) => b.get('action')?.toLowerCase() === 'failed') ?? recipients[0];
     if (chosen) {
@@ -102,12 +133,16 @@ export function dsnOf(mail: ParsedMail): BounceReport | undefined {
         status: code,
         action,
         permanent: action === 'failed' || code?.startsWith('5') === true,
-        diagnostic: chosen.get('diagnostic-code')?.replace(/^smtp;\s*/i, '') ?? null,
+        diagnostic:
+          chosen
+            .get('diagnostic-code')
+            ?.replace(/^smtp;\s*/i, '')
+            .replace(/\s+/g, ' ') ?? null,
       };
     }
   }
   if (returned) {
-    const head = returned.content.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
+    const head = returned.body.split(/\r?\n\r?\n/)[0] ?? '';
     const id = fieldsOf(head).get('message-id');
     report.originalMessageId = id ? id.trim() : null;
   }
@@ -182,9 +217,10 @@ function plainBounce(mail: ParsedMail, envelopeFrom: string): BounceReport | und
 
 export function classify(
   mail: ParsedMail,
+  raw: Buffer,
   envelopeFrom: string,
 ): { kind: InboundKind; bounce?: BounceReport; why: string } {
-  const dsn = dsnOf(mail) ?? plainBounce(mail, envelopeFrom);
+  const dsn = dsnOf(mail, raw) ?? plainBounce(mail, envelopeFrom);
   if (dsn) return { kind: 'bounce', bounce: dsn, why: dsn.status ? `DSN ${dsn.status}` : 'mail system' };
   const auto = autoReplySignal(mail);
   if (auto) return { kind: 'auto_reply', why: auto };

@@ -4,31 +4,17 @@
 // signing material of a verified domain here (`verifiedDomain`), the inbound listener the
 // domains a `reply.<domain>` host belongs to (`replyDomains`).
 import { randomBytes } from 'node:crypto';
+import type { DnsRecord, SendingDomain } from '../../generated/directory/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { checkRecords, DnsLookupError, type Lookup } from './dns.ts';
-import { type DnsRecord, newDkimKeyPair, type RecordSettings, recordsOf, replyDomainOf } from './records.ts';
+import { newDkimKeyPair, type RecordSettings, recordsOf, replyDomainOf } from './records.ts';
 import type { DkimKey } from './transport.ts';
 
-export type SendingDomainStatus = 'pending' | 'verified' | 'failed';
-
-/** A sending domain as the API shows it (spec: SendingDomain). */
-export interface SendingDomainView {
-  id: string;
-  object: 'sending_domain';
-  domain: string;
-  reply_domain: string;
-  from_name: string | null;
-  status: SendingDomainStatus;
-  dns_records: DnsRecord[];
-  dkim_selector: string;
-  verified_at: number | null;
-  last_checked_at: number | null;
-  created: number;
-}
+export type SendingDomainStatus = SendingDomain['status'];
 
 /** What a campaign needs to send from a verified domain. */
 export interface VerifiedDomain {
@@ -67,7 +53,7 @@ interface Row {
   created: number;
 }
 
-function viewOf(row: Row): SendingDomainView {
+function viewOf(row: Row): SendingDomain {
   return {
     id: row.id,
     object: 'sending_domain',
@@ -112,7 +98,7 @@ export class SendingDomainStore {
   async create(
     owner: { accountId: string; projectId: string },
     input: { domain: string; from_name?: string | undefined },
-  ): Promise<SendingDomainView> {
+  ): Promise<SendingDomain> {
     const box = this.#box;
     if (box === undefined) {
       throw new BadRequestError(
@@ -121,6 +107,13 @@ export class SendingDomainStore {
       );
     }
     const domain = input.domain.toLowerCase();
+    if (domain.length > 200) {
+      throw new BadRequestError(
+        'domain_too_long',
+        'The domain is longer than 200 characters: its DKIM record name would not fit in DNS.',
+        { param: 'domain' },
+      );
+    }
     const [taken] = await this.#db.query(
       'select 1 from sending_domains where project_id = $1 and domain = $2',
       [owner.projectId, domain],
@@ -170,11 +163,11 @@ export class SendingDomainStore {
     return row;
   }
 
-  async get(projectId: string, id: string): Promise<SendingDomainView> {
+  async get(projectId: string, id: string): Promise<SendingDomain> {
     return viewOf(await this.#row(projectId, id));
   }
 
-  async list(projectId: string, limit: number, cursor: string | undefined): Promise<Page<SendingDomainView>> {
+  async list(projectId: string, limit: number, cursor: string | undefined): Promise<Page<SendingDomain>> {
     const after = decodeCursor(cursor);
     const rows = await this.#db.query<Row>(
       `select * from sending_domains where project_id = $1
@@ -200,7 +193,7 @@ export class SendingDomainStore {
    * Looks every record up now and stores what was found. Verified when every record is; failed
    * when one answers with another value, or when a domain verified before lost one; else pending.
    */
-  async verify(projectId: string, id: string): Promise<SendingDomainView> {
+  async verify(projectId: string, id: string): Promise<SendingDomain> {
     const row = await this.#row(projectId, id);
     let checked: DnsRecord[];
     try {

@@ -177,7 +177,7 @@ export async function parseInbound(
   }
   const from = addressesOf(parsed.from)[0];
   if (!from) throw new SmtpError(554, '5.6.0 The message has no From address: not a mail message');
-  const { kind, bounce, why } = classify(parsed, envelope.from);
+  const { kind, bounce, why } = classify(parsed, raw, envelope.from);
   const references = parsed.references === undefined ? [] : [parsed.references].flat();
   return {
     envelopeFrom: envelope.from,
@@ -234,6 +234,7 @@ export async function startInboundSmtp(options: InboundOptions): Promise<Inbound
     banner: 'Eurus inbound mail (replies to campaigns)',
     logger: false,
     size: maxBytes,
+    rejectOversized: true,
     maxClients: options.maxClients ?? 200,
     socketTimeout: options.idleTimeoutMs ?? 60_000,
     closeTimeout: 5_000,

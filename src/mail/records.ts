@@ -13,20 +13,11 @@
 //   bulk senders for one since 2024.
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
+import type { DnsRecord } from '../../generated/directory/client/types.gen.ts';
 
-export type RecordPurpose = 'dkim' | 'spf' | 'return_path' | 'dmarc';
+export type { DnsRecord };
 /** `pending`: never looked up; then what the last lookup found. */
-export type RecordStatus = 'pending' | 'verified' | 'mismatch' | 'missing';
-
-export interface DnsRecord {
-  type: 'TXT' | 'MX';
-  name: string;
-  value: string;
-  purpose: RecordPurpose;
-  status: RecordStatus;
-  /** What DNS answered at the last lookup (TXT strings joined, MX as `<priority> <host>`), or null. */
-  found: string | null;
-}
+export type RecordStatus = DnsRecord['status'];
 
 export interface RecordSettings {
   /** INBOUND_MAIL_HOST: the host the reply subdomain's MX points at. */

@@ -13,7 +13,7 @@ const CHAT = { model: 'queen', messages: [{ role: 'user', content: 'Hello' }] };
 
 beforeAll(async () => {
   const config = {
-    ...loadConfig({ DEMO_LISTINGS: '0' }),
+    ...loadConfig({ DEMO_LISTINGS: '0', INBOUND_SMTP_PORT: 'off' }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,
@@ -207,7 +207,7 @@ describe('errors of the directory API skeleton', () => {
   });
 
   it('501 not_implemented for a valid call to an operation not built yet', async () => {
-    const res = await fetch(`${directory}/v1/target-lists`, { headers: AUTH });
+    const res = await fetch(`${directory}/v1/campaigns`, { headers: AUTH });
     await expectEnvelope(res, 501, 'api_error', 'not_implemented');
   });
 });

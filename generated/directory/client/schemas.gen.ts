@@ -1823,7 +1823,7 @@ export const HostnameSchema = {
 
 export const DnsRecordSchema = {
     title: 'DnsRecord',
-    description: 'A DNS record to publish at your DNS provider so that the domain can be verified and mail from it passes DKIM, SPF and DMARC.',
+    description: 'A DNS record to publish at your DNS provider, with what the last lookup found. Publish each exactly as given (`name` is the full name; many providers want only the part before your zone, e.g. `eurus-k3j9x2ab._domainkey.mail`), then call `POST /v1/sending-domains/{id}/verify`.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1831,7 +1831,8 @@ export const DnsRecordSchema = {
         'name',
         'value',
         'purpose',
-        'status'
+        'status',
+        'found'
     ],
     properties: {
         type: {
@@ -1839,56 +1840,68 @@ export const DnsRecordSchema = {
             type: 'string',
             enum: [
                 'TXT',
-                'CNAME',
                 'MX'
             ]
         },
         name: {
-            description: 'The fully qualified name of the record.',
+            description: 'The fully qualified name of the record, without a trailing dot.',
             type: 'string',
             examples: [
-                'eurus1._domainkey.mail.keller-haustechnik.de'
+                'eurus-k3j9x2ab._domainkey.mail.keller-haustechnik.de'
             ]
         },
         value: {
-            description: 'The exact value to publish (for TXT records without surrounding quotes).',
+            description: 'The value to publish: for TXT records the text without surrounding quotes (a DKIM key is longer than 255 characters; providers split it into several strings, which is fine), for MX records the priority and the host.',
             type: 'string',
             examples: [
-                'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu3kQ9Yp2'
+                'v=spf1 include:spf.directory.api.eurus.eu ~all'
             ]
         },
         purpose: {
-            description: 'What the record is for: `dkim` (the public key that checks our signatures), `spf` (allows our mail servers to send for the domain), `dmarc` (the domain\'s DMARC policy) or `return_path` (the MX record and the bounce domain through which replies and bounces come back to us, so that replies can be matched and SPF aligns).',
+            description: 'What the record is for: `dkim`, the public key that checks our signatures (TXT at `{selector}._domainkey.{domain}`); `spf`, which allows our mail servers to send for the reply subdomain, the envelope sender of campaign mail (TXT at `reply.{domain}`); `return_path`, the MX record through which replies and bounces reach our inbound mail server (`reply.{domain}`); `dmarc`, the domain\'s DMARC policy (TXT at `_dmarc.{domain}`; a policy of your own, or one of the parent domain, counts).',
             type: 'string',
             enum: [
                 'dkim',
                 'spf',
-                'dmarc',
-                'return_path'
+                'return_path',
+                'dmarc'
             ]
         },
         status: {
-            description: '`pending` until the record was first looked up, then `valid` when DNS answers with the expected value, else `invalid`.',
+            description: '`pending` until the record was first looked up; then `verified` when DNS answers with the expected value, `mismatch` when it answers with another one (see `found`), `missing` when the name has no such record.',
             type: 'string',
             enum: [
                 'pending',
-                'valid',
-                'invalid'
+                'verified',
+                'mismatch',
+                'missing'
             ],
             readOnly: true
+        },
+        found: {
+            description: 'What DNS answered at the last lookup (TXT strings joined, several answers separated by ` | `, MX records as `priority host`), or null when nothing was found or the record was never looked up.',
+            type: [
+                'string',
+                'null'
+            ],
+            readOnly: true,
+            examples: [
+                'v=spf1 include:_spf.google.com ~all'
+            ]
         }
     }
 } as const;
 
 export const SendingDomainSchema = {
     title: 'SendingDomain',
-    description: 'A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain, whose public half you publish as a DNS record with the others listed here. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every `dkim`, `spf` and `return_path` record (`verified`), or `failed` when a lookup finds a wrong value. A `dmarc` record is recommended but not required. Only `verified` domains can send.',
+    description: 'A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain (RSA 2048, made when the domain is added; its private half never leaves our servers and is stored encrypted), whose public half you publish as a DNS record with the others listed here. Replies and bounces come back through the reply subdomain `reply.{domain}`. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every record (`verified`), and `failed` when a lookup finds a wrong value, or when a domain verified before has lost a record. Only `verified` domains can send.',
     type: 'object',
     additionalProperties: false,
     required: [
         'id',
         'object',
         'domain',
+        'reply_domain',
         'from_name',
         'status',
         'dns_records',
@@ -1913,6 +1926,14 @@ export const SendingDomainSchema = {
             $ref: '#/components/schemas/Hostname',
             description: 'The domain the campaign mail is sent from.'
         },
+        reply_domain: {
+            description: 'The subdomain replies and bounces are addressed to (`reply.{domain}`), whose MX record points at our inbound mail server.',
+            type: 'string',
+            readOnly: true,
+            examples: [
+                'reply.mail.keller-haustechnik.de'
+            ]
+        },
         from_name: {
             description: 'The display name campaigns from this domain use when they set none, or null.',
             type: [
@@ -1925,7 +1946,7 @@ export const SendingDomainSchema = {
             ]
         },
         status: {
-            description: '`pending` until verified, `verified` when every required record is found, `failed` when a required record has a wrong value.',
+            description: '`pending` until every record is found, `verified` when every record answers with its value, `failed` when one answers with another value or a verified domain lost one.',
             type: 'string',
             enum: [
                 'pending',
@@ -1949,7 +1970,7 @@ export const SendingDomainSchema = {
             pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
             readOnly: true,
             examples: [
-                'eurus1'
+                'eurus-k3j9x2ab'
             ]
         },
         verified_at: {
@@ -2027,7 +2048,8 @@ export const CreateSendingDomainRequestSchema = {
     properties: {
         domain: {
             $ref: '#/components/schemas/Hostname',
-            description: 'The domain the campaign mail is sent from; a subdomain such as `mail.example.de` keeps your main domain\'s reputation apart.'
+            description: 'The domain the campaign mail is sent from; a subdomain such as `mail.example.de` keeps your main domain\'s reputation apart. At most 200 characters, so that the DKIM record\'s name fits in DNS.',
+            maxLength: 200
         },
         from_name: {
             description: 'The display name campaigns from this domain use when they set none.',
@@ -5232,7 +5254,7 @@ export const TargetListMemberListWritableSchema = {
 
 export const DnsRecordWritableSchema = {
     title: 'DnsRecord',
-    description: 'A DNS record to publish at your DNS provider so that the domain can be verified and mail from it passes DKIM, SPF and DMARC.',
+    description: 'A DNS record to publish at your DNS provider, with what the last lookup found. Publish each exactly as given (`name` is the full name; many providers want only the part before your zone, e.g. `eurus-k3j9x2ab._domainkey.mail`), then call `POST /v1/sending-domains/{id}/verify`.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -5247,32 +5269,31 @@ export const DnsRecordWritableSchema = {
             type: 'string',
             enum: [
                 'TXT',
-                'CNAME',
                 'MX'
             ]
         },
         name: {
-            description: 'The fully qualified name of the record.',
+            description: 'The fully qualified name of the record, without a trailing dot.',
             type: 'string',
             examples: [
-                'eurus1._domainkey.mail.keller-haustechnik.de'
+                'eurus-k3j9x2ab._domainkey.mail.keller-haustechnik.de'
             ]
         },
         value: {
-            description: 'The exact value to publish (for TXT records without surrounding quotes).',
+            description: 'The value to publish: for TXT records the text without surrounding quotes (a DKIM key is longer than 255 characters; providers split it into several strings, which is fine), for MX records the priority and the host.',
             type: 'string',
             examples: [
-                'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu3kQ9Yp2'
+                'v=spf1 include:spf.directory.api.eurus.eu ~all'
             ]
         },
         purpose: {
-            description: 'What the record is for: `dkim` (the public key that checks our signatures), `spf` (allows our mail servers to send for the domain), `dmarc` (the domain\'s DMARC policy) or `return_path` (the MX record and the bounce domain through which replies and bounces come back to us, so that replies can be matched and SPF aligns).',
+            description: 'What the record is for: `dkim`, the public key that checks our signatures (TXT at `{selector}._domainkey.{domain}`); `spf`, which allows our mail servers to send for the reply subdomain, the envelope sender of campaign mail (TXT at `reply.{domain}`); `return_path`, the MX record through which replies and bounces reach our inbound mail server (`reply.{domain}`); `dmarc`, the domain\'s DMARC policy (TXT at `_dmarc.{domain}`; a policy of your own, or one of the parent domain, counts).',
             type: 'string',
             enum: [
                 'dkim',
                 'spf',
-                'dmarc',
-                'return_path'
+                'return_path',
+                'dmarc'
             ]
         }
     }
@@ -5280,7 +5301,7 @@ export const DnsRecordWritableSchema = {
 
 export const SendingDomainWritableSchema = {
     title: 'SendingDomain',
-    description: 'A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain, whose public half you publish as a DNS record with the others listed here. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every `dkim`, `spf` and `return_path` record (`verified`), or `failed` when a lookup finds a wrong value. A `dmarc` record is recommended but not required. Only `verified` domains can send.',
+    description: 'A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain (RSA 2048, made when the domain is added; its private half never leaves our servers and is stored encrypted), whose public half you publish as a DNS record with the others listed here. Replies and bounces come back through the reply subdomain `reply.{domain}`. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every record (`verified`), and `failed` when a lookup finds a wrong value, or when a domain verified before has lost a record. Only `verified` domains can send.',
     type: 'object',
     additionalProperties: false,
     required: [

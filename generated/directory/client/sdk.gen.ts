@@ -256,14 +256,18 @@ export const listSendingDomains = <ThrowOnError extends boolean = false>(options
 /**
  * Add a sending domain
  *
- * Adds a domain of yours to send campaign mail from, and returns the DNS records to
- * publish: a DKIM public key (TXT at `{selector}._domainkey.{domain}`), an SPF record, the
- * return path (an MX record through which replies reach us, and a CNAME for bounces) and,
- * recommended, a DMARC record. Use a subdomain that receives no other mail, as the MX
- * record routes its mail to us. We generate a 2048-bit
- * RSA key for the domain and sign every campaign message with it. Then call
- * `POST /v1/sending-domains/{id}/verify`. A domain already added to the project is a 409
- * (`domain_exists`). Requires the `sales` scope.
+ * Adds a domain of yours to send campaign mail from, and returns the four DNS records to
+ * publish: the DKIM public key (TXT at `{selector}._domainkey.{domain}`), SPF for the
+ * reply subdomain (TXT at `reply.{domain}`), the reply subdomain's MX record, through which
+ * replies and bounces reach us, and a DMARC policy (TXT at `_dmarc.{domain}`; one of your
+ * own, or of the parent domain, counts as well). We generate a 2048-bit RSA key pair and a
+ * selector of its own for the domain; the private key never leaves our servers and is
+ * stored encrypted. A subdomain such as `mail.example.de` keeps your main domain's
+ * reputation apart; the reply subdomain `reply.{domain}` must receive no other mail. Then
+ * publish the records and call `POST /v1/sending-domains/{id}/verify`. A domain already
+ * added to the project is a 409 (`domain_exists`); a domain longer than 200 characters a
+ * 400 (`domain_too_long`: the DKIM record's name would exceed DNS's 253). Requires the
+ * `sales` scope.
  *
  * Included in the Sales plan. Send an `Idempotency-Key` to make retries safe.
  *
@@ -303,14 +307,16 @@ export const getSendingDomain = <ThrowOnError extends boolean = false>(options: 
 /**
  * Verify a sending domain
  *
- * Looks up every DNS record of the domain now, through public resolvers, and returns the
- * domain with each record's `status`. The domain becomes `verified` when the `dkim`,
- * `spf` and `return_path` records all answer with the expected values, and `failed` when
- * one answers with another value; while any of them is missing it stays `pending`. Calling
- * it again re-checks a verified domain: one that lost a record goes back to `failed` and
- * cannot send. DNS changes can take up to 48 hours to propagate. When the resolvers fail
- * the call is a 502 (`dns_lookup_failed`), when they do not answer within 10 seconds a 504
- * (`dns_timeout`); the domain is unchanged then. Requires the `sales` scope.
+ * Looks up every DNS record of the domain now, through our resolvers (an operator sets
+ * them with `DNS_SERVERS`), and returns the domain with each record's `status` and the value
+ * `found`: `verified` (the expected value), `mismatch` (another value: a different DKIM
+ * key, an SPF record without our `include`, two SPF records, an MX record to another host),
+ * or `missing`. The domain becomes `verified` when every record is, and `failed` when one
+ * is a `mismatch`; while any is missing it stays `pending`. Call it again at any time to
+ * re-check: a verified domain that lost a record becomes `failed` and cannot send until it
+ * is verified again. DNS changes can take up to 48 hours to propagate. When the resolvers
+ * fail the call is a 502 (`dns_lookup_failed`), when they do not answer within about 10
+ * seconds a 504 (`dns_timeout`); the domain is unchanged then. Requires the `sales` scope.
  *
  * Included in the Sales plan.
  *

@@ -976,35 +976,39 @@ export type Hostname = string;
 /**
  * DnsRecord
  *
- * A DNS record to publish at your DNS provider so that the domain can be verified and mail from it passes DKIM, SPF and DMARC.
+ * A DNS record to publish at your DNS provider, with what the last lookup found. Publish each exactly as given (`name` is the full name; many providers want only the part before your zone, e.g. `eurus-k3j9x2ab._domainkey.mail`), then call `POST /v1/sending-domains/{id}/verify`.
  */
 export type DnsRecord = {
     /**
      * The DNS record type.
      */
-    type: 'TXT' | 'CNAME' | 'MX';
+    type: 'TXT' | 'MX';
     /**
-     * The fully qualified name of the record.
+     * The fully qualified name of the record, without a trailing dot.
      */
     name: string;
     /**
-     * The exact value to publish (for TXT records without surrounding quotes).
+     * The value to publish: for TXT records the text without surrounding quotes (a DKIM key is longer than 255 characters; providers split it into several strings, which is fine), for MX records the priority and the host.
      */
     value: string;
     /**
-     * What the record is for: `dkim` (the public key that checks our signatures), `spf` (allows our mail servers to send for the domain), `dmarc` (the domain's DMARC policy) or `return_path` (the MX record and the bounce domain through which replies and bounces come back to us, so that replies can be matched and SPF aligns).
+     * What the record is for: `dkim`, the public key that checks our signatures (TXT at `{selector}._domainkey.{domain}`); `spf`, which allows our mail servers to send for the reply subdomain, the envelope sender of campaign mail (TXT at `reply.{domain}`); `return_path`, the MX record through which replies and bounces reach our inbound mail server (`reply.{domain}`); `dmarc`, the domain's DMARC policy (TXT at `_dmarc.{domain}`; a policy of your own, or one of the parent domain, counts).
      */
-    purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path';
+    purpose: 'dkim' | 'spf' | 'return_path' | 'dmarc';
     /**
-     * `pending` until the record was first looked up, then `valid` when DNS answers with the expected value, else `invalid`.
+     * `pending` until the record was first looked up; then `verified` when DNS answers with the expected value, `mismatch` when it answers with another one (see `found`), `missing` when the name has no such record.
      */
-    readonly status: 'pending' | 'valid' | 'invalid';
+    readonly status: 'pending' | 'verified' | 'mismatch' | 'missing';
+    /**
+     * What DNS answered at the last lookup (TXT strings joined, several answers separated by ` | `, MX records as `priority host`), or null when nothing was found or the record was never looked up.
+     */
+    readonly found: string | null;
 };
 
 /**
  * SendingDomain
  *
- * A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain, whose public half you publish as a DNS record with the others listed here. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every `dkim`, `spf` and `return_path` record (`verified`), or `failed` when a lookup finds a wrong value. A `dmarc` record is recommended but not required. Only `verified` domains can send.
+ * A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain (RSA 2048, made when the domain is added; its private half never leaves our servers and is stored encrypted), whose public half you publish as a DNS record with the others listed here. Replies and bounces come back through the reply subdomain `reply.{domain}`. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every record (`verified`), and `failed` when a lookup finds a wrong value, or when a domain verified before has lost a record. Only `verified` domains can send.
  */
 export type SendingDomain = {
     /**
@@ -1020,11 +1024,15 @@ export type SendingDomain = {
      */
     domain: Hostname;
     /**
+     * The subdomain replies and bounces are addressed to (`reply.{domain}`), whose MX record points at our inbound mail server.
+     */
+    readonly reply_domain: string;
+    /**
      * The display name campaigns from this domain use when they set none, or null.
      */
     from_name: string | null;
     /**
-     * `pending` until verified, `verified` when every required record is found, `failed` when a required record has a wrong value.
+     * `pending` until every record is found, `verified` when every record answers with its value, `failed` when one answers with another value or a verified domain lost one.
      */
     readonly status: 'pending' | 'verified' | 'failed';
     /**
@@ -1068,7 +1076,7 @@ export type SendingDomainList = {
  */
 export type CreateSendingDomainRequest = {
     /**
-     * The domain the campaign mail is sent from; a subdomain such as `mail.example.de` keeps your main domain's reputation apart.
+     * The domain the campaign mail is sent from; a subdomain such as `mail.example.de` keeps your main domain's reputation apart. At most 200 characters, so that the DKIM record's name fits in DNS.
      */
     domain: Hostname;
     /**
@@ -2772,31 +2780,31 @@ export type TargetListMemberListWritable = {
 /**
  * DnsRecord
  *
- * A DNS record to publish at your DNS provider so that the domain can be verified and mail from it passes DKIM, SPF and DMARC.
+ * A DNS record to publish at your DNS provider, with what the last lookup found. Publish each exactly as given (`name` is the full name; many providers want only the part before your zone, e.g. `eurus-k3j9x2ab._domainkey.mail`), then call `POST /v1/sending-domains/{id}/verify`.
  */
 export type DnsRecordWritable = {
     /**
      * The DNS record type.
      */
-    type: 'TXT' | 'CNAME' | 'MX';
+    type: 'TXT' | 'MX';
     /**
-     * The fully qualified name of the record.
+     * The fully qualified name of the record, without a trailing dot.
      */
     name: string;
     /**
-     * The exact value to publish (for TXT records without surrounding quotes).
+     * The value to publish: for TXT records the text without surrounding quotes (a DKIM key is longer than 255 characters; providers split it into several strings, which is fine), for MX records the priority and the host.
      */
     value: string;
     /**
-     * What the record is for: `dkim` (the public key that checks our signatures), `spf` (allows our mail servers to send for the domain), `dmarc` (the domain's DMARC policy) or `return_path` (the MX record and the bounce domain through which replies and bounces come back to us, so that replies can be matched and SPF aligns).
+     * What the record is for: `dkim`, the public key that checks our signatures (TXT at `{selector}._domainkey.{domain}`); `spf`, which allows our mail servers to send for the reply subdomain, the envelope sender of campaign mail (TXT at `reply.{domain}`); `return_path`, the MX record through which replies and bounces reach our inbound mail server (`reply.{domain}`); `dmarc`, the domain's DMARC policy (TXT at `_dmarc.{domain}`; a policy of your own, or one of the parent domain, counts).
      */
-    purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path';
+    purpose: 'dkim' | 'spf' | 'return_path' | 'dmarc';
 };
 
 /**
  * SendingDomain
  *
- * A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain, whose public half you publish as a DNS record with the others listed here. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every `dkim`, `spf` and `return_path` record (`verified`), or `failed` when a lookup finds a wrong value. A `dmarc` record is recommended but not required. Only `verified` domains can send.
+ * A domain of yours that campaign mail is sent from. We sign every message with a DKIM key of the domain (RSA 2048, made when the domain is added; its private half never leaves our servers and is stored encrypted), whose public half you publish as a DNS record with the others listed here. Replies and bounces come back through the reply subdomain `reply.{domain}`. The domain is `pending` until `POST /v1/sending-domains/{id}/verify` finds every record (`verified`), and `failed` when a lookup finds a wrong value, or when a domain verified before has lost a record. Only `verified` domains can send.
  */
 export type SendingDomainWritable = {
     /**
