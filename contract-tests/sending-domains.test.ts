@@ -4,6 +4,8 @@
 // failing resolver). Mail signed with the domain's key goes over a real SMTP conversation to a
 // sink (SMTP_URL) or to the .eml outbox, and mailauth (not our code) verifies the DKIM signature
 // and DMARC alignment against the same DNS server.
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import {
   verifySendingDomain,
 } from '../generated/directory/client/sdk.gen.ts';
 import type { SendingDomain } from '../generated/directory/client/types.gen.ts';
+import { checkRecords, dnsLookup } from '../src/mail/dns.ts';
 import type { VerifiedDomain } from '../src/mail/domains.ts';
 import { createMailTransport, MailSendError, type OutgoingMail } from '../src/mail/transport.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
@@ -194,6 +197,30 @@ describe.each(await storages())('sending domains on %s', (storage) => {
     const fixed = await verify(domain.id);
     expect(fixed.status).toBe('verified');
     expect(fixed.verified_at).toBeLessThanOrEqual(fixed.last_checked_at!);
+  });
+
+  it("verifies through the guide's local DNS server (npm run dns:local, docs/sales.md)", async () => {
+    const domain = await addDomain('mail.guide-example.test');
+    const port = await freeUdpPort();
+    const child = spawn(process.execPath, ['scripts/local-dns.ts', '--port', String(port)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    try {
+      child.stdin.end(JSON.stringify(domain));
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('serving 4 records')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`dns:local exited ${code}: ${out}`)));
+      });
+      const lookup = dnsLookup({ servers: [`127.0.0.1:${port}`] });
+      const checked = await checkRecords(lookup, domain.dns_records);
+      expect(checked.map((r) => r.status)).toEqual(['verified', 'verified', 'verified', 'verified']);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('a resolver that fails is a 502 and leaves the domain as it was', async () => {
@@ -411,4 +438,13 @@ async function signingOf(servers: TestServers, id: string): Promise<VerifiedDoma
     [id],
   );
   return servers.mail!.domains.verifiedDomain(row!.project_id, id);
+}
+
+/** A free UDP port of 127.0.0.1. */
+async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(() => resolve()));
+  return port;
 }
