@@ -5,8 +5,13 @@
 // hands each accepted message, parsed and classified (human with its thread headers, auto-reply,
 // DSN bounce with its recipient), to the handler registered by the replies' owner. Floods of
 // connections and messages get SMTP errors (a listener of its own with low limits).
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InboundMail, InboundRejected, startInboundSmtp } from '../src/mail/inbound.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
@@ -285,6 +290,80 @@ describe('inbound SMTP limits', () => {
       for (const g of greetings) g.socket.destroy();
     } finally {
       await listener.close();
+    }
+  });
+
+  it('holds at most INBOUND_SMTP_MAX_CONNECTIONS connections: the next is told 421', async () => {
+    const listener = await startInboundSmtp({
+      port: 0,
+      host: '127.0.0.1',
+      hostname: 'mx.eurus.test',
+      isReplyDomain: async () => true,
+      onMail: async () => undefined,
+      maxClients: 2,
+    });
+    try {
+      const sockets = Array.from({ length: 3 }, () => connect(listener.port, '127.0.0.1'));
+      const lines = await Promise.all(
+        sockets.map(
+          (socket) =>
+            new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString()))),
+        ),
+      );
+      expect(lines.map((line) => line.slice(0, 3)).sort()).toEqual(['220', '220', '421']);
+      for (const socket of sockets) socket.destroy();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('offers STARTTLS with INBOUND_SMTP_TLS_CERT and _KEY, and only then', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inbound-tls-'));
+    const certFile = join(dir, 'cert.pem');
+    const keyFile = join(dir, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=mx.eurus.test',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
+    const received: InboundMail[] = [];
+    const start = (tls?: { certFile: string; keyFile: string }) =>
+      startInboundSmtp({
+        port: 0,
+        host: '127.0.0.1',
+        hostname: 'mx.eurus.test',
+        isReplyDomain: async () => true,
+        onMail: async (mail) => void received.push(mail),
+        tls,
+      });
+    const send = (port: number) =>
+      nodemailer
+        .createTransport({ host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false } })
+        .sendMail({ from: 'a@sender.test', to: 'r-1@reply.tls.test', subject: 'hi', text: 'over TLS' });
+    const secure = await start({ certFile, keyFile });
+    const plain = await start();
+    try {
+      expect((await send(secure.port)).response).toMatch(/^250 /);
+      expect(received[0]?.text.trim()).toBe('over TLS');
+      await expect(send(plain.port)).rejects.toMatchObject({ code: 'ETLS' });
+    } finally {
+      await secure.close();
+      await plain.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

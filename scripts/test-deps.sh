@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm, when it is missing: Debian's
-# chromium (docs screenshots), PostgreSQL (the second storage path) and Redis (limits and
+# chromium (docs screenshots), openssl (a certificate for the inbound SMTP listener's STARTTLS), PostgreSQL (the second storage path) and Redis (limits and
 # revocation across instances). Runs as `pretest`; needs root (or sudo) only to install.
 # The tests reach them at TEST_DATABASE_URL (postgres://eurus:eurus@127.0.0.1:5432/postgres)
 # and TEST_REDIS_URL (redis://127.0.0.1:6379) unless those are set.
@@ -14,6 +14,7 @@ fi
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if [ ${#missing[@]} -gt 0 ]; then
