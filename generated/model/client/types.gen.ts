@@ -2194,7 +2194,7 @@ export type CreateMcpServerRequest = {
 /**
  * CreateImageRequest
  *
- * An image generation request, in the shape of the OpenAI API. Unknown fields are rejected with a 400.
+ * An image generation request, in the shape of the OpenAI API (`images.generate` of the official SDKs). Unknown fields are rejected with a 400.
  */
 export type CreateImageRequest = {
     /**
@@ -2206,47 +2206,67 @@ export type CreateImageRequest = {
      */
     model?: 'imagine';
     /**
-     * How many images to generate, from 1 to 4; each is billed. Defaults to 1.
+     * How many images to generate, from 1 to 10; each is billed. Defaults to 1.
      */
     n?: number | null;
     /**
-     * The size of the images in pixels, width x height. Defaults to `1024x1024`.
+     * The size of the images in pixels, width x height: `256x256`, `512x512`, `1024x1024` (also what `auto` means, the default), `1536x1024`, `1024x1536`, `1792x1024` or `1024x1792`. Another size is a 400 that lists these.
      */
-    size?: '256x256' | '512x512' | '1024x1024' | '1792x1024' | '1024x1792';
+    size?: 'auto' | '256x256' | '512x512' | '1024x1024' | '1536x1024' | '1024x1536' | '1792x1024' | '1024x1792' | null;
     /**
-     * How the images are returned: `b64_json` (the PNG bytes, base64-encoded; the default) or `url`. No image is stored and no CDN serves them, so a `url` is a `data:` URL (`data:image/png;base64,...`) holding the same bytes; OpenAI's default is `url`, ours `b64_json`.
+     * `low`, `medium`, `high`, `hd` or `standard` (the OpenAI names), or `auto` (the default, `medium`). Higher qualities draw finer detail and take longer; the price is the same.
      */
-    response_format?: 'url' | 'b64_json';
+    quality?: 'auto' | 'low' | 'medium' | 'high' | 'standard' | 'hd' | null;
     /**
-     * `standard` or `hd` (finer detail, slower); the price is the same. Defaults to `standard`.
+     * How the images are returned: `url` (the default, as in the OpenAI API), a URL served by this API, signed and valid for one hour, that anyone holding it can fetch without a key; or `b64_json`, the image bytes base64-encoded in the answer.
      */
-    quality?: 'standard' | 'hd';
+    response_format?: 'url' | 'b64_json' | null;
     /**
-     * `vivid` (dramatic, saturated) or `natural` (closer to a photograph). Defaults to `vivid`.
+     * The image format, `png` (the default), `jpeg` or `webp`.
      */
-    style?: 'vivid' | 'natural';
+    output_format?: 'png' | 'jpeg' | 'webp' | null;
+    /**
+     * The quality of a `jpeg` or `webp` image, from 0 (smallest) to 100 (best). Defaults to 90 for jpeg and 80 for webp; `png` is always lossless and ignores it.
+     */
+    output_compression?: number | null;
+    /**
+     * `opaque` (the default, what `auto` means) or `transparent`: the sky is left clear so the scene can be laid over something else. `transparent` needs `output_format` `png` or `webp` (a jpeg has no alpha channel: a 400).
+     */
+    background?: 'auto' | 'opaque' | 'transparent' | null;
+    /**
+     * `vivid` (saturated, the default) or `natural` (muted colours).
+     */
+    style?: 'vivid' | 'natural' | null;
+    /**
+     * Accepted for compatibility (`auto` or `low`); the built-in engine draws no people and refuses nothing.
+     */
+    moderation?: 'auto' | 'low' | null;
     /**
      * A stable id of your end user (hash it if it is personal), used to trace abuse; not shown to the model.
      */
     user?: string;
+    /**
+     * Not an OpenAI field: with the same prompt, seed, size, quality, style and background, the built-in engine draws the same images (image `i` of `n` from seed + i). Without it, each call draws new ones.
+     */
+    seed?: number | null;
 };
 
 /**
  * Image
  *
- * One generated PNG image: `b64_json` with `response_format` `b64_json`, `url` with `url`.
+ * One generated image: `url` with `response_format` `url`, `b64_json` with `b64_json`.
  */
 export type Image = {
     /**
-     * The PNG image, base64-encoded; present with `response_format` `b64_json`.
+     * The image bytes (in `output_format`), base64-encoded; present with `response_format` `b64_json`.
      */
     b64_json?: string;
     /**
-     * The PNG image as a `data:image/png;base64,...` URL; present with `response_format` `url`.
+     * Where to fetch the image: a URL of this API (`/v1/images/files/{id}`), signed and valid for one hour from `created`, fetched without a key; present with `response_format` `url`.
      */
     url?: string;
     /**
-     * The prompt as the engine rewrote it before generating, when it did.
+     * The prompt as the engine read it (the scene and colours it drew), when it says.
      */
     revised_prompt?: string;
 };
@@ -2279,13 +2299,29 @@ export type ImagesResponse = {
      * The images, `n` of them.
      */
     data: Array<Image>;
+    /**
+     * The background the images have, `opaque` or `transparent`.
+     */
+    background?: 'opaque' | 'transparent';
+    /**
+     * The format of the images, `png`, `jpeg` or `webp`.
+     */
+    output_format?: 'png' | 'jpeg' | 'webp';
+    /**
+     * The quality the images were drawn at, `low`, `medium` or `high`.
+     */
+    quality?: 'low' | 'medium' | 'high';
+    /**
+     * The size of the images, width x height in pixels.
+     */
+    size?: string;
     usage: ImagesUsage;
 };
 
 /**
  * CreateSpeechRequest
  *
- * A text-to-speech request, in the shape of the OpenAI API. Unknown fields are rejected with a 400.
+ * A text-to-speech request, in the shape of the OpenAI API (`audio.speech.create` of the official SDKs). Unknown fields are rejected with a 400.
  */
 export type CreateSpeechRequest = {
     /**
@@ -2297,73 +2333,41 @@ export type CreateSpeechRequest = {
      */
     input: string;
     /**
-     * The voice that speaks: `alloy`, `echo`, `fable`, `onyx`, `nova` or `shimmer` (the names of the OpenAI API, so existing code keeps working).
+     * The voice that speaks, by the names of the OpenAI API, so existing code keeps working: `alloy`, `ash`, `ballad`, `cedar`, `coral`, `echo`, `fable`, `marin`, `nova`, `onyx`, `sage`, `shimmer` or `verse`. The built-in engine gives each a voice of its own (pitch and timbre); an upstream gets the name as it is.
      */
-    voice: 'alloy' | 'echo' | 'fable' | 'onyx' | 'nova' | 'shimmer';
+    voice: 'alloy' | 'ash' | 'ballad' | 'cedar' | 'coral' | 'echo' | 'fable' | 'marin' | 'nova' | 'onyx' | 'sage' | 'shimmer' | 'verse';
     /**
-     * The audio format of the answer, which also sets its `Content-Type`: `mp3` (`audio/mpeg`, the default), `opus` (Ogg Opus, `audio/ogg`), `aac` (`audio/aac`), `flac` (`audio/flac`), `wav` (`audio/wav`) or `pcm` (raw 24 kHz 16-bit signed little-endian mono samples, `audio/pcm`). The `Accept` header does not change it.
+     * How to speak (tone, accent, pace), at most 4,096 characters. Passed to an upstream engine; the built-in engine (eSpeak NG) cannot follow such instructions and ignores them.
+     */
+    instructions?: string;
+    /**
+     * The audio format of the answer, which also sets its `Content-Type`: `mp3` (`audio/mpeg`, the default), `opus` (Ogg Opus, `audio/ogg`), `aac` (ADTS, `audio/aac`), `flac` (`audio/flac`), `wav` (`audio/wav`) or `pcm` (raw 24 kHz 16-bit signed little-endian mono samples, `audio/pcm`). `wav` and `pcm` are always available; the others need their encoder on the server (see the operation), else a 400 `unsupported_response_format` that lists the formats this server can make. The `Accept` header does not change it.
      */
     response_format?: 'mp3' | 'opus' | 'aac' | 'flac' | 'wav' | 'pcm';
     /**
-     * How fast the voice speaks, from 0.25 to 4 times the normal pace. Defaults to 1.
+     * How fast the voice speaks, from 0.25 to 4 times the normal pace. Defaults to 1. The built-in engine speaks at 80 to 450 words a minute, so it slows down to about 0.5 and speeds up to about 2.6.
      */
     speed?: number;
+    /**
+     * `audio` (the default): the answer is the audio file, sent in chunks as it is produced. `sse`: the answer is `text/event-stream`, the audio in base64 pieces as `speech.audio.delta` events and a last `speech.audio.done` event with the usage.
+     */
+    stream_format?: 'audio' | 'sse';
 };
 
 /**
- * CreateTranscriptionRequest
+ * SpeechAudioDeltaEvent
  *
- * A speech-to-text request, sent as `multipart/form-data`, in the shape of the OpenAI API. Unknown fields are rejected with a 400.
+ * A piece of the speech, in the order produced; the pieces joined are the audio file.
  */
-export type CreateTranscriptionRequest = {
+export type SpeechAudioDeltaEvent = {
     /**
-     * The audio to transcribe, at most 25 MB (larger is a 413), in one of the formats flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm (another is a 400 `unsupported_audio_format`).
+     * The event type, always `speech.audio.delta`.
      */
-    file: Blob | File;
+    type: 'speech.audio.delta';
     /**
-     * The speech model; only `voice`.
+     * The next bytes of the audio file in `response_format`, base64-encoded.
      */
-    model: 'voice';
-    /**
-     * The language of the audio as an ISO 639-1 code, such as `de` or `pt`; improves accuracy and speed. Detected when absent.
-     */
-    language?: string;
-    /**
-     * Text that guides the transcription's style or spelling of names, or continues a previous segment; in the language of the audio.
-     */
-    prompt?: string;
-    /**
-     * The format of the answer: `json` (the default; `text` and `usage`), `verbose_json` (adds `language`, `duration` and `segments`), or `text`, `srt` or `vtt`, which answer `text/plain`.
-     */
-    response_format?: 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
-    /**
-     * The sampling temperature, from 0 to 1; 0 gives the most likely transcription. Defaults to 0.
-     */
-    temperature?: number;
-};
-
-/**
- * TranscriptionSegment
- *
- * One segment of a transcription, with its times in the audio.
- */
-export type TranscriptionSegment = {
-    /**
-     * The position of the segment, from 0.
-     */
-    id: number;
-    /**
-     * Where the segment starts in the audio, in seconds.
-     */
-    start: number;
-    /**
-     * Where the segment ends in the audio, in seconds.
-     */
-    end: number;
-    /**
-     * The text of the segment.
-     */
-    text: string;
+    audio: string;
 };
 
 /**
@@ -2388,17 +2392,166 @@ export type AudioUsage = {
 };
 
 /**
+ * SpeechAudioDoneEvent
+ *
+ * The last event of streamed speech, with what it was billed.
+ */
+export type SpeechAudioDoneEvent = {
+    /**
+     * The event type, always `speech.audio.done`.
+     */
+    type: 'speech.audio.done';
+    usage: AudioUsage;
+};
+
+/**
+ * SpeechStreamEvent
+ *
+ * One server-sent event of speech with `stream_format` `sse`, as an SSE parser reports it: `data: <the event as one line of JSON>`, where the JSON is a `speech.audio.delta` (a piece of the audio) or the last `speech.audio.done` (the usage).
+ */
+export type SpeechStreamEvent = {
+    /**
+     * The event as one line of JSON.
+     */
+    data: string;
+    /**
+     * The SSE event type; no `event:` line is sent, so it is always `message`.
+     */
+    event: 'message';
+    /**
+     * The SSE event id; not sent by this service, since a stream cannot be resumed.
+     */
+    id?: string;
+    /**
+     * The SSE reconnection time in milliseconds; not sent by this service.
+     */
+    retry?: string;
+};
+
+/**
+ * CreateTranscriptionRequest
+ *
+ * A speech-to-text request, sent as `multipart/form-data`, in the shape of the OpenAI API (`audio.transcriptions.create` of the official SDKs). Unknown fields are rejected with a 400.
+ */
+export type CreateTranscriptionRequest = {
+    /**
+     * The audio to transcribe, at most 25 MB (larger is a 413): WAV (PCM or float, any rate, mono or stereo), FLAC, MP3 or Ogg Opus, recognised by their content, not their name. Anything else, a text file named `.wav` say, is a 400 `unsupported_audio_format`; audio that does not decode is a 400 `invalid_audio`, and audio of no length a 400 `empty_audio`.
+     */
+    file: Blob | File;
+    /**
+     * The speech model; only `voice`.
+     */
+    model: 'voice';
+    /**
+     * The language of the audio as an ISO 639-1 code, such as `en` or `de`. The built-in recognizer knows English only: another language is a 400 `unsupported_language` unless the operator relays `voice` to an upstream that knows it.
+     */
+    language?: string;
+    /**
+     * Text that guides the transcription's style or spelling of names, or continues a previous segment. Passed to an upstream engine; the built-in recognizer ignores it.
+     */
+    prompt?: string;
+    /**
+     * The format of the answer: `json` (the default; `text` and `usage`), `verbose_json` (adds `task`, `language`, `duration`, `segments` and `words`), or `text`, `srt` or `vtt`, which answer `text/plain`.
+     */
+    response_format?: 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
+    /**
+     * The sampling temperature, from 0 to 1; 0 gives the most likely transcription. Defaults to 0. The built-in recognizer always decodes at 0.
+     */
+    temperature?: number;
+    /**
+     * With `verbose_json`: `segment` (the default) adds `segments`, `word` adds `words`; both may be asked for. The SDKs send it as `timestamp_granularities[]` fields.
+     */
+    timestamp_granularities?: Array<'word' | 'segment'>;
+    /**
+     * `true`: the answer is `text/event-stream`, a `transcript.text.delta` event per stretch of speech as it is recognised and a last `transcript.text.done` with the whole text and the usage, whatever `response_format` says. Defaults to false.
+     */
+    stream?: boolean;
+};
+
+/**
+ * TranscriptionSegment
+ *
+ * One segment of a transcription (a stretch of speech between pauses), with its times in the audio, in the shape of the OpenAI API.
+ */
+export type TranscriptionSegment = {
+    /**
+     * The position of the segment, from 0.
+     */
+    id: number;
+    /**
+     * Where the segment starts, in hundredths of a second.
+     */
+    seek: number;
+    /**
+     * Where the segment starts in the audio, in seconds.
+     */
+    start: number;
+    /**
+     * Where the segment ends in the audio, in seconds.
+     */
+    end: number;
+    /**
+     * The text of the segment.
+     */
+    text: string;
+    /**
+     * The text of the segment as token ids of `o200k_base` (the tokenizer of the text models).
+     */
+    tokens: Array<number>;
+    /**
+     * The sampling temperature the segment was decoded with (the built-in recognizer always decodes at 0).
+     */
+    temperature: number;
+    /**
+     * The mean log probability of the segment's words, as the recognizer scored them; below -1 is doubtful.
+     */
+    avg_logprob: number;
+    /**
+     * The length of the text over its gzip-compressed length; above 2.4 suggests repeated text.
+     */
+    compression_ratio: number;
+    /**
+     * The probability that the segment holds no speech.
+     */
+    no_speech_prob: number;
+};
+
+/**
+ * TranscriptionWord
+ *
+ * One recognised word with its times, with `timestamp_granularities` including `word`.
+ */
+export type TranscriptionWord = {
+    /**
+     * The word.
+     */
+    word: string;
+    /**
+     * Where the word starts in the audio, in seconds.
+     */
+    start: number;
+    /**
+     * Where the word ends in the audio, in seconds.
+     */
+    end: number;
+};
+
+/**
  * CreateTranscriptionResponse
  *
- * A transcription with `response_format` `json` (`text` and `usage`) or `verbose_json` (also `language`, `duration` and `segments`).
+ * A transcription with `response_format` `json` (`text` and `usage`) or `verbose_json` (also `task`, `language`, `duration`, `segments` and, when asked for, `words`), in the shape of the OpenAI API.
  */
 export type CreateTranscriptionResponse = {
+    /**
+     * Always `transcribe`; with `verbose_json` only.
+     */
+    task?: 'transcribe';
     /**
      * The transcribed text.
      */
     text: string;
     /**
-     * The language of the audio as an ISO 639-1 code; with `verbose_json` only.
+     * The language of the audio in English, lower case (`english`), as the OpenAI API names it; with `verbose_json` only.
      */
     language?: string;
     /**
@@ -2406,10 +2559,71 @@ export type CreateTranscriptionResponse = {
      */
     duration?: number;
     /**
-     * The segments of the transcription with their times; with `verbose_json` only.
+     * The segments of the transcription with their times; with `verbose_json` when `timestamp_granularities` includes `segment` (the default).
      */
     segments?: Array<TranscriptionSegment>;
+    /**
+     * The words with their times; with `verbose_json` when `timestamp_granularities` includes `word`.
+     */
+    words?: Array<TranscriptionWord>;
     usage: AudioUsage;
+};
+
+/**
+ * TranscriptTextDeltaEvent
+ *
+ * The next piece of a streamed transcription, in order; the pieces joined are the text.
+ */
+export type TranscriptTextDeltaEvent = {
+    /**
+     * The event type, always `transcript.text.delta`.
+     */
+    type: 'transcript.text.delta';
+    /**
+     * The next piece of the text.
+     */
+    delta: string;
+};
+
+/**
+ * TranscriptTextDoneEvent
+ *
+ * The last event of a streamed transcription, with the whole text and its usage.
+ */
+export type TranscriptTextDoneEvent = {
+    /**
+     * The event type, always `transcript.text.done`.
+     */
+    type: 'transcript.text.done';
+    /**
+     * The whole transcribed text.
+     */
+    text: string;
+    usage: AudioUsage;
+};
+
+/**
+ * TranscriptStreamEvent
+ *
+ * One server-sent event of a streamed transcription, as an SSE parser reports it: `data: <the event as one line of JSON>`, a `transcript.text.delta` (the next piece of the text) or the last `transcript.text.done` (the whole text and the usage).
+ */
+export type TranscriptStreamEvent = {
+    /**
+     * The event as one line of JSON.
+     */
+    data: string;
+    /**
+     * The SSE event type; no `event:` line is sent, so it is always `message`.
+     */
+    event: 'message';
+    /**
+     * The SSE event id; not sent by this service, since a stream cannot be resumed.
+     */
+    id?: string;
+    /**
+     * The SSE reconnection time in milliseconds; not sent by this service.
+     */
+    retry?: string;
 };
 
 /**
@@ -2507,7 +2721,7 @@ export type Model = {
     /**
      * The paths of this API that serve the model: `/v1/responses` for the text models and the `agents` runtime, `/v1/mcp` for the `mcp` tool hub.
      */
-    readonly endpoints: Array<'/v1/chat/completions' | '/v1/responses' | '/v1/embeddings' | '/v1/mcp' | '/v1/images/generations' | '/v1/audio/speech' | '/v1/audio/transcriptions'>;
+    readonly endpoints: Array<'/v1/chat/completions' | '/v1/responses' | '/v1/embeddings' | '/v1/mcp' | '/v1/images/generations' | '/v1/audio/speech' | '/v1/audio/transcriptions' | '/v1/realtime'>;
 };
 
 /**
@@ -3570,6 +3784,22 @@ export type ImagesResponseWritable = {
      * The images, `n` of them.
      */
     data: Array<Image>;
+    /**
+     * The background the images have, `opaque` or `transparent`.
+     */
+    background?: 'opaque' | 'transparent';
+    /**
+     * The format of the images, `png`, `jpeg` or `webp`.
+     */
+    output_format?: 'png' | 'jpeg' | 'webp';
+    /**
+     * The quality the images were drawn at, `low`, `medium` or `high`.
+     */
+    quality?: 'low' | 'medium' | 'high';
+    /**
+     * The size of the images, width x height in pixels.
+     */
+    size?: string;
     usage: ImagesUsage;
 };
 
@@ -4603,6 +4833,53 @@ export type CreateImageResponses = {
 
 export type CreateImageResponse = CreateImageResponses[keyof CreateImageResponses];
 
+export type GetImageFileData = {
+    body?: never;
+    path: {
+        /**
+         * The image's id, `img_` and 26 characters.
+         */
+        image_id: string;
+    };
+    query: {
+        /**
+         * When the URL stops working, in Unix seconds.
+         */
+        expires: number;
+        /**
+         * The URL's HMAC-SHA256 signature, base64url without padding.
+         */
+        signature: string;
+    };
+    url: '/v1/images/files/{image_id}';
+};
+
+export type GetImageFileErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+};
+
+export type GetImageFileError = GetImageFileErrors[keyof GetImageFileErrors];
+
+export type GetImageFileResponses = {
+    /**
+     * A PNG image.
+     */
+    200: Blob | File;
+};
+
+export type GetImageFileResponse = GetImageFileResponses[keyof GetImageFileResponses];
+
 export type CreateSpeechData = {
     body: CreateSpeechRequest;
     headers?: {
@@ -4730,7 +5007,7 @@ export type CreateTranscriptionError = CreateTranscriptionErrors[keyof CreateTra
 
 export type CreateTranscriptionResponses = {
     /**
-     * The transcription, as JSON or as plain text depending on `response_format`.
+     * The transcription, as JSON or as plain text depending on `response_format`, or as events with `stream` true.
      */
     200: CreateTranscriptionResponse;
 };

@@ -3922,7 +3922,7 @@ export const CreateMcpServerRequestSchema = {
 
 export const CreateImageRequestSchema = {
     title: 'CreateImageRequest',
-    description: 'An image generation request, in the shape of the OpenAI API. Unknown fields are rejected with a 400.',
+    description: 'An image generation request, in the shape of the OpenAI API (`images.generate` of the official SDKs). Unknown fields are rejected with a 400.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3944,82 +3944,163 @@ export const CreateImageRequestSchema = {
             default: 'imagine'
         },
         n: {
-            description: 'How many images to generate, from 1 to 4; each is billed. Defaults to 1.',
+            description: 'How many images to generate, from 1 to 10; each is billed. Defaults to 1.',
             type: [
                 'integer',
                 'null'
             ],
             minimum: 1,
-            maximum: 4,
+            maximum: 10,
             default: 1
         },
         size: {
-            description: 'The size of the images in pixels, width x height. Defaults to `1024x1024`.',
-            type: 'string',
+            description: 'The size of the images in pixels, width x height: `256x256`, `512x512`, `1024x1024` (also what `auto` means, the default), `1536x1024`, `1024x1536`, `1792x1024` or `1024x1792`. Another size is a 400 that lists these.',
+            type: [
+                'string',
+                'null'
+            ],
             enum: [
+                'auto',
                 '256x256',
                 '512x512',
                 '1024x1024',
+                '1536x1024',
+                '1024x1536',
                 '1792x1024',
-                '1024x1792'
+                '1024x1792',
+                null
             ],
-            default: '1024x1024'
-        },
-        response_format: {
-            description: 'How the images are returned: `b64_json` (the PNG bytes, base64-encoded; the default) or `url`. No image is stored and no CDN serves them, so a `url` is a `data:` URL (`data:image/png;base64,...`) holding the same bytes; OpenAI\'s default is `url`, ours `b64_json`.',
-            type: 'string',
-            enum: [
-                'url',
-                'b64_json'
-            ],
-            default: 'b64_json'
+            default: 'auto'
         },
         quality: {
-            description: '`standard` or `hd` (finer detail, slower); the price is the same. Defaults to `standard`.',
-            type: 'string',
-            enum: [
-                'standard',
-                'hd'
+            description: '`low`, `medium`, `high`, `hd` or `standard` (the OpenAI names), or `auto` (the default, `medium`). Higher qualities draw finer detail and take longer; the price is the same.',
+            type: [
+                'string',
+                'null'
             ],
-            default: 'standard'
+            enum: [
+                'auto',
+                'low',
+                'medium',
+                'high',
+                'standard',
+                'hd',
+                null
+            ],
+            default: 'auto'
+        },
+        response_format: {
+            description: 'How the images are returned: `url` (the default, as in the OpenAI API), a URL served by this API, signed and valid for one hour, that anyone holding it can fetch without a key; or `b64_json`, the image bytes base64-encoded in the answer.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'url',
+                'b64_json',
+                null
+            ],
+            default: 'url'
+        },
+        output_format: {
+            description: 'The image format, `png` (the default), `jpeg` or `webp`.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'png',
+                'jpeg',
+                'webp',
+                null
+            ],
+            default: 'png'
+        },
+        output_compression: {
+            description: 'The quality of a `jpeg` or `webp` image, from 0 (smallest) to 100 (best). Defaults to 90 for jpeg and 80 for webp; `png` is always lossless and ignores it.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 100
+        },
+        background: {
+            description: '`opaque` (the default, what `auto` means) or `transparent`: the sky is left clear so the scene can be laid over something else. `transparent` needs `output_format` `png` or `webp` (a jpeg has no alpha channel: a 400).',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'auto',
+                'opaque',
+                'transparent',
+                null
+            ],
+            default: 'auto'
         },
         style: {
-            description: '`vivid` (dramatic, saturated) or `natural` (closer to a photograph). Defaults to `vivid`.',
-            type: 'string',
+            description: '`vivid` (saturated, the default) or `natural` (muted colours).',
+            type: [
+                'string',
+                'null'
+            ],
             enum: [
                 'vivid',
-                'natural'
+                'natural',
+                null
             ],
             default: 'vivid'
+        },
+        moderation: {
+            description: 'Accepted for compatibility (`auto` or `low`); the built-in engine draws no people and refuses nothing.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'auto',
+                'low',
+                null
+            ]
         },
         user: {
             description: 'A stable id of your end user (hash it if it is personal), used to trace abuse; not shown to the model.',
             type: 'string',
             maxLength: 256
+        },
+        seed: {
+            description: 'Not an OpenAI field: with the same prompt, seed, size, quality, style and background, the built-in engine draws the same images (image `i` of `n` from seed + i). Without it, each call draws new ones.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 9007199254740991
         }
     }
 } as const;
 
 export const ImageSchema = {
     title: 'Image',
-    description: 'One generated PNG image: `b64_json` with `response_format` `b64_json`, `url` with `url`.',
+    description: 'One generated image: `url` with `response_format` `url`, `b64_json` with `b64_json`.',
     type: 'object',
     additionalProperties: false,
     minProperties: 1,
     properties: {
         b64_json: {
-            description: 'The PNG image, base64-encoded; present with `response_format` `b64_json`.',
+            description: 'The image bytes (in `output_format`), base64-encoded; present with `response_format` `b64_json`.',
             type: 'string',
-            contentEncoding: 'base64',
-            contentMediaType: 'image/png'
+            contentEncoding: 'base64'
         },
         url: {
-            description: 'The PNG image as a `data:image/png;base64,...` URL; present with `response_format` `url`.',
+            description: 'Where to fetch the image: a URL of this API (`/v1/images/files/{id}`), signed and valid for one hour from `created`, fetched without a key; present with `response_format` `url`.',
             type: 'string',
-            pattern: '^data:image/png;base64,'
+            format: 'uri',
+            pattern: '/v1/images/files/img_[0-9A-Z]{26}\\?expires=[0-9]+&signature=[A-Za-z0-9_-]{43}$'
         },
         revised_prompt: {
-            description: 'The prompt as the engine rewrote it before generating, when it did.',
+            description: 'The prompt as the engine read it (the scene and colours it drew), when it says.',
             type: 'string'
         }
     }
@@ -4040,7 +4121,7 @@ export const ImagesUsageSchema = {
             description: 'The number of images generated and billed.',
             type: 'integer',
             minimum: 1,
-            maximum: 4
+            maximum: 10
         },
         cost_eur: {
             $ref: '#/components/schemas/Money',
@@ -4070,10 +4151,41 @@ export const ImagesResponseSchema = {
             description: 'The images, `n` of them.',
             type: 'array',
             minItems: 1,
-            maxItems: 4,
+            maxItems: 10,
             items: {
                 $ref: '#/components/schemas/Image'
             }
+        },
+        background: {
+            description: 'The background the images have, `opaque` or `transparent`.',
+            type: 'string',
+            enum: [
+                'opaque',
+                'transparent'
+            ]
+        },
+        output_format: {
+            description: 'The format of the images, `png`, `jpeg` or `webp`.',
+            type: 'string',
+            enum: [
+                'png',
+                'jpeg',
+                'webp'
+            ]
+        },
+        quality: {
+            description: 'The quality the images were drawn at, `low`, `medium` or `high`.',
+            type: 'string',
+            enum: [
+                'low',
+                'medium',
+                'high'
+            ]
+        },
+        size: {
+            description: 'The size of the images, width x height in pixels.',
+            type: 'string',
+            pattern: '^[0-9]+x[0-9]+$'
         },
         usage: {
             $ref: '#/components/schemas/ImagesUsage'
@@ -4083,7 +4195,7 @@ export const ImagesResponseSchema = {
 
 export const CreateSpeechRequestSchema = {
     title: 'CreateSpeechRequest',
-    description: 'A text-to-speech request, in the shape of the OpenAI API. Unknown fields are rejected with a 400.',
+    description: 'A text-to-speech request, in the shape of the OpenAI API (`audio.speech.create` of the official SDKs). Unknown fields are rejected with a 400.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -4106,19 +4218,31 @@ export const CreateSpeechRequestSchema = {
             maxLength: 4096
         },
         voice: {
-            description: 'The voice that speaks: `alloy`, `echo`, `fable`, `onyx`, `nova` or `shimmer` (the names of the OpenAI API, so existing code keeps working).',
+            description: 'The voice that speaks, by the names of the OpenAI API, so existing code keeps working: `alloy`, `ash`, `ballad`, `cedar`, `coral`, `echo`, `fable`, `marin`, `nova`, `onyx`, `sage`, `shimmer` or `verse`. The built-in engine gives each a voice of its own (pitch and timbre); an upstream gets the name as it is.',
             type: 'string',
             enum: [
                 'alloy',
+                'ash',
+                'ballad',
+                'cedar',
+                'coral',
                 'echo',
                 'fable',
-                'onyx',
+                'marin',
                 'nova',
-                'shimmer'
+                'onyx',
+                'sage',
+                'shimmer',
+                'verse'
             ]
         },
+        instructions: {
+            description: 'How to speak (tone, accent, pace), at most 4,096 characters. Passed to an upstream engine; the built-in engine (eSpeak NG) cannot follow such instructions and ignores them.',
+            type: 'string',
+            maxLength: 4096
+        },
         response_format: {
-            description: 'The audio format of the answer, which also sets its `Content-Type`: `mp3` (`audio/mpeg`, the default), `opus` (Ogg Opus, `audio/ogg`), `aac` (`audio/aac`), `flac` (`audio/flac`), `wav` (`audio/wav`) or `pcm` (raw 24 kHz 16-bit signed little-endian mono samples, `audio/pcm`). The `Accept` header does not change it.',
+            description: 'The audio format of the answer, which also sets its `Content-Type`: `mp3` (`audio/mpeg`, the default), `opus` (Ogg Opus, `audio/ogg`), `aac` (ADTS, `audio/aac`), `flac` (`audio/flac`), `wav` (`audio/wav`) or `pcm` (raw 24 kHz 16-bit signed little-endian mono samples, `audio/pcm`). `wav` and `pcm` are always available; the others need their encoder on the server (see the operation), else a 400 `unsupported_response_format` that lists the formats this server can make. The `Accept` header does not change it.',
             type: 'string',
             enum: [
                 'mp3',
@@ -4131,99 +4255,43 @@ export const CreateSpeechRequestSchema = {
             default: 'mp3'
         },
         speed: {
-            description: 'How fast the voice speaks, from 0.25 to 4 times the normal pace. Defaults to 1.',
+            description: 'How fast the voice speaks, from 0.25 to 4 times the normal pace. Defaults to 1. The built-in engine speaks at 80 to 450 words a minute, so it slows down to about 0.5 and speeds up to about 2.6.',
             type: 'number',
             minimum: 0.25,
             maximum: 4,
             default: 1
-        }
-    }
-} as const;
-
-export const CreateTranscriptionRequestSchema = {
-    title: 'CreateTranscriptionRequest',
-    description: 'A speech-to-text request, sent as `multipart/form-data`, in the shape of the OpenAI API. Unknown fields are rejected with a 400.',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'file',
-        'model'
-    ],
-    properties: {
-        file: {
-            description: 'The audio to transcribe, at most 25 MB (larger is a 413), in one of the formats flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm (another is a 400 `unsupported_audio_format`).',
-            type: 'string',
-            format: 'binary'
         },
-        model: {
-            description: 'The speech model; only `voice`.',
+        stream_format: {
+            description: '`audio` (the default): the answer is the audio file, sent in chunks as it is produced. `sse`: the answer is `text/event-stream`, the audio in base64 pieces as `speech.audio.delta` events and a last `speech.audio.done` event with the usage.',
             type: 'string',
             enum: [
-                'voice'
-            ]
-        },
-        language: {
-            description: 'The language of the audio as an ISO 639-1 code, such as `de` or `pt`; improves accuracy and speed. Detected when absent.',
-            type: 'string',
-            pattern: '^[a-z]{2}$'
-        },
-        prompt: {
-            description: 'Text that guides the transcription\'s style or spelling of names, or continues a previous segment; in the language of the audio.',
-            type: 'string',
-            maxLength: 4096
-        },
-        response_format: {
-            description: 'The format of the answer: `json` (the default; `text` and `usage`), `verbose_json` (adds `language`, `duration` and `segments`), or `text`, `srt` or `vtt`, which answer `text/plain`.',
-            type: 'string',
-            enum: [
-                'json',
-                'text',
-                'srt',
-                'verbose_json',
-                'vtt'
+                'audio',
+                'sse'
             ],
-            default: 'json'
-        },
-        temperature: {
-            description: 'The sampling temperature, from 0 to 1; 0 gives the most likely transcription. Defaults to 0.',
-            type: 'number',
-            minimum: 0,
-            maximum: 1,
-            default: 0
+            default: 'audio'
         }
     }
 } as const;
 
-export const TranscriptionSegmentSchema = {
-    title: 'TranscriptionSegment',
-    description: 'One segment of a transcription, with its times in the audio.',
+export const SpeechAudioDeltaEventSchema = {
+    title: 'SpeechAudioDeltaEvent',
+    description: 'A piece of the speech, in the order produced; the pieces joined are the audio file.',
     type: 'object',
     additionalProperties: false,
     required: [
-        'id',
-        'start',
-        'end',
-        'text'
+        'type',
+        'audio'
     ],
     properties: {
-        id: {
-            description: 'The position of the segment, from 0.',
-            type: 'integer',
-            minimum: 0
+        type: {
+            description: 'The event type, always `speech.audio.delta`.',
+            type: 'string',
+            const: 'speech.audio.delta'
         },
-        start: {
-            description: 'Where the segment starts in the audio, in seconds.',
-            type: 'number',
-            minimum: 0
-        },
-        end: {
-            description: 'Where the segment ends in the audio, in seconds.',
-            type: 'number',
-            minimum: 0
-        },
-        text: {
-            description: 'The text of the segment.',
-            type: 'string'
+        audio: {
+            description: 'The next bytes of the audio file in `response_format`, base64-encoded.',
+            type: 'string',
+            contentEncoding: 'base64'
         }
     }
 } as const;
@@ -4260,9 +4328,246 @@ export const AudioUsageSchema = {
     }
 } as const;
 
+export const SpeechAudioDoneEventSchema = {
+    title: 'SpeechAudioDoneEvent',
+    description: 'The last event of streamed speech, with what it was billed.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'usage'
+    ],
+    properties: {
+        type: {
+            description: 'The event type, always `speech.audio.done`.',
+            type: 'string',
+            const: 'speech.audio.done'
+        },
+        usage: {
+            $ref: '#/components/schemas/AudioUsage'
+        }
+    }
+} as const;
+
+export const SpeechStreamEventSchema = {
+    title: 'SpeechStreamEvent',
+    description: 'One server-sent event of speech with `stream_format` `sse`, as an SSE parser reports it: `data: <the event as one line of JSON>`, where the JSON is a `speech.audio.delta` (a piece of the audio) or the last `speech.audio.done` (the usage).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'data',
+        'event'
+    ],
+    properties: {
+        data: {
+            description: 'The event as one line of JSON.',
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                oneOf: [
+                    {
+                        $ref: '#/components/schemas/SpeechAudioDeltaEvent'
+                    },
+                    {
+                        $ref: '#/components/schemas/SpeechAudioDoneEvent'
+                    }
+                ]
+            }
+        },
+        event: {
+            description: 'The SSE event type; no `event:` line is sent, so it is always `message`.',
+            type: 'string',
+            const: 'message'
+        },
+        id: {
+            description: 'The SSE event id; not sent by this service, since a stream cannot be resumed.',
+            type: 'string'
+        },
+        retry: {
+            description: 'The SSE reconnection time in milliseconds; not sent by this service.',
+            type: 'string',
+            pattern: '^[0-9]+$'
+        }
+    }
+} as const;
+
+export const CreateTranscriptionRequestSchema = {
+    title: 'CreateTranscriptionRequest',
+    description: 'A speech-to-text request, sent as `multipart/form-data`, in the shape of the OpenAI API (`audio.transcriptions.create` of the official SDKs). Unknown fields are rejected with a 400.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'file',
+        'model'
+    ],
+    properties: {
+        file: {
+            description: 'The audio to transcribe, at most 25 MB (larger is a 413): WAV (PCM or float, any rate, mono or stereo), FLAC, MP3 or Ogg Opus, recognised by their content, not their name. Anything else, a text file named `.wav` say, is a 400 `unsupported_audio_format`; audio that does not decode is a 400 `invalid_audio`, and audio of no length a 400 `empty_audio`.',
+            type: 'string',
+            format: 'binary'
+        },
+        model: {
+            description: 'The speech model; only `voice`.',
+            type: 'string',
+            enum: [
+                'voice'
+            ]
+        },
+        language: {
+            description: 'The language of the audio as an ISO 639-1 code, such as `en` or `de`. The built-in recognizer knows English only: another language is a 400 `unsupported_language` unless the operator relays `voice` to an upstream that knows it.',
+            type: 'string',
+            pattern: '^[a-z]{2}$'
+        },
+        prompt: {
+            description: 'Text that guides the transcription\'s style or spelling of names, or continues a previous segment. Passed to an upstream engine; the built-in recognizer ignores it.',
+            type: 'string',
+            maxLength: 4096
+        },
+        response_format: {
+            description: 'The format of the answer: `json` (the default; `text` and `usage`), `verbose_json` (adds `task`, `language`, `duration`, `segments` and `words`), or `text`, `srt` or `vtt`, which answer `text/plain`.',
+            type: 'string',
+            enum: [
+                'json',
+                'text',
+                'srt',
+                'verbose_json',
+                'vtt'
+            ],
+            default: 'json'
+        },
+        temperature: {
+            description: 'The sampling temperature, from 0 to 1; 0 gives the most likely transcription. Defaults to 0. The built-in recognizer always decodes at 0.',
+            type: 'number',
+            minimum: 0,
+            maximum: 1,
+            default: 0
+        },
+        timestamp_granularities: {
+            description: 'With `verbose_json`: `segment` (the default) adds `segments`, `word` adds `words`; both may be asked for. The SDKs send it as `timestamp_granularities[]` fields.',
+            type: 'array',
+            maxItems: 2,
+            uniqueItems: true,
+            items: {
+                type: 'string',
+                enum: [
+                    'word',
+                    'segment'
+                ]
+            }
+        },
+        stream: {
+            description: '`true`: the answer is `text/event-stream`, a `transcript.text.delta` event per stretch of speech as it is recognised and a last `transcript.text.done` with the whole text and the usage, whatever `response_format` says. Defaults to false.',
+            type: 'boolean',
+            default: false
+        }
+    }
+} as const;
+
+export const TranscriptionSegmentSchema = {
+    title: 'TranscriptionSegment',
+    description: 'One segment of a transcription (a stretch of speech between pauses), with its times in the audio, in the shape of the OpenAI API.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'seek',
+        'start',
+        'end',
+        'text',
+        'tokens',
+        'temperature',
+        'avg_logprob',
+        'compression_ratio',
+        'no_speech_prob'
+    ],
+    properties: {
+        id: {
+            description: 'The position of the segment, from 0.',
+            type: 'integer',
+            minimum: 0
+        },
+        seek: {
+            description: 'Where the segment starts, in hundredths of a second.',
+            type: 'integer',
+            minimum: 0
+        },
+        start: {
+            description: 'Where the segment starts in the audio, in seconds.',
+            type: 'number',
+            minimum: 0
+        },
+        end: {
+            description: 'Where the segment ends in the audio, in seconds.',
+            type: 'number',
+            minimum: 0
+        },
+        text: {
+            description: 'The text of the segment.',
+            type: 'string'
+        },
+        tokens: {
+            description: 'The text of the segment as token ids of `o200k_base` (the tokenizer of the text models).',
+            type: 'array',
+            items: {
+                type: 'integer',
+                minimum: 0
+            }
+        },
+        temperature: {
+            description: 'The sampling temperature the segment was decoded with (the built-in recognizer always decodes at 0).',
+            type: 'number',
+            minimum: 0
+        },
+        avg_logprob: {
+            description: 'The mean log probability of the segment\'s words, as the recognizer scored them; below -1 is doubtful.',
+            type: 'number',
+            maximum: 0
+        },
+        compression_ratio: {
+            description: 'The length of the text over its gzip-compressed length; above 2.4 suggests repeated text.',
+            type: 'number',
+            minimum: 0
+        },
+        no_speech_prob: {
+            description: 'The probability that the segment holds no speech.',
+            type: 'number',
+            minimum: 0,
+            maximum: 1
+        }
+    }
+} as const;
+
+export const TranscriptionWordSchema = {
+    title: 'TranscriptionWord',
+    description: 'One recognised word with its times, with `timestamp_granularities` including `word`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'word',
+        'start',
+        'end'
+    ],
+    properties: {
+        word: {
+            description: 'The word.',
+            type: 'string'
+        },
+        start: {
+            description: 'Where the word starts in the audio, in seconds.',
+            type: 'number',
+            minimum: 0
+        },
+        end: {
+            description: 'Where the word ends in the audio, in seconds.',
+            type: 'number',
+            minimum: 0
+        }
+    }
+} as const;
+
 export const CreateTranscriptionResponseSchema = {
     title: 'CreateTranscriptionResponse',
-    description: 'A transcription with `response_format` `json` (`text` and `usage`) or `verbose_json` (also `language`, `duration` and `segments`).',
+    description: 'A transcription with `response_format` `json` (`text` and `usage`) or `verbose_json` (also `task`, `language`, `duration`, `segments` and, when asked for, `words`), in the shape of the OpenAI API.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -4270,14 +4575,19 @@ export const CreateTranscriptionResponseSchema = {
         'usage'
     ],
     properties: {
+        task: {
+            description: 'Always `transcribe`; with `verbose_json` only.',
+            type: 'string',
+            const: 'transcribe'
+        },
         text: {
             description: 'The transcribed text.',
             type: 'string'
         },
         language: {
-            description: 'The language of the audio as an ISO 639-1 code; with `verbose_json` only.',
+            description: 'The language of the audio in English, lower case (`english`), as the OpenAI API names it; with `verbose_json` only.',
             type: 'string',
-            pattern: '^[a-z]{2}$'
+            pattern: '^[a-z ]+$'
         },
         duration: {
             description: 'The duration of the audio in seconds; with `verbose_json` only.',
@@ -4285,14 +4595,111 @@ export const CreateTranscriptionResponseSchema = {
             minimum: 0
         },
         segments: {
-            description: 'The segments of the transcription with their times; with `verbose_json` only.',
+            description: 'The segments of the transcription with their times; with `verbose_json` when `timestamp_granularities` includes `segment` (the default).',
             type: 'array',
             items: {
                 $ref: '#/components/schemas/TranscriptionSegment'
             }
         },
+        words: {
+            description: 'The words with their times; with `verbose_json` when `timestamp_granularities` includes `word`.',
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/TranscriptionWord'
+            }
+        },
         usage: {
             $ref: '#/components/schemas/AudioUsage'
+        }
+    }
+} as const;
+
+export const TranscriptTextDeltaEventSchema = {
+    title: 'TranscriptTextDeltaEvent',
+    description: 'The next piece of a streamed transcription, in order; the pieces joined are the text.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'delta'
+    ],
+    properties: {
+        type: {
+            description: 'The event type, always `transcript.text.delta`.',
+            type: 'string',
+            const: 'transcript.text.delta'
+        },
+        delta: {
+            description: 'The next piece of the text.',
+            type: 'string'
+        }
+    }
+} as const;
+
+export const TranscriptTextDoneEventSchema = {
+    title: 'TranscriptTextDoneEvent',
+    description: 'The last event of a streamed transcription, with the whole text and its usage.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'text',
+        'usage'
+    ],
+    properties: {
+        type: {
+            description: 'The event type, always `transcript.text.done`.',
+            type: 'string',
+            const: 'transcript.text.done'
+        },
+        text: {
+            description: 'The whole transcribed text.',
+            type: 'string'
+        },
+        usage: {
+            $ref: '#/components/schemas/AudioUsage'
+        }
+    }
+} as const;
+
+export const TranscriptStreamEventSchema = {
+    title: 'TranscriptStreamEvent',
+    description: 'One server-sent event of a streamed transcription, as an SSE parser reports it: `data: <the event as one line of JSON>`, a `transcript.text.delta` (the next piece of the text) or the last `transcript.text.done` (the whole text and the usage).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'data',
+        'event'
+    ],
+    properties: {
+        data: {
+            description: 'The event as one line of JSON.',
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: {
+                oneOf: [
+                    {
+                        $ref: '#/components/schemas/TranscriptTextDeltaEvent'
+                    },
+                    {
+                        $ref: '#/components/schemas/TranscriptTextDoneEvent'
+                    }
+                ]
+            }
+        },
+        event: {
+            description: 'The SSE event type; no `event:` line is sent, so it is always `message`.',
+            type: 'string',
+            const: 'message'
+        },
+        id: {
+            description: 'The SSE event id; not sent by this service, since a stream cannot be resumed.',
+            type: 'string'
+        },
+        retry: {
+            description: 'The SSE reconnection time in milliseconds; not sent by this service.',
+            type: 'string',
+            pattern: '^[0-9]+$'
         }
     }
 } as const;
@@ -4517,7 +4924,8 @@ export const ModelSchema = {
                     '/v1/mcp',
                     '/v1/images/generations',
                     '/v1/audio/speech',
-                    '/v1/audio/transcriptions'
+                    '/v1/audio/transcriptions',
+                    '/v1/realtime'
                 ]
             },
             readOnly: true
@@ -6473,10 +6881,41 @@ export const ImagesResponseWritableSchema = {
             description: 'The images, `n` of them.',
             type: 'array',
             minItems: 1,
-            maxItems: 4,
+            maxItems: 10,
             items: {
                 $ref: '#/components/schemas/Image'
             }
+        },
+        background: {
+            description: 'The background the images have, `opaque` or `transparent`.',
+            type: 'string',
+            enum: [
+                'opaque',
+                'transparent'
+            ]
+        },
+        output_format: {
+            description: 'The format of the images, `png`, `jpeg` or `webp`.',
+            type: 'string',
+            enum: [
+                'png',
+                'jpeg',
+                'webp'
+            ]
+        },
+        quality: {
+            description: 'The quality the images were drawn at, `low`, `medium` or `high`.',
+            type: 'string',
+            enum: [
+                'low',
+                'medium',
+                'high'
+            ]
+        },
+        size: {
+            description: 'The size of the images, width x height in pixels.',
+            type: 'string',
+            pattern: '^[0-9]+x[0-9]+$'
         },
         usage: {
             $ref: '#/components/schemas/ImagesUsage'
