@@ -51,10 +51,11 @@ function layers() {
     embeddings: ['platform'],
     status: ['platform'],
     webhooks: ['platform'],
+    media: ['platform'],
     console: ['platform', 'accounts', 'limits', 'mail'],
     mcp: ['platform', 'agents'],
     agents: ['platform', 'limits', 'usage', 'model'],
-    model: ['platform', ...SHARED, 'agents', 'mcp', 'console'],
+    model: ['platform', ...SHARED, 'media', 'agents', 'mcp', 'console'],
     directory: ['platform', ...SHARED, 'console', 'webhooks'],
     sales: ['platform', ...SHARED, 'directory', 'webhooks', 'console'],
   };

@@ -52,7 +52,7 @@ describe('the official openai Python SDK', () => {
   }, 300_000);
   afterAll(async () => servers?.stop());
 
-  it('passes its pytest suite: models, chat buffered and streamed, tools, embeddings, error classes, responses', async () => {
+  it('passes its pytest suite: models, chat buffered and streamed, tools, embeddings, error classes, responses, images and audio', async () => {
     const { code, output } = await run(
       python,
       ['-m', 'pytest', SUITE, '-q', '-p', 'no:cacheprovider', `--junitxml=${REPORT}`],
@@ -65,5 +65,5 @@ describe('the official openai Python SDK', () => {
     const defined = readFileSync(SUITE, 'utf8').match(/^def test_/gm)?.length ?? 0;
     expect(tests, output).toBe(defined);
     expect(skipped, output).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });

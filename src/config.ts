@@ -7,7 +7,12 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LimitSettings } from './limits/policies.ts';
-import { type EnginesConfig, loadEnginesConfig } from './model/engines/select.ts';
+import {
+  type EnginesConfig,
+  loadEnginesConfig,
+  loadMediaEnginesConfig,
+  type MediaEnginesConfig,
+} from './model/engines/select.ts';
 import { type LogFormat, logFormatOf } from './platform/logger.ts';
 
 /** Outgoing and incoming mail, and the DNS look-ups of sending domains (src/mail/). */
@@ -120,6 +125,16 @@ export interface Config {
   publicDirectoryUrl: string | undefined;
   /** MODEL_ENGINES: the engine behind each text model (src/model/engines/select.ts). */
   engines: EnginesConfig;
+  /** MODEL_ENGINES' `imagine` and `voice`: built in unless an upstream is named. */
+  mediaEngines: MediaEnginesConfig;
+  /** MODEL_API_PUBLIC_URL when it is set: the origin of generated images' URLs (else the request's own). */
+  imageUrlBase: string | undefined;
+  /** IMAGE_WORKERS: threads of one process that paint images (built-in imagine engine); 2 by default. */
+  imageWorkers: number;
+  /** POCKETSPHINX_MODEL_DIR: the built-in recognizer's model (Debian's pocketsphinx-en-us by default). */
+  recognizerModelDir: string | undefined;
+  /** REALTIME_MAX_SECONDS: the longest a realtime voice session may stay open; 1,800 by default. */
+  realtimeMaxSeconds: number;
   /**
    * MODEL_RATE_LIMIT_RPM, MODEL_RATE_LIMIT_TPM, DIRECTORY_RATE_LIMIT_RPS, DIRECTORY_DAILY_QUOTA:
    * what replaces the plans' limits (tests, fuzzing); unset in production.
@@ -270,6 +285,9 @@ const ENV = z.object({
   MODEL_ENGINES: z.string().optional(),
   SSE_KEEP_ALIVE_MS: integer(100, 600_000, 15_000),
   MCP_CALL_TIMEOUT_MS: integer(100, 600_000, 15_000),
+  IMAGE_WORKERS: integer(1, 64, 2),
+  POCKETSPHINX_MODEL_DIR: z.string().optional(),
+  REALTIME_MAX_SECONDS: integer(10, 86_400, 1800),
   MCP_REMOTE_PRIVATE_ADDRESSES: flag,
   SECRETS_ENCRYPTION_KEY: z
     .string()
@@ -412,6 +430,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicDirectoryUrl: v.PUBLIC_DIRECTORY_URL,
     // its own errors name the faulty field; an upstream's api_key_env names a variable of `env`
     engines: loadEnginesConfig(env),
+    mediaEngines: loadMediaEnginesConfig(env),
+    imageUrlBase: v.MODEL_API_PUBLIC_URL,
+    imageWorkers: v.IMAGE_WORKERS,
+    recognizerModelDir: v.POCKETSPHINX_MODEL_DIR,
+    realtimeMaxSeconds: v.REALTIME_MAX_SECONDS,
     limits: {
       modelRpm: v.MODEL_RATE_LIMIT_RPM,
       modelTpm: v.MODEL_RATE_LIMIT_TPM,

@@ -1,7 +1,8 @@
 // Starts the services on their ports and stops them gracefully: no new connections, open
 // streams drained for up to `drainMs`, then the rest closed. In a cluster worker (cluster.ts)
 // the services listen on no port: the primary hands each connection over (`accept`).
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config, ConnectionLimits } from './config.ts';
@@ -48,7 +49,10 @@ export interface StartOptions {
  * `maxRequestsPerSocket` requests. Idle keep-alive sockets outlive clients' (undici 4 s, load
  * balancers 60 s): no ECONNRESET.
  */
-function boundedServer(app: Express, limits: ConnectionLimits): Server {
+/** Handles a server's HTTP upgrades (WebSockets); without one, upgrades are refused. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+function boundedServer(app: Express, limits: ConnectionLimits, upgrade?: UpgradeHandler): Server {
   const server = createServer(
     {
       connectionsCheckingInterval: 1000,
@@ -60,6 +64,7 @@ function boundedServer(app: Express, limits: ConnectionLimits): Server {
   );
   server.maxConnections = limits.maxConnections;
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  if (upgrade) server.on('upgrade', upgrade);
   if (limits.maxConnectionsPerIp > 0) {
     const perIp = new Map<string, number>();
     server.on('connection', (socket: Socket) => {
@@ -80,9 +85,15 @@ function boundedServer(app: Express, limits: ConnectionLimits): Server {
   return server;
 }
 
-function listen(app: Express, host: string, port: number, limits: ConnectionLimits): Promise<Server> {
+function listen(
+  app: Express,
+  host: string,
+  port: number,
+  limits: ConnectionLimits,
+  upgrade?: UpgradeHandler,
+): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = boundedServer(app, limits);
+    const server = boundedServer(app, limits, upgrade);
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });
@@ -101,8 +112,9 @@ function urlOf(host: string, port: number): string {
 function handedOver(
   app: Express,
   limits: ConnectionLimits,
+  upgrade?: UpgradeHandler,
 ): { accept(socket: Socket): void; drain(drainMs: number): Promise<void> } {
-  const server = boundedServer(app, limits);
+  const server = boundedServer(app, limits, upgrade);
   const busy = new Map<Socket, number>(); // open sockets, with their requests in flight
   let draining = false;
   let drained: (() => void) | undefined;
@@ -170,14 +182,19 @@ export async function startServices(
   let smtpPort: number | undefined;
   let directoryMail: DirectoryMail | undefined;
   /** Serves `app` on `port`, or, handed over, on the sockets `accept` receives. */
-  const serve = async (name: ServiceName, app: Express, port: number): Promise<() => Promise<void>> => {
+  const serve = async (
+    name: ServiceName,
+    app: Express,
+    port: number,
+    upgrade?: UpgradeHandler,
+  ): Promise<() => Promise<void>> => {
     if (options.handedOver) {
-      const server = handedOver(app, config.connections);
+      const server = handedOver(app, config.connections, upgrade);
       accepts[name] = server.accept;
       urls[name] = urlOf(config.host, port);
       return () => server.drain(drainMs);
     }
-    const server = await listen(app, config.host, port, config.connections);
+    const server = await listen(app, config.host, port, config.connections, upgrade);
     urls[name] = urlOf(config.host, (server.address() as AddressInfo).port);
     return () => drain(server, drainMs);
   };
@@ -192,12 +209,13 @@ export async function startServices(
     const service = await createModelService(platform, logger, {
       directoryUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
     });
-    const stop = await serve('model', service.app, config.modelPort);
+    const stop = await serve('model', service.app, config.modelPort, service.upgrade);
     logger.info(
       { url: urls.model, console: `${config.publicModelUrl}/console`, status: `${urls.model}/status` },
       'model API listening; sign up in the console to get a key',
     );
     stops.push(async () => {
+      await service.closeSessions();
       await stop();
       await service.close();
     });

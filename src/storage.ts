@@ -10,6 +10,7 @@ export const MIGRATIONS = [
   own('directory'),
   own('webhooks'),
   own('agents'),
+  own('media'),
   own('mcp'),
   own('console'),
   own('status'),

@@ -328,3 +328,63 @@ def test_responses_background_polled_until_completed(client: OpenAI) -> None:
     events = list(client.responses.retrieve(queued.id, stream=True, starting_after=0))
     assert events[0].sequence_number == 1
     assert events[-1].type == "response.completed"
+
+
+# Media (issue 19): images, speech and transcriptions through the Python SDK.
+
+SENTENCE = "Please call me tomorrow morning. I would like to book a table for two people at seven."
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_images_generate_b64_json_and_url(client: OpenAI) -> None:
+    import base64
+    import urllib.request
+
+    answer = client.images.generate(model="imagine", prompt="A harbour at sunrise", size="512x512", response_format="b64_json")
+    assert png_size(base64.b64decode(answer.data[0].b64_json)) == (512, 512)
+    linked = client.images.generate(prompt="A forest at night", size="256x256", n=2)
+    assert len(linked.data) == 2
+    with urllib.request.urlopen(linked.data[0].url) as response:  # signed: no key needed
+        assert response.headers["content-type"] == "image/png"
+        assert png_size(response.read()) == (256, 256)
+
+
+def test_speech_streamed_to_a_file_and_transcribed_back(client: OpenAI, tmp_path) -> None:
+    target = tmp_path / "speech.wav"
+    with client.audio.speech.with_streaming_response.create(
+        model="voice", voice="alloy", input=SENTENCE, response_format="wav"
+    ) as response:
+        assert response.headers["content-type"] == "audio/wav"
+        response.stream_to_file(target)
+    data = target.read_bytes()
+    assert data[:4] == b"RIFF" and int.from_bytes(data[24:28], "little") == 24000
+    seconds = (len(data) - 44) / 2 / 24000
+    assert seconds > 3
+
+    with target.open("rb") as audio:
+        result = client.audio.transcriptions.create(model="voice", file=audio)
+    said = set(SENTENCE.lower().replace(".", "").split())
+    heard = set(result.text.lower().replace(".", "").split())
+    assert len(said & heard) / len(said) >= 0.6
+    assert result.usage.type == "duration"
+    assert math.isclose(result.usage.seconds, seconds, abs_tol=0.01)
+
+    with target.open("rb") as audio:
+        verbose = client.audio.transcriptions.create(
+            model="voice", file=audio, response_format="verbose_json", timestamp_granularities=["word", "segment"]
+        )
+    assert verbose.language == "english"
+    assert len(verbose.words) > 5 and len(verbose.segments) > 0
+    with target.open("rb") as audio:
+        srt = client.audio.transcriptions.create(model="voice", file=audio, response_format="srt")
+    assert isinstance(srt, str) and srt.startswith("1\n00:00:")
+
+
+def test_transcription_of_a_text_file_is_a_bad_request(client: OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.audio.transcriptions.create(model="voice", file=("notes.wav", b"not audio at all\n"))
+    assert raised.value.code == "unsupported_audio_format"

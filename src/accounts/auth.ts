@@ -24,6 +24,11 @@ export interface Authenticator {
   handler: (req: Request, scopes: string[]) => Promise<boolean>;
   /** Drops a key from every instance's cache (revocation, rotation). */
   invalidate(keyId: string): Promise<void>;
+  /**
+   * The caller of a secret sent another way than a request's Authorization header (a WebSocket's
+   * subprotocol), with the same checks: 401 for a bad key, 403 naming a missing scope.
+   */
+  principalOf(secret: string, scopes: string[], operation: string): Promise<Principal>;
 }
 
 function bearerOf(req: Request): string {
@@ -70,7 +75,10 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
   }
 
   async function authenticate(req: Request, scopes: string[]): Promise<Principal> {
-    const secret = bearerOf(req);
+    return authenticateSecret(bearerOf(req), scopes, `${req.method} ${req.baseUrl}${req.path}`);
+  }
+
+  async function authenticateSecret(secret: string, scopes: string[], operation: string): Promise<Principal> {
     const found = await lookup(secret);
     const invalid = () =>
       new AuthenticationError(
@@ -89,7 +97,6 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
     }
     const missing = scopes.filter((scope) => !row.scopes.includes(scope));
     if (missing.length > 0) {
-      const operation = `${req.method} ${req.baseUrl}${req.path}`;
       throw new PermissionDeniedError(
         'insufficient_scope',
         `This key lacks the scope '${missing.join("', '")}' needed for ${operation}.`,
@@ -121,6 +128,7 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
         throw err;
       }
     },
+    principalOf: authenticateSecret,
     async invalidate(keyId) {
       for (const [hash, entry] of cache) if (entry.key.row.id === keyId) cache.delete(hash);
       await bus.publish(keyId);

@@ -5,7 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RateLimitError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Bucket, BucketState, Limiter, TakeResult } from './limiter.ts';
-import { type LimitSettings, modelTokenBucket, QUOTA_BUCKETS } from './policies.ts';
+import { type LimitSettings, mediaBucket, modelTokenBucket, QUOTA_BUCKETS } from './policies.ts';
 
 declare global {
   namespace Express {
@@ -79,6 +79,33 @@ export async function takeModelTokens(
   const requestStates = res.locals.rateLimitStates ?? [];
   setRateLimitHeaders(res, [...requestStates, ...taken.states]);
   if (!taken.ok) throw refusal(taken, `tokens of model '${model}'`);
+}
+
+/**
+ * Takes `amount` of the key's images or audio seconds a minute for `model`, adds that bucket to
+ * the request's RateLimit headers (when they are not sent yet), and throws the 429 when it does
+ * not fit. Audio seconds are taken when known (a transcription's input after decoding, speech's
+ * output as it is made), so `amount` may be a part.
+ */
+export async function takeMediaUnits(
+  limiter: Limiter,
+  res: Response,
+  principal: Principal,
+  model: string,
+  unit: 'images' | 'audio_seconds',
+  amount: number,
+): Promise<void> {
+  const taken = await limiter.take(
+    `model:${principal.keyId}:${model}:${unit}`,
+    [mediaBucket(principal.plan, unit)],
+    amount,
+  );
+  if (!res.headersSent) {
+    const requestStates = (res.locals.rateLimitStates as BucketState[] | undefined) ?? [];
+    setRateLimitHeaders(res, [...requestStates, ...taken.states]);
+  }
+  if (!taken.ok)
+    throw refusal(taken, `${unit === 'images' ? 'images' : 'seconds of audio'} of model '${model}'`);
 }
 
 export interface LimitPlan {

@@ -30,6 +30,19 @@ export function modelTokenBucket(plan: string, limits: LimitSettings): Bucket {
   return { name: 'tokens', rate: tpm / 60, capacity: tpm, window: 60, quota: tpm };
 }
 
+/** Model API media, per key: images and seconds of audio (in and out) a minute, by plan. */
+export const MEDIA_PLANS: Record<string, { imagesPerMinute: number; audioSecondsPerMinute: number }> = {
+  standard: { imagesPerMinute: 100, audioSecondsPerMinute: 3_600 },
+  enterprise: { imagesPerMinute: 1_000, audioSecondsPerMinute: 36_000 },
+};
+
+/** The per-minute bucket of `images` or `audio_seconds` of a plan. */
+export function mediaBucket(plan: string, unit: 'images' | 'audio_seconds'): Bucket {
+  const limits = MEDIA_PLANS[plan] ?? (MEDIA_PLANS.standard as (typeof MEDIA_PLANS)[string]);
+  const perMinute = unit === 'images' ? limits.imagesPerMinute : limits.audioSecondsPerMinute;
+  return { name: unit, rate: perMinute / 60, capacity: perMinute, window: 60, quota: perMinute };
+}
+
 /**
  * Directory API, per key: 60 requests/s sustained with bursts up to 600/s for 30 s: a bucket
  * refilled at 60/s holding 16,200 (600/s for 30 s drains 18,000 while 1,800 flow back in),

@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { createRealtime } from './realtime.ts';
 import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
@@ -9,7 +12,11 @@ import { hubConnector } from '../mcp/connector.ts';
 import { createMcpServersRouter, McpServerStore } from '../mcp/registry.ts';
 import { createMcpRouter } from '../mcp/server.ts';
 import { createChatRouter } from './chat-routes.ts';
-import { createEngines } from './engines/select.ts';
+import { createEngines, createMediaEngines } from './engines/select.ts';
+import { createImagesRouter } from './images-routes.ts';
+import { createAudioRouter } from './audio-routes.ts';
+import { speechEncoders } from '../media/audio/encode.ts';
+import { MediaStore } from '../media/store.ts';
 import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings-routes.ts';
 import { createModelsRouter } from './models-routes.ts';
 import type { Platform } from '../context.ts';
@@ -27,6 +34,10 @@ import { createStatusPages } from '../status/pages.ts';
 
 export interface ModelService {
   app: Express;
+  /** Handles the HTTP upgrades of the server (the realtime WebSocket at /v1/realtime). */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends the open WebSocket sessions (before the HTTP server drains, which they would hold up). */
+  closeSessions(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +55,15 @@ export async function createModelService(
   const directoryUrl = (): string =>
     config.directoryApiUrl ?? options.directoryUrl?.() ?? `http://127.0.0.1:${config.directoryPort}`;
   const engines = createEngines(platform.config.engines);
-  logger.info({ engines: engines.describe() }, 'model engines');
+  const media = createMediaEngines(config.mediaEngines, {
+    recognizerModelDir: config.recognizerModelDir,
+    imageWorkers: config.imageWorkers,
+  });
+  const encoders = speechEncoders();
+  logger.info(
+    { engines: { ...engines.describe(), ...media.describe() }, speech_formats: encoders.available },
+    'model engines',
+  );
   const limits = rateLimit(platform.limiter, (req, principal) => {
     const body = req.body as { model?: unknown } | undefined;
     const model =
@@ -119,6 +138,21 @@ export async function createModelService(
         engineFor: (model) => engines(model),
         logger,
       }),
+      createImagesRouter({
+        db: platform.db,
+        limiter: platform.limiter,
+        engine: media.image,
+        store: new MediaStore(platform.db),
+        logger,
+        publicUrl: config.imageUrlBase,
+      }),
+      createAudioRouter({
+        db: platform.db,
+        limiter: platform.limiter,
+        engine: media.voice,
+        encoders,
+        logger,
+      }),
       createAccountsRouter(platform.accounts, platform.auth),
       createUsageRouter(platform.db, 'model'),
       createIncidentsRouter(platform.db),
@@ -132,5 +166,24 @@ export async function createModelService(
     ],
     isReady: () => platform.readiness(true),
   });
-  return { app, close: async () => engines.close() };
+  const realtime = createRealtime({
+    db: platform.db,
+    auth: platform.auth,
+    limiter: platform.limiter,
+    limits: platform.config.limits,
+    voice: media.voice,
+    chatEngine: () => engines('queen'),
+    logger,
+    maxSeconds: config.realtimeMaxSeconds,
+  });
+  return {
+    app,
+    upgrade: (req, socket, head) => realtime.upgrade(req, socket, head),
+    closeSessions: () => realtime.close(),
+    close: async () => {
+      await realtime.close();
+      engines.close();
+      media.close();
+    },
+  };
 }

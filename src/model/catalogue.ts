@@ -120,7 +120,7 @@ export const CATALOGUE: readonly CatalogueModel[] = [
     ],
     latencyP50Ms: 120,
     capabilities: ['speech', 'transcription'],
-    endpoints: ['/v1/audio/speech', '/v1/audio/transcriptions'],
+    endpoints: ['/v1/audio/speech', '/v1/audio/transcriptions', '/v1/realtime'],
   },
   {
     id: 'imagine',
@@ -234,6 +234,18 @@ export function dimensionCostNano(model: CatalogueModel, dimension: Dimension, q
   const numerator = BigInt(quantity) * BigInt(price.nanoPerUnit);
   const size = BigInt(price.unitSize);
   return Number((numerator * 2n + size) / (size * 2n));
+}
+
+/** What `ms` milliseconds of audio cost on `voice` (6 EUR an hour, pro rata), in whole nano-EUR. */
+export function audioCostNano(ms: number): number {
+  const voice = CATALOGUE.find((m) => m.id === 'voice') as CatalogueModel;
+  const price = voice.prices[0] as Price;
+  return Math.round((Math.round(ms) * price.nanoPerUnit) / (price.unitSize * 1000));
+}
+
+/** What `count` images cost on `imagine`, in nano-EUR. */
+export function imagesCostNano(count: number): number {
+  return dimensionCostNano(CATALOGUE.find((m) => m.id === 'imagine') as CatalogueModel, 'images', count);
 }
 
 /**

@@ -182,20 +182,12 @@ describe('errors of the model API skeleton', () => {
       return body;
     };
     const url = `${model}/v1/audio/transcriptions`;
+    // 2 KB of zeros pass validation (the handler then finds they are not audio)
     const valid = await fetch(url, { method: 'POST', headers: AUTH, body: form('0.2') });
-    expect(valid.status).not.toBe(400);
+    const answer = (await valid.json()) as { error?: { code: string } };
+    expect(answer.error?.code).toBe('unsupported_audio_format');
     const invalid = await fetch(url, { method: 'POST', headers: AUTH, body: form('warm') });
     await expectEnvelope(invalid, 400, 'invalid_request_error', 'validation_failed');
-  });
-
-  it('501 not_implemented for a valid call to an operation not built yet', async () => {
-    const res = await fetch(`${model}/v1/images/generations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...AUTH },
-      body: JSON.stringify({ prompt: 'A lighthouse at dusk' }),
-    });
-    const error = await expectEnvelope(res, 501, 'api_error', 'not_implemented');
-    expect(error.message).toContain('/v1/images/generations');
   });
 });
 

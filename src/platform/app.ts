@@ -1,7 +1,10 @@
 // The middleware of both services, in one visible order (STYLE.md): request id, operational
 // routes, body parser, the OpenAPI validator on the bundled spec, the service's routers,
 // the 501 for specified operations not built yet, and the one error handler.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import express, {
   type Express,
   type NextFunction,
@@ -43,6 +46,18 @@ export interface ServiceOptions {
   /** Origins browser apps may call from (CORS_ORIGINS); `*` when not given. */
   corsOrigins?: '*' | string[];
   uploadLimitBytes?: number;
+  /** Where multipart uploads are written as they arrive (deleted when the response ends); the OS's temp dir by default. */
+  uploadDir?: string;
+}
+
+/** Deletes a request's uploaded files once its response is over, whatever happened. */
+function removeUploads(req: Request, res: Response, next: NextFunction): void {
+  res.once('close', () => {
+    const files = (req as Request & { files?: { path?: string }[] }).files;
+    for (const file of Array.isArray(files) ? files : [])
+      if (file.path) void unlink(file.path).catch(() => {});
+  });
+  next();
 }
 
 interface OpenApiRequest extends Request {
@@ -175,6 +190,10 @@ export function createServiceApp(options: ServiceOptions): Express {
   // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
   // (query and path parameters always are). Two validator instances, one per body kind.
   cacheRouteMatchers(); // the validator compiled every route it scanned, on every request
+  // Uploads go to disk as they arrive, counted against the limit (multer): memory stays flat.
+  const uploadDir = options.uploadDir ?? join(tmpdir(), 'eurus-uploads');
+  mkdirSync(uploadDir, { recursive: true });
+  app.use(removeUploads);
   const validator = (coerceBody: boolean) =>
     Router().use(
       OpenApiValidator.middleware({
@@ -185,7 +204,15 @@ export function createServiceApp(options: ServiceOptions): Express {
           handlers: { BearerAuth: options.securityHandler, ...options.otherSecurityHandlers },
         },
         ignoreUndocumented: false,
-        fileUploader: { limits: { fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024, files: 1 } },
+        fileUploader: {
+          dest: uploadDir,
+          limits: {
+            fileSize: options.uploadLimitBytes ?? 25 * 1024 * 1024,
+            files: 1,
+            fields: 20,
+            fieldSize: 64 * 1024,
+          },
+        },
       }),
     );
   const strict = validator(false);

@@ -1,5 +1,5 @@
-// Idempotency-Key on the POSTs whose spec declares it: the first answer (2xx JSON) is stored
-// and replayed for 24 h to every retry with the same key and body, with
+// Idempotency-Key on the POSTs whose spec declares it: the first answer (a 2xx: JSON, text or
+// audio, up to 16 MB; never an event stream, which is not kept) is stored and replayed for 24 h to every retry with the same key and body, with
 // `Idempotent-Replayed: true`; the same key with another body is a 409. A request still in
 // flight under the key makes a concurrent retry wait for nothing: 409 `idempotency_key_in_use`.
 //
@@ -8,6 +8,7 @@
 // answer is sealed (AES-256-GCM) with a key derived from the Idempotency-Key, which only the
 // client holds. Reading the table does not give the secrets back; a retry with the key does.
 import { createHash, createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { NextFunction, Request, Response } from 'express';
 import type { Db } from './db.ts';
 import { ConflictError } from './errors.ts';
@@ -26,6 +27,10 @@ function answerBox(accountId: string, key: string) {
 }
 
 const TTL_SECONDS = 24 * 3600;
+/** The largest answer kept for replay (a long speech file in wav is about 14 MB). */
+const MAX_STORED_BYTES = 16 * 1024 * 1024;
+/** Marks a stored answer kept as its bytes (base64); older rows hold the JSON text itself. */
+const BYTES = 'bytes:';
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 interface OpenApiRequest extends Request {
@@ -52,9 +57,14 @@ export function idempotentRoutes(spec: Spec): Set<string> {
 }
 
 function fingerprint(req: Request): string {
-  return createHash('sha256')
-    .update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`)
-    .digest('hex');
+  const hash = createHash('sha256').update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`);
+  // a multipart upload's files count too (kept on disk by the validator's uploader)
+  const files = (req as Request & { files?: { fieldname?: string; path?: string }[] }).files;
+  for (const file of Array.isArray(files) ? files : []) {
+    hash.update(`\n${file.fieldname ?? ''}:`);
+    if (file.path) hash.update(readFileSync(file.path));
+  }
+  return hash.digest('hex');
 }
 
 export function idempotency(db: Db, spec: Spec) {
@@ -108,9 +118,13 @@ export function idempotency(db: Db, spec: Spec) {
         }
         for (const [name, value] of Object.entries(stored.headers ?? {})) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');
+        const opened = answerBox(principal.accountId, clientKey!).open(
+          stored.body ?? '',
+          principal.accountId,
+        );
         res
           .status(stored.status)
-          .send(answerBox(principal.accountId, clientKey!).open(stored.body ?? '', principal.accountId));
+          .send(opened.startsWith(BYTES) ? Buffer.from(opened.slice(BYTES.length), 'base64') : opened);
         return;
       }
     } catch (err) {
@@ -118,17 +132,44 @@ export function idempotency(db: Db, spec: Spec) {
     }
 
     // First request under this key: keep its JSON answer if it succeeds, else free the key.
+    // The answer is kept as it goes out (JSON, text or audio bytes), up to MAX_STORED_BYTES; an
+    // event stream, or a larger answer, is not kept, and its key is released when it ends.
     let saved = false;
-    const json = res.json.bind(res);
-    res.json = (body: unknown) => {
-      if (res.statusCode >= 200 && res.statusCode < 300) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let keep = true;
+    const take = (chunk: unknown, encoding?: unknown) => {
+      if (!keep || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      const bytes = Buffer.isBuffer(chunk)
+        ? chunk
+        : chunk instanceof Uint8Array
+          ? Buffer.from(chunk)
+          : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+      size += bytes.length;
+      if (
+        size > MAX_STORED_BYTES ||
+        String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
+      ) {
+        keep = false;
+        chunks.length = 0;
+      } else chunks.push(bytes);
+    };
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.write = ((...args: unknown[]) => {
+      take(args[0], args[1]);
+      return write(...args);
+    }) as typeof res.write;
+    res.end = ((...args: unknown[]) => {
+      take(args[0], args[1]);
+      if (keep && res.statusCode >= 200 && res.statusCode < 300) {
         saved = true;
         const headers: Record<string, string> = {};
         for (const name of REPLAYED_HEADERS) {
           const value = res.getHeader(name);
           if (value !== undefined) headers[name] = String(value);
         }
-        headers['content-type'] ??= 'application/json; charset=utf-8';
+        const body = Buffer.concat(chunks);
         db.query(
           'update idempotency_keys set status = $3, headers = $4, body = $5 where account_id = $1 and key = $2',
           [
@@ -136,12 +177,15 @@ export function idempotency(db: Db, spec: Spec) {
             key,
             res.statusCode,
             JSON.stringify(headers),
-            answerBox(principal.accountId, clientKey!).seal(JSON.stringify(body), principal.accountId),
+            answerBox(principal.accountId, clientKey!).seal(
+              `${BYTES}${body.toString('base64')}`,
+              principal.accountId,
+            ),
           ],
         ).catch(() => {});
       }
-      return json(body);
-    };
+      return end(...args);
+    }) as typeof res.end;
     res.on('close', () => {
       if (!saved) {
         db.query('delete from idempotency_keys where account_id = $1 and key = $2 and status is null', [

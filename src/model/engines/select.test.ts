@@ -83,7 +83,7 @@ describe('engine configuration', () => {
     ['{"queen": {"type": "reference", "latency": "p99"}}', /queen\.latency must be "none" or "p50"/],
     [
       '{"queen": {"type": "upstream", "baseUrl": "http://x", "modelMap": {"gpt": "y"}}}',
-      /modelMap\.gpt is not a text model/,
+      /modelMap\.gpt is not a model with an engine/,
     ],
     [
       '{"queen": {"type": "upstream", "baseUrl": "http://x", "retrys": 2}}',

@@ -1,10 +1,21 @@
 // Which engine serves which model, from MODEL_ENGINES (JSON, or the path of a JSON file),
 // validated at start-up with errors that name the faulty field. Default: the reference engine
-// for king, queen and prince.
+// for king, queen and prince, and the built-in engines for imagine and voice. `default` sets the
+// text models only: an upstream that serves chat (vLLM, Ollama) rarely draws or speaks, so the
+// media models are put on an upstream by their own keys:
+//
+//   {"default": {...}, "imagine": {"type": "upstream", "baseUrl": ...}, "voice": {...}}
 import { readFileSync } from 'node:fs';
 import type { TextModelId } from '../../../generated/model/client/types.gen.ts';
 import { ReferenceEngine, type LatencyProfile } from './reference.ts';
+import {
+  BuiltinImageEngine,
+  BuiltinVoiceEngine,
+  type ImageEngine,
+  type VoiceEngine,
+} from '../../media/engines.ts';
 import type { Engine } from './types.ts';
+import { UpstreamImageEngine, UpstreamVoiceEngine } from './media-upstream.ts';
 import { UpstreamEngine, type UpstreamConfig } from './upstream.ts';
 
 export class EngineConfigError extends Error {
@@ -26,6 +37,8 @@ export type EngineConfig = ReferenceEngineConfig | UpstreamEngineConfig;
 export type EnginesConfig = Record<TextModelId, EngineConfig>;
 
 const MODELS: readonly TextModelId[] = ['king', 'queen', 'prince'];
+const MEDIA_MODELS = ['imagine', 'voice'] as const;
+export type MediaModelId = (typeof MEDIA_MODELS)[number];
 const DEFAULT_ENGINE: ReferenceEngineConfig = { type: 'reference', latency: 'none' };
 
 type Raw = Record<string, unknown>;
@@ -118,8 +131,11 @@ function parseUpstream(raw: Raw, path: string, env: NodeJS.ProcessEnv, depth: nu
   const modelMap = stringMap(raw, 'modelMap', path);
   if (modelMap !== undefined) {
     for (const key of Object.keys(modelMap)) {
-      if (!MODELS.includes(key as TextModelId))
-        fail(`${path}.modelMap.${key}`, 'is not a text model (king, queen, prince)');
+      if (!MODELS.includes(key as TextModelId) && !MEDIA_MODELS.includes(key as MediaModelId))
+        fail(
+          `${path}.modelMap.${key}`,
+          'is not a model with an engine (king, queen, prince, imagine, voice)',
+        );
     }
     config.modelMap = modelMap;
   }
@@ -184,8 +200,9 @@ export function loadEnginesConfig(env: NodeJS.ProcessEnv): EnginesConfig {
   } catch (error) {
     throw new EngineConfigError(`MODEL_ENGINES is not valid JSON: ${(error as Error).message}`);
   }
-  if (!isObject(raw)) fail('', 'must be a JSON object keyed by "default", "king", "queen" or "prince"');
-  checkKeys(raw, '', ['default', ...MODELS]);
+  if (!isObject(raw))
+    fail('', 'must be a JSON object keyed by "default", "king", "queen", "prince", "imagine" or "voice"');
+  checkKeys(raw, '', ['default', ...MODELS, ...MEDIA_MODELS]);
   const fallback = raw.default === undefined ? DEFAULT_ENGINE : parseEngine(raw.default, '.default', env);
   const config = {} as EnginesConfig;
   for (const model of MODELS) {
@@ -224,4 +241,65 @@ export function createEngines(config: EnginesConfig): EngineSelector {
       for (const engine of built.values()) if (engine instanceof UpstreamEngine) engine.close();
     },
   });
+}
+
+/** The engine of each media model (the built-in one unless MODEL_ENGINES names an upstream). */
+export type MediaEnginesConfig = Record<MediaModelId, EngineConfig>;
+
+/** Reads the `imagine` and `voice` entries of MODEL_ENGINES; throws EngineConfigError naming the faulty field. */
+export function loadMediaEnginesConfig(env: NodeJS.ProcessEnv): MediaEnginesConfig {
+  const config: MediaEnginesConfig = { imagine: DEFAULT_ENGINE, voice: DEFAULT_ENGINE };
+  const source = env.MODEL_ENGINES?.trim() ?? '';
+  if (source === '') return config;
+  loadEnginesConfig(env); // the whole document's checks, with their messages
+  const text = source.startsWith('{') ? source : readFileSync(source, 'utf8');
+  const raw = JSON.parse(text) as Raw;
+  for (const model of MEDIA_MODELS) {
+    const entry = raw[model];
+    if (entry === undefined) continue;
+    const parsed = parseEngine(entry, `.${model}`, env);
+    if (parsed.type === 'reference' && parsed.latency !== 'none') {
+      fail(`.${model}.latency`, 'is for text models only');
+    }
+    config[model] = parsed;
+  }
+  return config;
+}
+
+export interface MediaEngines {
+  image: ImageEngine;
+  voice: VoiceEngine;
+  describe(): Record<MediaModelId, string>;
+  close(): void;
+}
+
+/** Builds the media engines of MODEL_ENGINES (the built-in voice engine finds its Debian tools on PATH). */
+export function createMediaEngines(
+  config: MediaEnginesConfig,
+  options: { recognizerModelDir?: string | undefined; imageWorkers?: number } = {},
+): MediaEngines {
+  const image =
+    config.imagine.type === 'upstream'
+      ? new UpstreamImageEngine(config.imagine)
+      : new BuiltinImageEngine(options.imageWorkers);
+  const voice =
+    config.voice.type === 'upstream'
+      ? new UpstreamVoiceEngine(config.voice)
+      : new BuiltinVoiceEngine({ modelDir: options.recognizerModelDir });
+  return {
+    image,
+    voice,
+    describe: () => ({
+      imagine: image.name,
+      voice:
+        voice.name === 'builtin'
+          ? `builtin (speech: ${voice.speechAvailable ? 'espeak-ng' : 'not installed'}, recognition: ${voice.recognitionAvailable ? 'pocketsphinx' : 'not installed'})`
+          : voice.name,
+    }),
+    close: () => {
+      if (image instanceof UpstreamImageEngine) image.close();
+      else void (image as BuiltinImageEngine).close();
+      if (voice instanceof UpstreamVoiceEngine) voice.close();
+    },
+  };
 }

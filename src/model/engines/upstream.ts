@@ -23,7 +23,7 @@ export interface UpstreamConfig {
   /** The upstream's model name for every model this engine serves. */
   model?: string;
   /** The upstream's model name per model of ours (wins over `model`); default: our model id. */
-  modelMap?: Partial<Record<TextModelId, string>>;
+  modelMap?: Partial<Record<string, string>>;
   /** Time to open the TCP connection. Default 5,000 ms. */
   connectTimeoutMs?: number;
   /** Time from sending the request to the first event of the answer. Default 60,000 ms. */
@@ -77,7 +77,7 @@ export class UpstreamError extends ApiError {
   }
 }
 
-const failed = (message: string, retryable = true): UpstreamError =>
+export const failed = (message: string, retryable = true): UpstreamError =>
   new UpstreamError(502, 'upstream_failed', message, { retryable });
 const timedOut = (message: string): UpstreamError =>
   new UpstreamError(504, 'upstream_timeout', message, { retryable: true });
@@ -337,6 +337,56 @@ export class UpstreamEngine implements Engine {
   }
 
   /**
+   * One POST relayed with this engine's timeouts, retries and failover, for the media models: the
+   * upstream's answer once it is a 200 (its body still to read, as bytes), else the mapped
+   * UpstreamError of the last attempt. `body` is JSON, or bytes with their content type
+   * (multipart); `model` names our model, mapped by `model` / `modelMap` of each upstream.
+   */
+  async exchange(
+    path: string,
+    body: (model: string) => Record<string, unknown> | { payload: Buffer; contentType: string },
+    options: { model: string; accept: string; signal?: AbortSignal | undefined },
+  ): Promise<{
+    response: http.IncomingMessage;
+    host: string;
+    firstByte(): void;
+    mapError(error: unknown): unknown;
+    close(): void;
+  }> {
+    const signal = options.signal;
+    const state: { lastError?: UpstreamError } = {};
+    for await (const settings of this.#attempts(signal, state)) {
+      const upstreamModel = settings.modelMap?.[options.model] ?? settings.model ?? options.model;
+      const call = this.#open(settings, path, body(upstreamModel), options.accept, signal, true);
+      try {
+        const res = await call.response;
+        const status = res.statusCode ?? 0;
+        if (status !== 200) {
+          let text = '';
+          for await (const part of res as AsyncIterable<Buffer>) {
+            if (text.length < MAX_ERROR_BODY) text += part.toString('utf8');
+          }
+          throw this.#statusError(call.url.host, status, res.headers, text);
+        }
+        call.firstByte();
+        return {
+          response: res,
+          host: call.url.host,
+          firstByte: call.firstByte,
+          mapError: call.mapError,
+          close: call.close,
+        };
+      } catch (error) {
+        const mapped = call.mapError(error);
+        call.close();
+        if (signal?.aborted === true) throw signal.reason ?? error;
+        state.lastError = asUpstreamError(mapped);
+      }
+    }
+    throw state.lastError ?? failed('No upstream answered.');
+  }
+
+  /**
    * Sends one POST to one upstream, with the connect, first-byte and total timeouts armed and the
    * client's abort wired in. `response` resolves with the answer's head; `mapError` turns whatever
    * the caller caught into the error to throw; `close` disarms and frees everything.
@@ -344,9 +394,10 @@ export class UpstreamEngine implements Engine {
   #open(
     config: ReturnType<typeof withDefaults>,
     path: string,
-    body: Record<string, unknown>,
+    body: Record<string, unknown> | { payload: Buffer; contentType: string },
     accept: string,
     signal: AbortSignal | undefined,
+    binary = false,
   ): {
     url: URL;
     response: Promise<http.IncomingMessage>;
@@ -357,10 +408,12 @@ export class UpstreamEngine implements Engine {
     const base = config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`;
     const url = new URL(path, base);
     const secure = url.protocol === 'https:';
-    const payload = JSON.stringify(body);
+    const raw =
+      body.payload instanceof Buffer ? (body as { payload: Buffer; contentType: string }) : undefined;
+    const payload = raw ? raw.payload : JSON.stringify(body);
     const headers: Record<string, string> = {
       ...config.headers,
-      'content-type': 'application/json',
+      'content-type': raw ? raw.contentType : 'application/json',
       accept,
       'content-length': String(Buffer.byteLength(payload)),
     };
@@ -418,7 +471,7 @@ export class UpstreamEngine implements Engine {
       req.once('response', (res) => {
         response = res;
         req.on('error', () => {}); // later errors surface through the response stream
-        res.setEncoding('utf8');
+        if (!binary) res.setEncoding('utf8');
         resolve(res);
       });
       req.once('error', reject);

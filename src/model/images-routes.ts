@@ -1,0 +1,157 @@
+// POST /v1/images/generations (imagine) and the signed image URLs it hands out
+// (GET /v1/images/files/{image_id}). Billed per image; one usage record per call.
+import type { Router } from 'express';
+import type {
+  CreateImageData,
+  CreateImageResponses,
+  GetImageFileData,
+  GetImageFileResponses,
+  ImagesResponse,
+} from '../../generated/model/client/types.gen.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { takeMediaUnits } from '../limits/middleware.ts';
+import type { ImageEngine, ImageRequest } from '../media/engines.ts';
+import { CONTENT_TYPES, type ImageFormat } from '../media/images/encode.ts';
+import type { MediaStore } from '../media/store.ts';
+import type { Db } from '../platform/db.ts';
+import { ApiError, BadRequestError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { formatEur, recordUsage } from '../platform/metering.ts';
+import { SENT, typedRouter } from '../platform/route.ts';
+import { imagesCostNano } from './catalogue.ts';
+
+export interface ImagesDeps {
+  db: Db;
+  limiter: Limiter;
+  engine: ImageEngine;
+  store: MediaStore;
+  logger: Logger;
+  /** MODEL_API_PUBLIC_URL when set: the origin of image URLs; else the request's own. */
+  publicUrl: string | undefined;
+}
+
+export const IMAGE_SIZES: Record<string, [number, number]> = {
+  auto: [1024, 1024],
+  '256x256': [256, 256],
+  '512x512': [512, 512],
+  '1024x1024': [1024, 1024],
+  '1536x1024': [1536, 1024],
+  '1024x1536': [1024, 1536],
+  '1792x1024': [1792, 1024],
+  '1024x1792': [1024, 1792],
+};
+
+const QUALITY_SHOWN = { low: 'low', medium: 'medium', high: 'high', standard: 'medium', hd: 'high' } as const;
+
+/** The request as the engine takes it, after the checks JSON Schema cannot state. */
+export function imageRequest(body: CreateImageData['body']): ImageRequest {
+  const size = body.size ?? 'auto';
+  const dims = IMAGE_SIZES[size];
+  if (dims === undefined) {
+    throw new BadRequestError(
+      'unsupported_size',
+      `imagine makes ${Object.keys(IMAGE_SIZES).join(', ')}, not ${size}.`,
+      { param: 'size' },
+    );
+  }
+  const format = body.output_format ?? 'png';
+  const transparent = body.background === 'transparent';
+  if (transparent && format === 'jpeg') {
+    throw new BadRequestError(
+      'transparency_unsupported',
+      'A jpeg has no alpha channel: ask for output_format png or webp with background transparent.',
+      { param: 'background' },
+    );
+  }
+  const quality =
+    body.quality === undefined || body.quality === null || body.quality === 'auto' ? 'medium' : body.quality;
+  return {
+    prompt: body.prompt,
+    n: body.n ?? 1,
+    width: dims[0],
+    height: dims[1],
+    quality,
+    format,
+    compression: body.output_compression ?? undefined,
+    transparent,
+    style: body.style ?? 'vivid',
+    seed: body.seed ?? undefined,
+    user: body.user,
+  };
+}
+
+export function createImagesRouter(deps: ImagesDeps): Router {
+  const api = typedRouter();
+  api.post<CreateImageData, CreateImageResponses>(
+    '/v1/images/generations',
+    async ({ body, req, res, principal: caller }) => {
+      const started = Date.now();
+      const request = imageRequest(body);
+      const principal = caller();
+      await takeMediaUnits(deps.limiter, res, principal, 'imagine', 'images', request.n);
+      const controller = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished)
+          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
+      });
+      const bill = async (status: number, images: number) => {
+        await recordUsage(deps.db, principal, {
+          service: 'model',
+          model: 'imagine',
+          endpoint: '/v1/images/generations',
+          images,
+          costNano: status === 200 ? imagesCostNano(images) : 0,
+          status,
+          latencyMs: Date.now() - started,
+        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+      };
+      const origin = deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+      const data: ImagesResponse['data'] = [];
+      try {
+        for await (const image of deps.engine.generate(request, controller.signal)) {
+          const item: ImagesResponse['data'][number] =
+            (body.response_format ?? 'url') === 'url'
+              ? {
+                  url:
+                    origin +
+                    (await deps.store.put(principal, CONTENT_TYPES[request.format], image.bytes, started)),
+                }
+              : { b64_json: image.bytes.toString('base64') };
+          if (image.revisedPrompt !== undefined) item.revised_prompt = image.revisedPrompt;
+          data.push(item);
+        }
+      } catch (err) {
+        const left = controller.signal.aborted;
+        await bill(left ? 499 : err instanceof ApiError ? err.status : 500, 0);
+        if (left) return SENT;
+        throw err;
+      }
+      await bill(200, data.length);
+      return {
+        status: 200,
+        body: {
+          created: Math.floor(started / 1000),
+          data,
+          background: request.transparent ? 'transparent' : 'opaque',
+          output_format: request.format,
+          quality: QUALITY_SHOWN[request.quality],
+          size: `${request.width}x${request.height}`,
+          usage: { images: data.length, cost_eur: formatEur(imagesCostNano(data.length)), currency: 'EUR' },
+        },
+      };
+    },
+  );
+  api.get<GetImageFileData, GetImageFileResponses>('/v1/images/files/{image_id}', async ({ path, query }) => {
+    const image = await deps.store.get(path.image_id, Number(query.expires), query.signature);
+    const maxAge = Math.max(0, image.expires - Math.floor(Date.now() / 1000));
+    return {
+      status: 200,
+      body: new Uint8Array(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength),
+      type: image.contentType,
+      headers: { 'Cache-Control': `private, max-age=${maxAge}` },
+    };
+  });
+  return api.router;
+}
+
+export type { ImageFormat };

@@ -1,0 +1,819 @@
+// GET /v1/realtime?model=voice: the OpenAI Realtime API over a WebSocket (the `ws` library),
+// described in spec/model/realtime.asyncapi.yaml. The key is checked at the upgrade (an
+// `Authorization: Bearer` header, or the `openai-insecure-api-key.<key>` subprotocol browsers
+// use); audio in is 24 kHz 16-bit mono PCM in base64 (`input_audio_buffer.append`), committed
+// (`input_audio_buffer.commit`) and transcribed by the voice engine; `response.create` answers
+// with the default text model (queen) and speaks the answer (`response.output_audio.delta`).
+// Billed per second of audio in and out (voice) and the answer's tokens (queen); bounded in
+// time (REALTIME_MAX_SECONDS), message size, buffered audio and conversation length.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type {
+  ChatCompletionRequestMessage,
+  CreateChatCompletionRequest,
+} from '../../generated/model/client/types.gen.ts';
+import type { Authenticator } from '../accounts/auth.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { takeMediaUnits } from '../limits/middleware.ts';
+import { type LimitSettings, modelRequestBucket } from '../limits/policies.ts';
+import { SPEECH_RATE } from '../media/audio/encode.ts';
+import { resample, fromPcm16 } from '../media/audio/resample.ts';
+import { wavHeader } from '../media/audio/decode.ts';
+import type { VoiceEngine } from '../media/engines.ts';
+import { RECOGNIZER_RATE } from '../media/recognize.ts';
+import type { Db } from '../platform/db.ts';
+import { ApiError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { recordUsage } from '../platform/metering.ts';
+import type { Principal } from '../platform/principal.ts';
+import { audioCostNano } from './catalogue.ts';
+import { ChatAssembly } from './engines/assemble.ts';
+import type { Engine } from './engines/types.ts';
+import { countPromptTokens } from './tokens.ts';
+
+export interface RealtimeDeps {
+  db: Db;
+  auth: Authenticator;
+  limiter: Limiter;
+  /** The plans' limits and their overrides (MODEL_RATE_LIMIT_RPM). */
+  limits: LimitSettings;
+  voice: VoiceEngine;
+  /** The engine of the default text model that answers. */
+  chatEngine: () => Engine;
+  logger: Logger;
+  /** The longest a session stays open. */
+  maxSeconds: number;
+}
+
+/** The text model that answers in a realtime session. */
+export const REALTIME_TEXT_MODEL = 'queen';
+/** The largest message a client may send (a 15 s append is about 960 KB of base64). */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** The most audio the input buffer holds before a commit (5 minutes). */
+export const MAX_BUFFER_SECONDS = 300;
+/** Conversation items kept for context; older ones are dropped. */
+const MAX_ITEMS = 64;
+const DEFAULT_INSTRUCTIONS =
+  'You are a helpful voice assistant. Answer briefly, in one to three sentences of plain speech.';
+
+type ClientEvent = { type?: unknown; event_id?: unknown; [key: string]: unknown };
+
+interface Item {
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  text: string;
+  audio: boolean;
+}
+
+interface SessionConfig {
+  instructions: string;
+  voice: string;
+  speed: number;
+  outputModalities: ('audio' | 'text')[];
+}
+
+const VOICES = new Set([
+  'alloy',
+  'ash',
+  'ballad',
+  'cedar',
+  'coral',
+  'echo',
+  'fable',
+  'marin',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+]);
+
+function id(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url')}`;
+}
+
+/** Writes an HTTP error in the envelope on a socket whose upgrade is refused, and closes it. */
+function refuse(socket: Duplex, error: ApiError, requestId: string): void {
+  const body = JSON.stringify(error.body(requestId));
+  const reason =
+    {
+      400: 'Bad Request',
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: 'Not Found',
+      429: 'Too Many Requests',
+      503: 'Service Unavailable',
+    }[error.status] ?? 'Error';
+  const headers = {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+    Connection: 'close',
+    ...error.headers,
+  };
+  socket.end(
+    `HTTP/1.1 ${error.status} ${reason}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n${body}`,
+  );
+}
+
+/** The secret of an upgrade: the bearer header, else the subprotocol the OpenAI browser SDK sends. */
+export function secretOf(req: IncomingMessage): string {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!match?.[1])
+      throw new ApiError(
+        401,
+        'invalid_authorization_header',
+        'The Authorization header must be `Bearer <secret>`.',
+      );
+    return match[1];
+  }
+  const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
+  const keyed = protocols.find((p) => p.startsWith('openai-insecure-api-key.'));
+  if (keyed !== undefined) return keyed.slice('openai-insecure-api-key.'.length);
+  throw new ApiError(
+    401,
+    'missing_api_key',
+    'No API key was sent. Send it as `Authorization: Bearer <secret>` or as the subprotocol `openai-insecure-api-key.<secret>`.',
+  );
+}
+
+export interface Realtime {
+  /** Handles an HTTP upgrade; answers 404 for any path but /v1/realtime. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): Promise<void>;
+}
+
+export function createRealtime(deps: RealtimeDeps): Realtime {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false),
+  });
+  return {
+    upgrade(req, socket, head) {
+      const requestId = `req_${randomBytes(8).toString('hex')}`;
+      socket.on('error', () => {});
+      void (async () => {
+        try {
+          const url = new URL(req.url ?? '/', 'http://localhost');
+          if (url.pathname !== '/v1/realtime')
+            throw new ApiError(
+              404,
+              'not_found',
+              `No WebSocket at ${url.pathname}; the realtime API is at /v1/realtime?model=voice.`,
+            );
+          const model = url.searchParams.get('model');
+          if (model !== 'voice') {
+            throw new ApiError(
+              400,
+              model === null ? 'missing_model' : 'model_not_supported',
+              `The realtime API serves the model voice: connect to /v1/realtime?model=voice${model === null ? '' : `, not ${model}`}.`,
+              { param: 'model' },
+            );
+          }
+          const secret = secretOf(req);
+          const principal = await deps.auth.principalOf(secret, ['voice'], 'GET /v1/realtime');
+          const limited = await deps.limiter.take(`model:${principal.keyId}:voice`, [
+            modelRequestBucket(principal.plan, deps.limits),
+          ]);
+          if (!limited.ok) {
+            const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+            throw new ApiError(
+              429,
+              'rate_limit_exceeded',
+              `Rate limit reached for model 'voice'; retry in ${seconds} s.`,
+              {
+                headers: { 'Retry-After': String(seconds), 'retry-after-ms': String(limited.retryAfterMs) },
+              },
+            );
+          }
+          if (!deps.voice.recognitionAvailable || !deps.voice.speechAvailable) {
+            throw new ApiError(
+              503,
+              'engine_unavailable',
+              'The realtime voice engine (speech and recognition) is not installed on this server.',
+              {
+                headers: { 'Retry-After': '60', 'retry-after-ms': '60000' },
+              },
+            );
+          }
+          wss.handleUpgrade(req, socket, head, (ws) => {
+            new Session(ws, principal, secret, deps, requestId).start();
+          });
+        } catch (err) {
+          const error =
+            err instanceof ApiError
+              ? err
+              : new ApiError(500, 'internal_error', 'An unexpected error occurred.');
+          if (!(err instanceof ApiError))
+            deps.logger.error({ err, request_id: requestId }, 'realtime upgrade failed');
+          refuse(socket, error, requestId);
+        }
+      })();
+    },
+    async close() {
+      for (const client of wss.clients) client.close(1001, 'The server is shutting down.');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+class Session {
+  readonly #ws: WebSocket;
+  readonly #principal: Principal;
+  readonly #secret: string;
+  readonly #deps: RealtimeDeps;
+  readonly #id = id('sess');
+  readonly #requestId: string;
+  readonly #config: SessionConfig = {
+    instructions: DEFAULT_INSTRUCTIONS,
+    voice: 'alloy',
+    speed: 1,
+    outputModalities: ['audio'],
+  };
+  #buffer: Buffer[] = [];
+  #bufferBytes = 0;
+  readonly #items: Item[] = [];
+  #response: AbortController | undefined;
+  #transcriptions = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(ws: WebSocket, principal: Principal, secret: string, deps: RealtimeDeps, requestId: string) {
+    this.#ws = ws;
+    this.#principal = principal;
+    this.#secret = secret;
+    this.#deps = deps;
+    this.#requestId = requestId;
+  }
+
+  start(): void {
+    this.#timer = setTimeout(() => {
+      this.#error(
+        'session_expired',
+        `The session reached its limit of ${this.#deps.maxSeconds} seconds; open a new one.`,
+      );
+      this.#ws.close(1000, 'session expired');
+    }, this.#deps.maxSeconds * 1000);
+    this.#timer.unref();
+    this.#ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        this.#error('invalid_event', 'Send events as JSON text messages, not binary ones.');
+        return;
+      }
+      let event: ClientEvent;
+      try {
+        event = JSON.parse(String(data)) as ClientEvent;
+      } catch {
+        this.#error('invalid_json', 'The message is not valid JSON.');
+        return;
+      }
+      if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+        this.#error('invalid_event', 'An event is a JSON object with a `type`.');
+        return;
+      }
+      void this.#handle(event).catch((err: unknown) => {
+        const api = err instanceof ApiError ? err : undefined;
+        if (!api) this.#deps.logger.error({ err, request_id: this.#requestId }, 'realtime event failed');
+        this.#error(api?.code ?? 'internal_error', api?.message ?? 'The event could not be handled.', event);
+      });
+    });
+    this.#ws.on('close', () => {
+      this.#closed = true;
+      clearTimeout(this.#timer);
+      this.#response?.abort(new DOMException('The client disconnected.', 'AbortError'));
+    });
+    this.#ws.on('error', () => {});
+    this.#send({ type: 'session.created', session: this.#session() });
+  }
+
+  #send(event: Record<string, unknown>): void {
+    if (this.#closed || this.#ws.readyState !== WebSocket.OPEN) return;
+    this.#ws.send(JSON.stringify({ event_id: id('event'), ...event }));
+  }
+
+  #error(code: string, message: string, event?: ClientEvent, param: string | null = null): void {
+    this.#send({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        code,
+        message,
+        param,
+        event_id: typeof event?.event_id === 'string' ? event.event_id : null,
+      },
+    });
+  }
+
+  #session(): Record<string, unknown> {
+    return {
+      type: 'realtime',
+      object: 'realtime.session',
+      id: this.#id,
+      model: 'voice',
+      output_modalities: this.#config.outputModalities,
+      instructions: this.#config.instructions,
+      max_output_tokens: 'inf',
+      audio: {
+        input: {
+          format: { type: 'audio/pcm', rate: SPEECH_RATE },
+          transcription: { model: 'voice', language: 'en' },
+          turn_detection: null,
+        },
+        output: {
+          format: { type: 'audio/pcm', rate: SPEECH_RATE },
+          voice: this.#config.voice,
+          speed: this.#config.speed,
+        },
+      },
+      expires_at: Math.floor(Date.now() / 1000) + this.#deps.maxSeconds,
+    };
+  }
+
+  async #handle(event: ClientEvent): Promise<void> {
+    switch (event.type) {
+      case 'session.update':
+        return this.#update(event);
+      case 'input_audio_buffer.append': {
+        if (typeof event.audio !== 'string')
+          return this.#error(
+            'invalid_value',
+            '`audio` must be base64 of 24 kHz 16-bit mono PCM.',
+            event,
+            'audio',
+          );
+        const bytes = Buffer.from(event.audio, 'base64');
+        if (this.#bufferBytes + bytes.length > MAX_BUFFER_SECONDS * SPEECH_RATE * 2) {
+          return this.#error(
+            'input_audio_buffer_full',
+            `The input buffer holds at most ${MAX_BUFFER_SECONDS} seconds; commit or clear it first.`,
+            event,
+          );
+        }
+        this.#buffer.push(bytes);
+        this.#bufferBytes += bytes.length;
+        return;
+      }
+      case 'input_audio_buffer.clear':
+        this.#buffer = [];
+        this.#bufferBytes = 0;
+        return this.#send({ type: 'input_audio_buffer.cleared' });
+      case 'input_audio_buffer.commit':
+        return this.#commit(event);
+      case 'conversation.item.create':
+        return this.#createItem(event);
+      case 'response.create':
+        return this.#respond(event);
+      case 'response.cancel':
+        this.#response?.abort(new DOMException('Cancelled by the client.', 'AbortError'));
+        return;
+      default:
+        return this.#error(
+          'unknown_event',
+          `Unknown event type ${JSON.stringify(event.type)}.`,
+          event,
+          'type',
+        );
+    }
+  }
+
+  #update(event: ClientEvent): void {
+    const session = (event.session ?? {}) as Record<string, unknown>;
+    if (typeof session !== 'object' || session === null)
+      return this.#error('invalid_value', '`session` must be an object.', event, 'session');
+    if (typeof session.instructions === 'string')
+      this.#config.instructions = session.instructions.slice(0, 16_384);
+    const modalities = session.output_modalities ?? session.modalities;
+    if (Array.isArray(modalities)) {
+      const wanted = modalities.filter((m): m is 'audio' | 'text' => m === 'audio' || m === 'text');
+      if (wanted.length > 0) this.#config.outputModalities = wanted.includes('audio') ? ['audio'] : ['text'];
+    }
+    const output = ((session.audio as Record<string, unknown> | undefined)?.output ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const voice = output.voice ?? session.voice;
+    if (voice !== undefined) {
+      if (typeof voice !== 'string' || !VOICES.has(voice))
+        return this.#error(
+          'invalid_value',
+          `Unknown voice ${JSON.stringify(voice)}; the voices are ${[...VOICES].join(', ')}.`,
+          event,
+          'session.audio.output.voice',
+        );
+      this.#config.voice = voice;
+    }
+    if (typeof output.speed === 'number' && output.speed >= 0.25 && output.speed <= 4)
+      this.#config.speed = output.speed;
+    const input = ((session.audio as Record<string, unknown> | undefined)?.input ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const format = (input.format ?? {}) as Record<string, unknown>;
+    if (
+      (format.type !== undefined && format.type !== 'audio/pcm') ||
+      (format.rate !== undefined && format.rate !== SPEECH_RATE)
+    ) {
+      return this.#error(
+        'unsupported_format',
+        'Audio in is audio/pcm at 24000 Hz only.',
+        event,
+        'session.audio.input.format',
+      );
+    }
+    if (input.turn_detection !== undefined && input.turn_detection !== null) {
+      return this.#error(
+        'unsupported_turn_detection',
+        'Turn detection is not offered: commit the input buffer and send response.create yourself (turn_detection: null).',
+        event,
+        'session.audio.input.turn_detection',
+      );
+    }
+    this.#send({ type: 'session.updated', session: this.#session() });
+  }
+
+  /** Re-checks the key (a revoked key ends the session at its next turn) and the audio per minute. */
+  async #stillAllowed(seconds: number): Promise<void> {
+    try {
+      await this.#deps.auth.principalOf(this.#secret, ['voice'], 'GET /v1/realtime');
+    } catch (err) {
+      this.#error(
+        err instanceof ApiError ? err.code : 'invalid_api_key',
+        err instanceof ApiError ? err.message : 'The key is no longer valid.',
+      );
+      this.#ws.close(1008, 'key no longer valid');
+      throw new ApiError(401, 'invalid_api_key', 'The key is no longer valid.');
+    }
+    const res = { headersSent: true, locals: {}, setHeader: () => undefined } as unknown as Parameters<
+      typeof takeMediaUnits
+    >[1];
+    await takeMediaUnits(
+      this.#deps.limiter,
+      res,
+      this.#principal,
+      'voice',
+      'audio_seconds',
+      Math.max(1, Math.ceil(seconds)),
+    );
+  }
+
+  /**
+   * Takes the buffer at once (events are handled in their order up to their first await), then
+   * transcribes in turn: each commit after the one before, and a response after them all.
+   */
+  #commit(event: ClientEvent): Promise<void> {
+    const pcm = Buffer.concat(this.#buffer);
+    this.#buffer = [];
+    this.#bufferBytes = 0;
+    const ms = (pcm.length / 2 / SPEECH_RATE) * 1000;
+    if (ms < 100) {
+      this.#error(
+        'input_audio_buffer_commit_empty',
+        `Expected at least 100ms of audio, but the buffer only has ${ms.toFixed(2)}ms of audio.`,
+        event,
+      );
+      return Promise.resolve();
+    }
+    const previous = this.#items.at(-1)?.id ?? null;
+    const item: Item = { id: id('item'), role: 'user', text: '', audio: true };
+    this.#remember(item);
+    this.#send({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: item.id });
+    const shown = {
+      id: item.id,
+      object: 'realtime.item',
+      type: 'message',
+      role: 'user',
+      status: 'completed',
+      content: [{ type: 'input_audio', transcript: null }],
+    };
+    this.#send({ type: 'conversation.item.added', previous_item_id: previous, item: shown });
+    this.#send({ type: 'conversation.item.done', previous_item_id: previous, item: shown });
+    const turn = this.#transcriptions.then(async () => {
+      await this.#stillAllowed(ms / 1000);
+      await this.#transcribe(item, pcm, ms);
+    });
+    this.#transcriptions = turn.catch(() => {});
+    return turn;
+  }
+
+  async #transcribe(item: Item, pcm: Buffer, ms: number): Promise<void> {
+    const started = Date.now();
+    const samples16k = resample(fromPcm16(pcm), SPEECH_RATE, RECOGNIZER_RATE);
+    const pcm16k = new Int16Array(samples16k.length);
+    for (let i = 0; i < samples16k.length; i++)
+      pcm16k[i] = Math.round(Math.max(-1, Math.min(1, samples16k[i] as number)) * 32767);
+    const wav = Buffer.concat([wavHeader(SPEECH_RATE, pcm.length), pcm]);
+    let status = 200;
+    try {
+      const parts: string[] = [];
+      for await (const u of this.#deps.voice.transcribe({
+        bytes: wav,
+        filename: 'audio.wav',
+        audio: { kind: 'wav', samples: pcm16k, sampleRate: RECOGNIZER_RATE, seconds: ms / 1000 },
+        language: 'en',
+        prompt: undefined,
+        temperature: undefined,
+      })) {
+        parts.push(u.text);
+        this.#send({
+          type: 'conversation.item.input_audio_transcription.delta',
+          item_id: item.id,
+          content_index: 0,
+          delta: (parts.length > 1 ? ' ' : '') + u.text,
+        });
+      }
+      item.text = parts.join(' ');
+      this.#send({
+        type: 'conversation.item.input_audio_transcription.completed',
+        item_id: item.id,
+        content_index: 0,
+        transcript: item.text,
+        usage: { type: 'duration', seconds: Math.round(ms) / 1000 },
+      });
+    } catch (err) {
+      status = err instanceof ApiError ? err.status : 500;
+      this.#send({
+        type: 'conversation.item.input_audio_transcription.failed',
+        item_id: item.id,
+        content_index: 0,
+        error: {
+          type: 'transcription_error',
+          code: err instanceof ApiError ? err.code : 'engine_failed',
+          message: err instanceof ApiError ? err.message : 'The transcription failed.',
+          param: null,
+        },
+      });
+    }
+    await this.#bill({
+      model: 'voice',
+      audioSeconds: Math.round(ms) / 1000,
+      costNano: status === 200 ? audioCostNano(ms) : 0,
+      status,
+      latencyMs: Date.now() - started,
+    });
+  }
+
+  #createItem(event: ClientEvent): void {
+    const raw = (event.item ?? {}) as { type?: unknown; role?: unknown; content?: unknown };
+    const role = raw.role;
+    if (
+      raw.type !== 'message' ||
+      (role !== 'user' && role !== 'system' && role !== 'assistant') ||
+      !Array.isArray(raw.content)
+    ) {
+      return this.#error(
+        'invalid_value',
+        'Only message items with a role (user, system, assistant) and text content can be created.',
+        event,
+        'item',
+      );
+    }
+    const text = (raw.content as { type?: unknown; text?: unknown }[])
+      .filter(
+        (c) =>
+          (c.type === 'input_text' || c.type === 'text' || c.type === 'output_text') &&
+          typeof c.text === 'string',
+      )
+      .map((c) => c.text as string)
+      .join('\n')
+      .slice(0, 32_768);
+    if (text === '')
+      return this.#error(
+        'invalid_value',
+        'The item holds no text (input_text content).',
+        event,
+        'item.content',
+      );
+    const previous = this.#items.at(-1)?.id ?? null;
+    const item: Item = { id: id('item'), role, text, audio: false };
+    this.#remember(item);
+    const shown = {
+      id: item.id,
+      object: 'realtime.item',
+      type: 'message',
+      role,
+      status: 'completed',
+      content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
+    };
+    this.#send({ type: 'conversation.item.added', previous_item_id: previous, item: shown });
+    this.#send({ type: 'conversation.item.done', previous_item_id: previous, item: shown });
+  }
+
+  #remember(item: Item): void {
+    this.#items.push(item);
+    if (this.#items.length > MAX_ITEMS) this.#items.splice(0, this.#items.length - MAX_ITEMS);
+  }
+
+  async #respond(event: ClientEvent): Promise<void> {
+    if (this.#response !== undefined) {
+      return this.#error(
+        'conversation_already_has_active_response',
+        'A response is in progress; wait for response.done or send response.cancel.',
+        event,
+      );
+    }
+    const options = (event.response ?? {}) as {
+      instructions?: unknown;
+      output_modalities?: unknown;
+      modalities?: unknown;
+    };
+    const heard = this.#transcriptions; // the commits before this event, not after
+    const controller = new AbortController();
+    this.#response = controller;
+    const responseId = id('resp');
+    const itemId = id('item');
+    const modalities = options.output_modalities ?? options.modalities;
+    const audio = Array.isArray(modalities)
+      ? modalities.includes('audio')
+      : this.#config.outputModalities.includes('audio');
+    const started = Date.now();
+    const base = {
+      id: responseId,
+      object: 'realtime.response',
+      conversation_id: this.#id,
+      output_modalities: audio ? ['audio'] : ['text'],
+    };
+    this.#send({
+      type: 'response.created',
+      response: { ...base, status: 'in_progress', output: [], usage: null },
+    });
+    let status: 'completed' | 'cancelled' | 'failed' = 'completed';
+    let text = '';
+    let samples = 0;
+    let usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    let failure: ApiError | undefined;
+    try {
+      await heard;
+      await this.#stillAllowed(1);
+      const instructions =
+        typeof options.instructions === 'string' ? options.instructions : this.#config.instructions;
+      const messages: ChatCompletionRequestMessage[] = [
+        { role: 'system', content: instructions },
+        ...this.#items
+          .filter((i) => i.text !== '')
+          .map((i) => ({ role: i.role, content: i.text }) as ChatCompletionRequestMessage),
+      ];
+      if (messages.length === 1) messages.push({ role: 'user', content: '(silence)' });
+      const request: CreateChatCompletionRequest = {
+        model: REALTIME_TEXT_MODEL,
+        messages,
+        max_completion_tokens: 200,
+      };
+      const engine = this.#deps.chatEngine();
+      const assembly = new ChatAssembly({
+        model: REALTIME_TEXT_MODEL,
+        promptTokens: countPromptTokens(request),
+        fingerprint: engine.fingerprint(REALTIME_TEXT_MODEL),
+      });
+      try {
+        const completion = await assembly.collect(
+          engine.chat(request, { signal: controller.signal, promptTokens: countPromptTokens(request) }),
+        );
+        text = completion.choices[0]?.message.content ?? '';
+      } finally {
+        const billing = assembly.billing();
+        usage = {
+          input_tokens: billing.promptTokens,
+          output_tokens: billing.completionTokens,
+          total_tokens: billing.totalTokens,
+        };
+        await this.#bill({
+          model: REALTIME_TEXT_MODEL,
+          inputTokens: billing.promptTokens,
+          outputTokens: billing.completionTokens,
+          costNano: billing.costNano,
+          status: 200,
+          latencyMs: Date.now() - started,
+        });
+      }
+      const item = {
+        id: itemId,
+        object: 'realtime.item',
+        type: 'message',
+        role: 'assistant',
+        status: 'in_progress',
+        content: [] as unknown[],
+      };
+      this.#send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item });
+      this.#send({ type: 'conversation.item.added', previous_item_id: this.#items.at(-1)?.id ?? null, item });
+      const part = audio ? { type: 'audio', transcript: '' } : { type: 'text', text: '' };
+      const at = { response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 };
+      this.#send({ type: 'response.content_part.added', ...at, part });
+      if (audio) {
+        this.#send({ type: 'response.output_audio_transcript.delta', ...at, delta: text });
+        if (text.trim() !== '') {
+          for await (const chunk of this.#deps.voice.speak(
+            {
+              input: text.slice(0, 4096),
+              voice: this.#config.voice,
+              speed: this.#config.speed,
+              instructions: undefined,
+            },
+            controller.signal,
+          )) {
+            samples += chunk.length / 2;
+            this.#send({ type: 'response.output_audio.delta', ...at, delta: chunk.toString('base64') });
+          }
+        }
+        this.#send({ type: 'response.output_audio.done', ...at });
+        this.#send({ type: 'response.output_audio_transcript.done', ...at, transcript: text });
+        this.#send({ type: 'response.content_part.done', ...at, part: { type: 'audio', transcript: text } });
+      } else {
+        this.#send({ type: 'response.output_text.delta', ...at, delta: text });
+        this.#send({ type: 'response.output_text.done', ...at, text });
+        this.#send({ type: 'response.content_part.done', ...at, part: { type: 'text', text } });
+      }
+      const done = {
+        ...item,
+        status: 'completed',
+        content: [audio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text }],
+      };
+      this.#send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: done });
+      this.#send({
+        type: 'conversation.item.done',
+        previous_item_id: this.#items.at(-1)?.id ?? null,
+        item: done,
+      });
+      this.#remember({ id: itemId, role: 'assistant', text, audio });
+    } catch (err) {
+      if (controller.signal.aborted) status = 'cancelled';
+      else {
+        status = 'failed';
+        failure = err instanceof ApiError ? err : new ApiError(500, 'engine_failed', 'The response failed.');
+        if (!(err instanceof ApiError))
+          this.#deps.logger.error({ err, request_id: this.#requestId }, 'realtime response failed');
+      }
+    } finally {
+      this.#response = undefined;
+      const ms = (samples * 1000) / SPEECH_RATE;
+      if (samples > 0) {
+        await this.#bill({
+          model: 'voice',
+          audioSeconds: Math.round(ms) / 1000,
+          costNano: audioCostNano(ms),
+          status: 200,
+          latencyMs: Date.now() - started,
+        });
+      }
+      this.#send({
+        type: 'response.done',
+        response: {
+          ...base,
+          status,
+          status_details: failure
+            ? { type: 'failed', error: { type: failure.type, code: failure.code, message: failure.message } }
+            : status === 'cancelled'
+              ? { type: 'cancelled', reason: 'client_cancelled' }
+              : null,
+          output:
+            status === 'completed'
+              ? [
+                  {
+                    id: itemId,
+                    object: 'realtime.item',
+                    type: 'message',
+                    role: 'assistant',
+                    status: 'completed',
+                    content: [
+                      audio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text },
+                    ],
+                  },
+                ]
+              : [],
+          usage: {
+            ...usage,
+            input_token_details: { text_tokens: usage.input_tokens, audio_tokens: 0 },
+            output_token_details: { text_tokens: usage.output_tokens, audio_tokens: 0 },
+            audio_seconds: Math.round(ms) / 1000,
+          },
+        },
+      });
+    }
+  }
+
+  async #bill(record: {
+    model: string;
+    inputTokens?: number;
+    outputTokens?: number;
+    audioSeconds?: number;
+    costNano: number;
+    status: number;
+    latencyMs: number;
+  }): Promise<void> {
+    await recordUsage(this.#deps.db, this.#principal, {
+      service: 'model',
+      endpoint: '/v1/realtime',
+      streamed: true,
+      ...record,
+    }).catch((err: unknown) => this.#deps.logger.error({ err }, 'usage record failed'));
+  }
+}
