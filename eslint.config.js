@@ -64,21 +64,28 @@ function layers() {
   // folder: the directory's Sales routes live in src/sales, which imports src/directory.
   const ASSEMBLES = { directory: ['sales'] };
   return Object.entries(MAY_IMPORT).flatMap(([folder, allowed]) => {
-    // from src/<folder>/x.ts or deeper: `../<other>/...` and `../<root>.ts` leave the folder
-    const rule = (roots) => {
+    // From src/<folder>/x.ts, `depth` 1 (or a file d - 1 folders deeper, `depth` d): exactly d
+    // `../` leave the folder for src/<other>/... or the composition root src/<root>.ts; more
+    // leave src, where only generated/ may be imported.
+    const rule = (roots, depth) => {
       const may = [...allowed, ...(roots ? (ASSEMBLES[folder] ?? []) : [])];
       const ok = [...may, folder].map((f) => `${f}/`).join('|');
       const message = `src/${folder}${roots ? ' (its app.ts)' : ''} may import only ${may.length ? may.join(', ') : 'nothing else in src'} (ARCHITECTURE.md)`;
+      const up = `^(\\.\\./){${depth}}`;
       return [
         'error',
         {
           patterns: [
-            { regex: `^(\\.\\./)+(?!(${ok})|(\\.\\./)*generated/)[a-z-]+/`, message },
+            { regex: `${up}(?!${ok})[a-z-]+/`, message },
+            {
+              regex: `^(\\.\\./){${depth + 1},}(?!generated/)[a-z-]+/`,
+              message: `${message}; outside src/ only generated/`,
+            },
             ...(roots
               ? []
               : [
                   {
-                    regex: '^(\\.\\./)+(context|storage|server|main|cluster|config)\\.ts$',
+                    regex: `${up}(context|storage|server|main|cluster|config)\\.ts$`,
                     message: `${message}; the composition root is imported by the services' app.ts alone`,
                   },
                 ]),
@@ -87,15 +94,15 @@ function layers() {
       ];
     };
     return [
-      {
-        files: [`src/${folder}/**/*.ts`],
+      ...[1, 2, 3, 4].map((depth) => ({
+        files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
         ignores: ['**/*.test.ts', 'src/**/testing/**', ...ENTRIES],
-        rules: { 'no-restricted-imports': rule(false) },
-      },
+        rules: { 'no-restricted-imports': rule(false, depth) },
+      })),
       {
         files: [`src/${folder}/app.ts`, ...ENTRIES.filter((e) => e.startsWith(`src/${folder}/`))],
         ignores: ['**/*.test.ts'],
-        rules: { 'no-restricted-imports': rule(true) },
+        rules: { 'no-restricted-imports': rule(true, 1) },
       },
     ];
   });

@@ -16,9 +16,13 @@ describe('layers', () => {
     ['src/platform/jobs.ts', "import type { Config } from '../config.ts';"],
     ['src/accounts/store.ts', "import type { Hub } from '../mcp/catalogue.ts';"],
     ['src/webhooks/store.ts', "import { readyInCluster } from '../cluster.ts';"],
-    ['src/directory/search/search.ts', "import type { Platform } from '../context.ts';"],
+    ['src/directory/routes.ts', "import type { Platform } from '../context.ts';"],
     ['src/mcp/remote.ts', "import { createDirectoryService } from '../directory/app.ts';"],
     ['src/webhooks/store.ts', "import { openStorage } from '../storage.ts';"],
+    // from a folder inside a folder: two `../` leave it
+    ['src/directory/search/sql.ts', "import { openStorage } from '../../storage.ts';"],
+    ['src/directory/search/sql.ts', "import { Hub } from '../../mcp/catalogue.ts';"],
+    ['src/platform/db.ts', "import { x } from '../../contract-tests/support/server.ts';"],
   ])('refuses in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toHaveLength(1);
   });
@@ -28,6 +32,12 @@ describe('layers', () => {
     ['src/webhooks/store.ts', "import { newId } from '../platform/ids.ts';"],
     ['src/directory/app.ts', "import type { Platform } from '../context.ts';"],
     ['src/agents/routes.ts', "import { isAbort } from '../model/engines/assemble.ts';"],
+    ['src/directory/search/memory.ts', "import { TopK } from '../keywords/top-k.ts';"],
+    ['src/directory/search/sql.ts', "import type { Db } from '../../platform/db.ts';"],
+    [
+      'src/directory/search/sql.ts',
+      "import type { X } from '../../../generated/directory/client/types.gen.ts';",
+    ],
   ])('allows in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toEqual([]);
   });

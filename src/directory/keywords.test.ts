@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
-import {
-  addPostings,
-  inlineRun,
-  keywordRanks,
-  weightCode,
-  lexemeGroups,
-  plainLexemes,
-  TopK,
-  KeywordIndex,
-  coverDensity,
-  CoverRanker,
-} from './keywords.ts';
+import { addPostings, inlineRun, KeywordIndex, weightCode } from './keywords/postings.ts';
+import { coverDensity, CoverRanker, keywordRanks, lexemeGroups, plainLexemes } from './keywords/ranker.ts';
+import { TopK } from './keywords/top-k.ts';
 import { mulberry32 } from '../platform/prng.ts';
 import { round6 } from './search/score.ts';
 import { createSearch, type Search, type SearchParams, withoutElisions } from './search/search.ts';

@@ -15,7 +15,7 @@
 // rules it out. With PostgreSQL alone, a pgvector HNSW index could replace this module.
 import type { Queryable } from '../platform/db.ts';
 import { createVectorStore, DIMENSIONS, quantizeQuery, type VectorStore } from './dot.ts';
-import { addPostings, KeywordIndex } from './keywords.ts';
+import { addPostings, KeywordIndex } from './keywords/postings.ts';
 
 const BATCH = 20_000;
 

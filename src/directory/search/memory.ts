@@ -5,7 +5,8 @@ import type { SearchMode } from '../../../generated/directory/client/types.gen.t
 import { foldText } from '../../embeddings/index.ts';
 import type { Db } from '../../platform/db.ts';
 import { boundingBox, haversineKm } from '../geo.ts';
-import { type CoverMatches, type CoverRanker, type Matches, TopK } from '../keywords.ts';
+import type { CoverMatches, CoverRanker, Matches } from '../keywords/ranker.ts';
+import { TopK } from '../keywords/top-k.ts';
 import { listingColumns, positionsUpTo, type Similar } from '../vectors.ts';
 import type { Cursor } from './cursor.ts';
 import { bestOfBoth, IdOrder, rrfKeys } from './fusion.ts';

@@ -24,7 +24,7 @@ import {
   lexemeGroups,
   type Matches,
   plainLexemes,
-} from '../keywords.ts';
+} from '../keywords/ranker.ts';
 import {
   EMBEDDING_DIMENSIONS,
   type ListingRecord,
