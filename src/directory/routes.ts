@@ -16,6 +16,7 @@ import type {
 } from '../../generated/directory/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
 import { recordUsage } from '../platform/metering.ts';
+import { callsThisMonth } from '../usage/report.ts';
 import { nextLinkOf } from '../platform/pagination.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
@@ -30,16 +31,6 @@ export interface DirectoryRouterOptions {
   publicBaseUrl?: string | undefined;
   /** The clock (tests pin it). */
   now?: () => Date;
-}
-
-/** How many Places calls the account made this calendar month (UTC), before this one. */
-async function placesCallsThisMonth(db: Db, accountId: string): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    `select count(*)::int as n from usage_records
-     where account_id = $1 and service = 'directory' and model = 'places' and day >= date_trunc('month', now() at time zone 'utc')::date`,
-    [accountId],
-  );
-  return row?.n ?? 0;
 }
 
 /** The JSON (UTF-8) of search pages already sent and validated, by page object. */
@@ -62,7 +53,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
           ? principal.plan === 'search_unlimited'
             ? 0
             : SEARCH_PRICE_NANO
-          : placesPriceNano(await placesCallsThisMonth(db, principal.accountId));
+          : placesPriceNano(await callsThisMonth(db, principal.accountId, 'directory', 'places'));
       await recordUsage(db, principal, {
         service: 'directory',
         model: iface,

@@ -139,3 +139,18 @@ export async function usageReport<Result>(
     })),
   };
 }
+
+/** How many calls of one service's `model` (interface) the account made this calendar month (UTC), so far. */
+export async function callsThisMonth(
+  db: Queryable,
+  accountId: string,
+  service: ServiceName,
+  model: string,
+): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `select count(*)::int as n from usage_records
+     where account_id = $1 and service = $2 and model = $3 and day >= date_trunc('month', now() at time zone 'utc')::date`,
+    [accountId, service, model],
+  );
+  return row?.n ?? 0;
+}
