@@ -20,10 +20,15 @@ export interface DecodedAudio {
   seconds: number;
 }
 
-const ascii = (bytes: Uint8Array, from: number, to: number): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(to, bytes.length) - from)).toString(
-    'latin1',
-  );
+/** Bytes `from` to `to` as text, or less (or nothing) where the file is shorter. */
+function ascii(bytes: Uint8Array, from: number, to: number): string {
+  const start = Math.min(from, bytes.length);
+  return Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset + start,
+    Math.max(0, Math.min(to, bytes.length) - start),
+  ).toString('latin1');
+}
 
 /** What the bytes are, by their first bytes; throws the 400 for anything that is not accepted audio. */
 export function sniff(bytes: Uint8Array): AudioKind {
