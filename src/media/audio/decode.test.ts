@@ -92,6 +92,15 @@ describe('decodeAudio', () => {
     );
   });
 
+  it('answers files shorter than any header with the 400, not a 500 (found by schemathesis)', async () => {
+    for (const bytes of [[0xef, 0xbf, 0xbd], [0x52], [0x4f, 0x67, 0x67, 0x53]]) {
+      // a buffer of its own, as a file read from disk is (not a slice of Node's shared pool)
+      expect(await code(Buffer.from(new Uint8Array(bytes).buffer))).toBe('unsupported_audio_format');
+    }
+    // an MP3 frame header and nothing after it
+    expect(await code(Buffer.from([0xff, 0xfb]))).toBe('empty_audio');
+  });
+
   it('recognises formats by content', () => {
     expect(sniff(Buffer.from('fLaC\0\0\0\x22'))).toBe('flac');
     expect(sniff(Buffer.from('ID3\x04\0\0\0\0'))).toBe('mp3');
