@@ -101,7 +101,7 @@ export async function takeMediaUnits(
     amount,
   );
   if (!res.headersSent) {
-    const requestStates = (res.locals.rateLimitStates as BucketState[] | undefined) ?? [];
+    const requestStates = res.locals.rateLimitStates ?? [];
     setRateLimitHeaders(res, [...requestStates, ...taken.states]);
   }
   if (!taken.ok)
