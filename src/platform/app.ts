@@ -20,7 +20,7 @@ import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { corsFor, securityHeaders } from './browser.ts';
 import { refuseDeepJson } from './json-depth.ts';
-import { requestId } from './request-id.ts';
+import { requestId, requestLogger } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
 
 /** The two services, named once. */
@@ -159,6 +159,7 @@ export function createServiceApp(options: ServiceOptions): Express {
   const { registry, observe } = metrics(options.name);
 
   app.use(requestId);
+  app.use(requestLogger(options.logger));
   app.use(observe);
   app.use(securityHeaders);
   app.use(corsFor(options.corsOrigins ?? '*'));

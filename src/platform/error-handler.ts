@@ -140,12 +140,16 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
   );
 }
 
+/** `logger` serves a request that has no `req.log` (pino-http's child carrying its id). */
 export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const error = toApiError(raw, req, res);
     const requestId = requestIdOf(res);
     if (error.status >= 500 && error.status !== 501) {
-      logger.error({ err: raw, request_id: requestId, method: req.method, path: req.path }, 'request failed');
+      (req.log ?? logger.child({ request_id: requestId })).error(
+        { err: raw, method: req.method, path: req.path },
+        'request failed',
+      );
     }
     if (res.headersSent) {
       res.end();

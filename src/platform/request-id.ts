@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
+import { pinoHttp } from 'pino-http';
 import { pooledRandomBytes } from './ids.ts';
+import type { Logger } from './logger.ts';
 
 declare global {
   namespace Express {
@@ -27,4 +29,15 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
 
 export function requestIdOf(res: Response): string {
   return res.locals.requestId ?? newRequestId();
+}
+
+/** `req.log`: the service's logger as a child carrying this request's id (pino-http; no access log). */
+export function requestLogger(logger: Logger) {
+  return pinoHttp({
+    logger,
+    genReqId: (_req, res) => (res as Response).locals.requestId ?? newRequestId(),
+    customAttributeKeys: { reqId: 'request_id' },
+    quietReqLogger: true,
+    autoLogging: false,
+  });
 }
