@@ -2,6 +2,7 @@
 // secured operation, before request validation, with the scopes the spec's security
 // requirement names: so every route checks its scope because the spec says which.
 import type { Request } from 'express';
+import { LRUCache } from 'lru-cache';
 import { ApiError, AuthenticationError, PermissionDeniedError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Bus } from './bus.ts';
@@ -50,7 +51,8 @@ function bearerOf(req: Request): string {
 }
 
 export function createAuthenticator(store: AccountStore, bus: Bus): Authenticator {
-  const cache = new Map<string, Cached>();
+  // the keys used last; each entry is trusted for CACHE_TTL_MS and while the revocation epoch holds
+  const cache = new LRUCache<string, Cached>({ max: 10_000 });
   const touched = new Map<string, number>();
   bus.subscribe((keyId) => {
     for (const [hash, entry] of cache) if (entry.key.row.id === keyId) cache.delete(hash);
@@ -69,7 +71,6 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
       return undefined;
     }
     const entry = { key, plan: await store.accountPlan(key.row.account_id), at: Date.now(), epoch };
-    if (cache.size > 10_000) cache.clear();
     cache.set(hash, entry);
     return entry;
   }

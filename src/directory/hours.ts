@@ -6,6 +6,7 @@
 // periods may run past midnight into the next day. Every other local day is open when the
 // regular week is open at that local wall-clock time (minute of the week), which includes the
 // tail of a period that opened the evening before.
+import { LRUCache } from 'lru-cache';
 import type { OpeningHours, OpeningPeriod, SpecialDay } from '../../generated/directory/client/types.gen.ts';
 
 /** Hours as stored: everything of OpeningHours but what depends on the time of the request. */
@@ -100,7 +101,7 @@ export function localParts(instantMs: number, timeZone: string): LocalParts {
 
 // Offsets only change at transitions, which fall on quarter hours: cache by quarter hour.
 const QUARTER_HOUR = 15 * 60_000;
-const offsets = new Map<string, number>();
+const offsets = new LRUCache<string, number>({ max: 200_000 });
 
 /** The zone's offset from UTC at an instant, in minutes (Berlin in winter: 60). */
 export function offsetMinutes(instantMs: number, timeZone: string): number {
@@ -111,7 +112,6 @@ export function offsetMinutes(instantMs: number, timeZone: string): number {
   const at = bucket * QUARTER_HOUR;
   const p = localParts(at, timeZone);
   const offset = Math.round((Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - at) / 60000);
-  if (offsets.size > 200_000) offsets.clear();
   offsets.set(key, offset);
   return offset;
 }
@@ -241,8 +241,7 @@ export function isOpenAt(hours: StoredHours, now: Date): boolean {
  * Rendered OpeningHours, kept per hours until their state can change: a search page renders
  * 20 of them, and working one out takes some 17 days of local intervals (~65 us).
  */
-const rendered = new Map<string, { value: OpeningHours; from: number; until: number }>();
-const RENDERED_MAX = 50_000;
+const rendered = new LRUCache<string, { value: OpeningHours; from: number; until: number }>({ max: 50_000 });
 
 /** The OpeningHours of a response: the stored hours, the next 90 days of special days, and the state at `now`. */
 export function openingHoursAt(hours: StoredHours, now: Date): OpeningHours {
@@ -267,7 +266,6 @@ function renderedAt(hours: StoredHours, t: number): { value: OpeningHours; from:
     special_days: hours.special_days.filter((s) => s.date >= today && s.date < end),
     ...state,
   };
-  if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
   const entry = { value, from: t, until };
   rendered.set(key, entry);
   return entry;

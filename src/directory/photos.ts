@@ -2,11 +2,13 @@
 // from their id (a street scene in the listing's colours: sky, facades, windows, a door) and
 // encoded with jpeg-js (pure JavaScript), so the same id always gives the same image.
 import jpeg from 'jpeg-js';
+import { LRUCache } from 'lru-cache';
 import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 
 const rng = (seed: string) => mulberry32(fnv1a32(seed));
 
-const cache = new Map<string, Buffer>();
+/** The photos drawn last (a JPEG takes some milliseconds to encode). */
+const cache = new LRUCache<string, Buffer>({ max: 64 });
 
 /** The JPEG of photo `id` at `width` x `height`, deterministic. */
 export function renderPhoto(id: string, width: number, height: number): Buffer {
@@ -50,7 +52,6 @@ export function renderPhoto(id: string, width: number, height: number): Buffer {
   }
   const jpegData = jpeg.encode({ data, width, height }, 80).data;
   const out = Buffer.from(jpegData);
-  if (cache.size > 64) cache.delete(cache.keys().next().value as string);
   cache.set(key, out);
   return out;
 }
