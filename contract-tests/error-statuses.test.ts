@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../src/accounts/store.ts';
 import { expectConforms } from './support/conformance.ts';
 import { redisAvailable } from './support/instances.ts';
-import { exampleBody, fetchExample, pendingOperations } from './support/requests.ts';
+import { type ExampleOptions, exampleBody, fetchExample, pendingOperations } from './support/requests.ts';
 import { startTestServers, storages, TEST_REDIS_URL, type TestServers } from './support/server.ts';
 import { type Api, type Operation, operations } from './support/spec.ts';
 
@@ -100,6 +100,72 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
     accountId = row!.account_id;
   });
   afterAll(async () => servers?.stop());
+
+  /**
+   * Two requests that differ only in their body, each of which would succeed on its own: a
+   * resource unique by a field (an MCP server's `label`, a sending domain's `domain`, a
+   * suppressed `email`) gets fresh values, so the walk's earlier requests with the example do not
+   * make these a 409 of another kind; a target list member needs a ready list and real listings.
+   */
+  const twoRequests = async (
+    op: Operation,
+  ): Promise<[Pick<ExampleOptions, 'body' | 'pathParams'>, Pick<ExampleOptions, 'body' | 'pathParams'>]> => {
+    const example = exampleBody(op) as Record<string, unknown>;
+    const n = Date.now() % 1e6;
+    if (op.operationId === 'addTargetListMember') {
+      const [first, second] = await listingIds(2);
+      const pathParams = { id: await readyTargetList() };
+      return [
+        { pathParams, body: { ...example, listing_id: first } },
+        { pathParams, body: { ...example, listing_id: second } },
+      ];
+    }
+    for (const field of ['label', 'domain', 'email'] as const) {
+      const value = example[field];
+      if (typeof value !== 'string') continue;
+      const fresh = (tag: string) =>
+        field === 'label'
+          ? `walk-${tag}-${n}`
+          : field === 'domain'
+            ? `walk-${tag}-${n}.${value}`
+            : `walk-${tag}-${n}@${value.split('@')[1] ?? 'example.eu'}`;
+      return [{ body: { ...example, [field]: fresh('a') } }, { body: { ...example, [field]: fresh('b') } }];
+    }
+    return [{}, { body: anotherBody(example) }];
+  };
+
+  /** Ids of `count` listings of the demo directory. */
+  const listingIds = async (count: number) =>
+    (
+      await servers.platform.db.query<{ id: string }>(
+        "select id from listings where profile->>'email' is not null order by id limit $1",
+        [count],
+      )
+    ).map((r) => r.id);
+
+  /** A target list of the account, built and `ready`, for the member operations. */
+  const readyTargetList = async () => {
+    const res = await fetch(`${servers.urls.directory}/v1/target-lists`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await mint(['sales'])}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'walk', filters: { q: 'bakery' }, max_members: 5 }),
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    const { id } = (await res.json()) as { id: string };
+    const poll = await mint(['sales']);
+    await expect
+      .poll(
+        async () => {
+          const got = await fetch(`${servers.urls.directory}/v1/target-lists/${id}`, {
+            headers: { authorization: `Bearer ${poll}` },
+          });
+          return ((await got.json()) as { status?: string }).status;
+        },
+        { timeout: 30_000, interval: 1_100 },
+      )
+      .toBe('ready');
+    return id;
+  };
 
   /** The examples' webhook endpoint (again, when the walk deleted it), so its operations reach their handlers. */
   const ensureExampleEndpoint = async () => {
@@ -216,21 +282,10 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
         const key = await mint(ALL_SCOPES);
         if (op.path.startsWith('/v1/webhook-endpoints/{id}')) await ensureExampleEndpoint();
         const headers = { 'idempotency-key': `walk-${op.operationId}-${Date.now()}` };
-        // a resource unique by its `label` (a registered MCP server) gets fresh labels, so the
-        // walk's earlier requests with the example do not make this one a 409 of another kind
-        const example = exampleBody(op) as Record<string, unknown>;
-        const labelled = typeof example.label === 'string';
-        const first = await fetchExample(base(op), op, {
-          key,
-          headers,
-          ...(labelled ? { body: { ...example, label: `walk-a-${Date.now() % 1e6}` } } : {}),
-        });
+        const [a, b] = await twoRequests(op);
+        const first = await fetchExample(base(op), op, { key, headers, ...a });
         expect(first.status, await first.text()).toBeLessThan(300);
-        const res = await fetchExample(base(op), op, {
-          key: await mint(ALL_SCOPES),
-          headers,
-          body: labelled ? { ...example, label: `walk-b-${Date.now() % 1e6}` } : anotherBody(example),
-        });
+        const res = await fetchExample(base(op), op, { key: await mint(ALL_SCOPES), headers, ...b });
         // A second key of the same account: idempotency keys belong to the account.
         const body = (await expectConforms(op, res, 409)) as { error: { code: string } };
         expect(body.error.code).toBe('idempotency_key_reused');
