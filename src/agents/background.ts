@@ -4,7 +4,9 @@
 // on whichever instance claims it; a job whose instance was killed is claimed again after its
 // heartbeat lapses and runs the response again from its start (nothing of the lost run was
 // billed: usage is recorded when a run ends). A cancel marks the row; the run looks every second
-// and stops, keeping and billing what it did.
+// and stops, keeping and billing what it did. The run's `response.*` events are written as they
+// come (every quarter second), so a stream opened while it runs follows it live from any
+// sequence number (routes.ts); a run started again writes its events again from 0.
 import type { CreateResponseRequest } from '../../generated/model/client/types.gen.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { Jobs } from '../platform/jobs.ts';
@@ -13,7 +15,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { recordUsageBatched } from '../platform/metering.ts';
 import type { Db } from '../platform/db.ts';
-import { ResponseBuilder } from './events.ts';
+import { ResponseBuilder, type StreamEvent } from './events.ts';
 import { finishResponse, responseErrorOf, type RunResult, runResponse, type RuntimeDeps } from './runtime.ts';
 import type { ResponseStore, StoredResponse } from './store.ts';
 
@@ -68,8 +70,25 @@ async function runBackground(deps: BackgroundDeps, store: ResponseStore, id: str
   const principal = stored.principal;
   const started = Date.now();
   // from the start: a run that an instance lost is run again, its partial output dropped
-  const builder = new ResponseBuilder({ ...stored.body, status: 'in_progress', output: [] }, undefined);
+  await store.clearEvents(id);
+  const pending: StreamEvent[] = [];
+  let written: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    const batch = pending.splice(0);
+    if (batch.length > 0) {
+      written = written
+        .then(() => store.appendEvents(id, batch))
+        .catch((err: unknown) => deps.logger.warn({ err, response_id: id }, 'response events not written'));
+    }
+    return written;
+  };
+  const flusher = setInterval(() => void flush(), 250);
+  const builder = new ResponseBuilder({ ...stored.body, status: 'in_progress', output: [] }, (event) => {
+    pending.push(event);
+  });
   await store.update(principal, builder.response);
+  builder.lifecycle('response.created');
+  builder.lifecycle('response.in_progress');
   const controller = new AbortController();
   const watch = setInterval(() => {
     store.status(id).then(
@@ -102,9 +121,13 @@ async function runBackground(deps: BackgroundDeps, store: ResponseStore, id: str
       finishResponse(builder, request, partial, 'failed');
       builder.response.error = responseErrorOf(err);
     }
+    // the stream's last event: a cancelled response ends as replayEvents ends one
+    builder.end('response.failed');
   } finally {
     clearInterval(watch);
+    clearInterval(flusher);
   }
+  await flush();
   await store.update(principal, builder.response);
   await recordUsageBatched(deps.db, principal, {
     service: 'model',

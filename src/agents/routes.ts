@@ -20,6 +20,7 @@ import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
 import type { LimitSettings } from '../limits/policies.ts';
 import { isAbort } from '../model/engines/assemble.ts';
+import { assertJsonSchema } from '../model/engines/chat.ts';
 import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
@@ -153,6 +154,12 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
       const started = Date.now();
       const caller = principal();
       requireScope(caller, body.model);
+      const format = body.text?.format;
+      if (format?.type === 'json_schema') assertJsonSchema(format.schema, 'text.format.schema');
+      (body.tools ?? []).forEach((tool, i) => {
+        if (tool.type === 'function' && tool.parameters)
+          assertJsonSchema(tool.parameters, `tools[${i}].parameters`);
+      });
       if (body.background === true && body.store === false) {
         throw new BadRequestError('validation_failed', 'background: true needs store: true.', {
           param: 'background',
@@ -337,25 +344,46 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
           { param: 'stream' },
         );
       }
-      const after = query?.starting_after;
+      const after = query?.starting_after === undefined ? -1 : Number(query.starting_after);
       const write = openStream(res);
-      // a background response still running: the stream waits for it (keep-alive comments), then
-      // sends its events after `starting_after`
-      let body = found.body;
       let closed = false;
       res.on('close', () => (closed = true));
+      if (!found.background) {
+        for (const event of replayEvents(found.body)) if (event.sequence_number > after) write(sse(event));
+        res.end();
+        return SENT;
+      }
+      // a background response: its events as its run writes them (background.ts), followed live
+      // while it runs, from `starting_after`; keep-alive comments while nothing comes
+      const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
       const deadline = Date.now() + 15 * 60_000;
+      let last = after;
       let lastWrite = Date.now();
-      while (running(body) && !closed && Date.now() < deadline) {
+      let ended = false;
+      while (!closed && !ended && Date.now() < deadline) {
+        const events = await store.eventsAfter(path.id, last);
+        for (const event of events) {
+          write(sse(event));
+          last = event.sequence_number;
+          lastWrite = Date.now();
+          if (ENDINGS.has(event.type)) ended = true;
+        }
+        if (ended || events.length > 0) continue;
+        const now = (await store.find(principal(), path.id))?.body;
+        if (now === undefined) break; // deleted meanwhile
+        if (!running(now)) {
+          // ended without events of its run (cancelled while queued, or run before they were kept):
+          // the events its stored body makes
+          const more = await store.eventsAfter(path.id, last);
+          const replay = more.length > 0 ? more : replayEvents(now).filter((e) => e.sequence_number > last);
+          for (const event of replay) write(sse(event));
+          break;
+        }
         await new Promise((resolve) => setTimeout(resolve, 250));
         if (Date.now() - lastWrite >= deps.keepAliveMs) {
           write(': keep-alive\n\n');
           lastWrite = Date.now();
         }
-        body = (await store.find(principal(), path.id))?.body ?? body;
-      }
-      for (const event of replayEvents(body)) {
-        if (after === undefined || event.sequence_number > Number(after)) write(sse(event));
       }
       res.end();
       return SENT;

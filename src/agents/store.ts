@@ -1,5 +1,9 @@
 // Stored responses, per project: a key never reads another project's responses (404).
-import type { Response, ResponseItem } from '../../generated/model/client/types.gen.ts';
+import type {
+  Response,
+  ResponseItem,
+  ResponseStreamEventData,
+} from '../../generated/model/client/types.gen.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
@@ -114,6 +118,31 @@ export class ResponseStore {
     const found = await this.find(principal, id);
     if (found === undefined) throw notFound(id);
     return found;
+  }
+
+  /** Appends events a background run emitted (in order, numbered from 0 by the run). */
+  async appendEvents(id: string, events: ResponseStreamEventData[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.#db.query(
+      `insert into response_events (response_id, seq, event)
+       select $1, (e->>'sequence_number')::int, e from jsonb_array_elements($2::jsonb) as e
+       on conflict (response_id, seq) do update set event = excluded.event`,
+      [id, JSON.stringify(events)],
+    );
+  }
+
+  /** Drops the events of a run that is started again from its beginning. */
+  async clearEvents(id: string): Promise<void> {
+    await this.#db.query('delete from response_events where response_id = $1', [id]);
+  }
+
+  /** The stored events of a background response after `after`, in order (at most `limit`). */
+  async eventsAfter(id: string, after: number, limit = 500): Promise<ResponseStreamEventData[]> {
+    const rows = await this.#db.query<{ event: ResponseStreamEventData }>(
+      'select event from response_events where response_id = $1 and seq > $2 order by seq limit $3',
+      [id, after, limit],
+    );
+    return rows.map((r) => r.event);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
