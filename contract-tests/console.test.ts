@@ -181,6 +181,43 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     expect(made.status).toBe(201);
   });
 
+  it('refuses a log-in (or any console form) a browser posts from another site: login CSRF', async () => {
+    const email = `login-csrf.${storage}@example.eu`;
+    await signedUp(email);
+    const attempts: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' }, // another port or subdomain of the site is not the console
+      { origin: 'null' },
+    ];
+    for (const headers of attempts) {
+      const forged = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD }, headers);
+      expect(forged.status, JSON.stringify(headers)).toBe(403);
+      expect(forged.json?.error?.code).toBe('cross_site_request');
+      expect(forged.setCookie).toBeNull();
+    }
+    for (const [path, body] of [
+      ['/v1/sign-ups', { email: `other.${email}`, password: PASSWORD }],
+      ['/v1/email-verifications', { token: 'vt_forged' }],
+      ['/v1/password-resets', { email }],
+      ['/v1/password-resets/confirm', { token: 'rt_forged', password: PASSWORD }],
+    ] as const) {
+      const forged = await call(undefined, 'POST', path, body, { origin: 'https://evil.example' });
+      expect(forged.json?.error?.code, path).toBe('cross_site_request');
+    }
+    // the console's own page (its public origin, or the host it was reached at), and clients
+    // that are not browsers
+    for (const headers of [
+      { origin: 'https://console.test.example', 'sec-fetch-site': 'same-origin' },
+      { origin: base },
+      {},
+    ]) {
+      const own = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD }, headers);
+      expect(own.status, JSON.stringify(headers)).toBe(201);
+    }
+  });
+
   it('prevents session fixation: log-in mints a new session and ends the one the browser had', async () => {
     const email = `fixation.${storage}@example.eu`;
     const victim = await signedUp(email);

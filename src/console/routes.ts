@@ -25,7 +25,7 @@ import type { Mailer } from '../mail/outbox.ts';
 import { AuthenticationError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import { typedRouter } from '../platform/route.ts';
 import { checkStrength, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
-import { cookieOf, SESSION_COOKIE, sessionCookie, sessionOf } from './session.ts';
+import { cookieOf, refuseCrossSite, SESSION_COOKIE, sessionCookie, sessionOf } from './session.ts';
 import { type ConsoleStore, csrfTokenOf, normalizeEmail, type SessionRow, type UserRow } from './store.ts';
 
 export interface ConsoleRoutesOptions {
@@ -63,6 +63,7 @@ function sessionBody(token: string, row: SessionRow): Session {
 export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   const { store, limiter, mailer, consoleUrl } = options;
   const secure = consoleUrl.startsWith('https:');
+  const publicOrigin = new URL(consoleUrl).origin;
   const api = typedRouter();
 
   /** Takes one attempt from each (key, bucket); a 429 when any is spent. */
@@ -95,6 +96,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   }
 
   api.post<CreateSignUpData, CreateSignUpResponses>('/v1/sign-ups', async ({ body, req, res }) => {
+    refuseCrossSite(req, publicOrigin);
     await throttle(res, 'sign-ups from this address', [[ipOf(req), SIGNUP_PER_IP]]);
     const email = normalizeEmail(body.email);
     checkStrength(body.password, email);
@@ -129,6 +131,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   });
 
   api.post<VerifyEmailData, VerifyEmailResponses>('/v1/email-verifications', async ({ body, req, res }) => {
+    refuseCrossSite(req, publicOrigin);
     await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
     const user = await store.useToken(body.token, 'verify_email');
     if (!user) {
@@ -143,6 +146,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   });
 
   api.post<CreateSessionData, CreateSessionResponses>('/v1/sessions', async ({ body, req, res }) => {
+    refuseCrossSite(req, publicOrigin);
     const email = normalizeEmail(body.email);
     await throttle(res, 'log-in attempts', [
       [ipOf(req), LOGIN_PER_IP],
@@ -181,6 +185,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   api.post<CreatePasswordResetData, CreatePasswordResetResponses>(
     '/v1/password-resets',
     async ({ body, req, res }) => {
+      refuseCrossSite(req, publicOrigin);
       const email = normalizeEmail(body.email);
       await throttle(res, 'password resets', [
         [ipOf(req), RESET_PER_IP],
@@ -208,6 +213,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   api.post<ConfirmPasswordResetData, ConfirmPasswordResetResponses>(
     '/v1/password-resets/confirm',
     async ({ body, req, res }) => {
+      refuseCrossSite(req, publicOrigin);
       await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
       const invalid = () =>
         new BadRequestError('invalid_token', 'This reset link is unknown, already used or expired.', {

@@ -64,6 +64,32 @@ function sameOrigin(req: Request): boolean {
   }
 }
 
+/**
+ * The fence of the console's forms that need no session (log in, sign up, verify, reset): a
+ * browser request from another site is refused, so no page elsewhere can log a visitor in to an
+ * account of its choosing (login CSRF) or post the forms in their name. A browser says where a
+ * request comes from (`Sec-Fetch-Site`, `Origin`); clients that are not browsers send neither.
+ */
+export function refuseCrossSite(req: Request, publicOrigin: string): void {
+  const site = req.get('sec-fetch-site');
+  const origin = req.get('origin');
+  const crossSite = site !== undefined && site !== 'same-origin' && site !== 'none';
+  let foreign = false;
+  if (origin !== undefined) {
+    try {
+      foreign = new URL(origin).host !== req.get('host') && new URL(origin).origin !== publicOrigin;
+    } catch {
+      foreign = true;
+    }
+  }
+  if (crossSite || foreign) {
+    throw new PermissionDeniedError(
+      'cross_site_request',
+      "The console's forms are posted from the console's own pages only; this request came from another site.",
+    );
+  }
+}
+
 export function createSessionHandler(store: ConsoleStore, accounts: AccountStore) {
   async function authenticate(req: Request): Promise<{ principal: Principal; session: ConsoleSession }> {
     const token = cookieOf(req, SESSION_COOKIE);
