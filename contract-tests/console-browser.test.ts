@@ -5,10 +5,13 @@
 // refused), log out and in. Every page is checked with axe-core (zero serious or critical
 // violations) and kept as a screenshot in test-results/console/.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { launchChromium } from './support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastLink } from './support/outbox.ts';
@@ -23,7 +26,37 @@ interface AxeResult {
   violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }>;
 }
 
+/** A webhook receiver on loopback: keeps what arrives; answers 204, or 500 while `failing`. */
+class Receiver {
+  received: Array<{ headers: Record<string, string>; body: string }> = [];
+  failing = false;
+  #server: Server | undefined;
+  url = '';
+
+  async start(): Promise<void> {
+    this.#server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+        this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
+        res
+          .writeHead(this.failing ? 500 : 204)
+          .end(this.failing ? 'receiver down for maintenance' : undefined);
+      });
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/eurus/events`;
+  }
+
+  async stop(): Promise<void> {
+    this.#server?.closeAllConnections();
+    await new Promise((resolve) => this.#server?.close(resolve));
+  }
+}
+
 describe('the console in a browser', () => {
+  const receiver = new Receiver();
   let servers: TestServers;
   let base: string;
   let outbox: string;
@@ -69,7 +102,11 @@ describe('the console in a browser', () => {
 
   beforeAll(async () => {
     outbox = mkdtempSync(join(tmpdir(), 'eurus-console-browser-'));
-    servers = await startTestServers('pglite', { env: { MAIL_OUTBOX_DIR: outbox } });
+    servers = await startTestServers('pglite', {
+      // the webhook receiver of the test is plain http on loopback; one attempt a message
+      env: { MAIL_OUTBOX_DIR: outbox, OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s' },
+    });
+    await receiver.start();
     base = servers.urls.model as string;
     mkdirSync(OUT, { recursive: true });
     browser = await launchChromium();
@@ -91,6 +128,7 @@ describe('the console in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await servers?.stop();
+    await receiver.stop();
     rmSync(outbox, { recursive: true, force: true });
   });
 
@@ -317,6 +355,147 @@ describe('the console in a browser', () => {
     await page.getByText('All systems operational').waitFor();
     await accessible('status');
     await shot('12-status');
+    expect(errors).toEqual([]);
+  });
+
+  it('registers a webhook endpoint, sees its messages and attempts, re-sends one and rotates the secret', async () => {
+    // (logged in by the test before, which also made a "Second project")
+    const arrived = async (n: number) => {
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(n);
+      return receiver.received[n - 1]!;
+    };
+    await page.goto(`${base}/console/keys`);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByText('0 endpoint(s)').waitFor();
+    await accessible('webhooks (empty)');
+
+    // Register: the secret is shown once, and the receiver verifies a test event with it.
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Description').fill('the office ERP');
+    await page.getByRole('button', { name: 'Register endpoint' }).click();
+    await page.getByRole('heading', { name: /Signing secret of .* created/ }).waitFor();
+    const secret = (await page.locator('#new-secret').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    await accessible('webhook endpoint created');
+    await shot('13-webhook-created');
+    await page.getByRole('button', { name: `Send test event to ${receiver.url}` }).click();
+    await page.getByText(/Test event msg_\w+ queued/).waitFor();
+    const first = await arrived(1);
+    expect(new Webhook(secret).verify(first.body, first.headers)).toMatchObject({ type: 'test' });
+
+    // A delivery that fails: seen in the endpoint's messages with its attempt, then re-sent.
+    receiver.failing = true;
+    await page.getByRole('button', { name: `Send test event to ${receiver.url}` }).click();
+    const failed = await arrived(2);
+    const failedId = failed.headers['webhook-id']!;
+    const endpointId = await page.locator('tr[data-endpoint-id]').first().getAttribute('data-endpoint-id');
+    const statusOf = async (id: string) => {
+      const res = await page.request.get(
+        `${servers.urls.directory}/v1/webhook-endpoints/${endpointId}/messages`,
+      );
+      return ((await res.json()) as { data: Array<{ id: string; status: string }> }).data.find(
+        (m) => m.id === id,
+      )?.status;
+    };
+    await expect.poll(() => statusOf(failedId)).toBe('failed');
+    await page.getByRole('link', { name: receiver.url }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
+    await page.getByLabel('Messages', { exact: true }).selectOption('failed');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    const row = page.locator(`tr[data-message-id="${failedId}"]`);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    expect(await row.textContent()).toContain('failed');
+    await row.getByText('1 attempt(s)').click();
+    expect(await row.textContent()).toContain('500');
+    expect(await row.textContent()).toContain('receiver down for maintenance');
+    await accessible('webhook messages');
+    await shot('14-webhook-messages');
+    receiver.failing = false;
+    await page.getByRole('button', { name: `Re-send ${failedId}` }).click();
+    await page.getByText(`Message ${failedId} is sent again`).waitFor();
+    const resent = await arrived(3);
+    expect(resent.headers['webhook-id']).toBe(failedId);
+    expect(new Webhook(secret).verify(resent.body, resent.headers)).toMatchObject({ id: failedId });
+    await expect.poll(() => statusOf(failedId)).toBe('delivered');
+    await page.getByLabel('Messages', { exact: true }).selectOption('delivered');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect
+      .poll(() => page.locator(`tr[data-message-id="${failedId}"]`).count(), { timeout: 15_000 })
+      .toBe(1);
+
+    // Rotate with a grace period: both signatures verify the next event.
+    await page.getByRole('link', { name: 'All endpoints' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click();
+    await page.getByRole('heading', { name: /Signing secret of .* rotated/ }).waitFor();
+    const rotated = (await page.locator('#new-secret').textContent()) ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await page.getByRole('button', { name: `Send test event to ${receiver.url}` }).click();
+    const after = await arrived(4);
+    expect(after.headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    expect(() => new Webhook(rotated).verify(after.body, after.headers)).not.toThrow();
+    expect(() => new Webhook(secret).verify(after.body, after.headers)).not.toThrow();
+    await shot('15-webhook-rotated');
+
+    // The secrets are never in the page again.
+    await page.goto(`${base}/console/webhooks`);
+    await page.getByText('1 endpoint(s)').waitFor();
+    expect(await page.content()).not.toContain(secret.slice(6));
+    expect(await page.content()).not.toContain(rotated.slice(6));
+    await accessible('webhooks');
+
+    // Another project of the account has endpoints of its own.
+    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Second project' });
+    await page.getByRole('button', { name: 'Show endpoints' }).click();
+    await page.getByText('0 endpoint(s)').waitFor();
+    expect(page.url()).toContain('project_id=proj_');
+
+    // Only the console's origin may call these with the session, and changes need the CSRF token.
+    const cookie = (await context.cookies(base)).find((c) => c.name === 'eurus_session')!;
+    const directory = servers.urls.directory as string;
+    const preflight = (origin: string) =>
+      fetch(`${directory}/v1/webhook-endpoints`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-csrf-token',
+        },
+      });
+    const ours = await preflight(base);
+    expect(ours.status).toBe(204);
+    expect(ours.headers.get('access-control-allow-origin')).toBe(base);
+    expect(ours.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(ours.headers.get('access-control-allow-headers')).toMatch(/X-CSRF-Token/);
+    const theirs = await preflight('https://evil.example');
+    expect(theirs.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(theirs.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
+    const forged = await fetch(`${directory}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: {
+        origin: 'https://evil.example',
+        cookie: `eurus_session=${cookie.value}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('csrf_token_invalid');
+    const listed = await fetch(`${directory}/v1/webhook-endpoints`, {
+      headers: { cookie: `eurus_session=${cookie.value}` },
+    });
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
+    // a project that is not the account's is not found, as another account's endpoint is not
+    const foreign = await servers.platform.accounts.createAccount('another tenant');
+    const elsewhere = await fetch(`${directory}/v1/webhook-endpoints`, {
+      headers: { cookie: `eurus_session=${cookie.value}`, 'eurus-project': foreign.projectId },
+    });
+    expect(elsewhere.status).toBe(404);
+    expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe('project_not_found');
     expect(errors).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 // request when either succeeds.
 import type { Request, Response } from 'express';
 import type { AccountStore } from '../accounts/store.ts';
-import { ApiError, AuthenticationError, PermissionDeniedError } from '../platform/errors.ts';
+import { ApiError, AuthenticationError, NotFoundError, PermissionDeniedError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import { type ConsoleStore, csrfTokenOf, SESSION_TTL_S, type SessionRow, sameToken } from './store.ts';
 
@@ -90,7 +90,27 @@ export function refuseCrossSite(req: Request, publicOrigin: string): void {
   }
 }
 
-export function createSessionHandler(store: ConsoleStore, accounts: AccountStore) {
+export interface SessionHandlerOptions {
+  /**
+   * Another origin changes may come from besides the service's own: the console's, for the
+   * directory API, which the console calls across origins (src/console/cors.ts).
+   */
+  consoleOrigin?: (req: Request, origin: string) => boolean;
+}
+
+/** The header a session names the project it acts in with (the account's default project without it). */
+export const PROJECT_HEADER = 'eurus-project';
+
+export function createSessionHandler(
+  store: ConsoleStore,
+  accounts: AccountStore,
+  options: SessionHandlerOptions = {},
+) {
+  const trusted = (req: Request): boolean => {
+    if (sameOrigin(req)) return true;
+    const origin = req.get('origin');
+    return origin !== undefined && options.consoleOrigin?.(req, origin) === true;
+  };
   async function authenticate(req: Request): Promise<{ principal: Principal; session: ConsoleSession }> {
     const token = cookieOf(req, SESSION_COOKIE);
     if (!token) throw new AuthenticationError('missing_session', 'No console session: log in at /console.');
@@ -103,16 +123,28 @@ export function createSessionHandler(store: ConsoleStore, accounts: AccountStore
     }
     if (!SAFE_METHODS.has(req.method)) {
       const sent = req.get('x-csrf-token') ?? '';
-      if (!sameOrigin(req) || !sameToken(sent, csrfTokenOf(token))) {
+      if (!trusted(req) || !sameToken(sent, csrfTokenOf(token))) {
         throw new PermissionDeniedError(
           'csrf_token_invalid',
           "This request changes something and needs the session's csrf_token in the X-CSRF-Token header, sent from the console's own origin.",
         );
       }
     }
+    // a project of the account, named by the console (webhook endpoints belong to one)
+    const named = req.get(PROJECT_HEADER);
+    const projectId = named
+      ? (
+          await accounts.getProject(row.account_id, named).catch(() => {
+            throw new NotFoundError(
+              'project_not_found',
+              `No project ${named} in this account (named by the Eurus-Project header).`,
+            );
+          })
+        ).id
+      : await accounts.defaultProject(row.account_id);
     const principal: Principal = {
       accountId: row.account_id,
-      projectId: await accounts.defaultProject(row.account_id),
+      projectId,
       keyId: `session:${row.user_id}`,
       scopes: ['admin'],
       plan: await accounts.accountPlan(row.account_id),

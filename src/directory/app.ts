@@ -6,7 +6,7 @@ import type { Platform } from '../context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { progressReporter } from '../platform/progress.ts';
-import { consoleCors } from '../console/cors.ts';
+import { consoleCors, isConsoleOrigin } from '../console/cors.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { createSalesRouter } from '../sales/routes.ts';
@@ -131,14 +131,19 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     corsOrigins: platform.config.corsOrigins,
     logger,
     securityHandler: platform.auth.handler,
-    // The console reads the directory's usage with its session (src/console/cors.ts).
+    // The console reads the directory's usage and manages webhook endpoints with its session,
+    // from its own origin (src/console/cors.ts).
+    credentialedCors: consoleCors(platform.config.publicModelUrl),
     otherSecurityHandlers: {
       SessionCookie: createSessionHandler(
         new ConsoleStore(platform.db, platform.accounts),
         platform.accounts,
+        {
+          consoleOrigin: (req, origin) => isConsoleOrigin(req, origin, platform.config.publicModelUrl),
+        },
       ),
     },
-    pages: [createStatusPages(platform.db), consoleCors(platform.config.publicModelUrl)],
+    pages: [createStatusPages(platform.db)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [
       createDirectoryRouter({ db: platform.db, search, publicBaseUrl: platform.config.publicDirectoryUrl }),

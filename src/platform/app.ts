@@ -45,6 +45,12 @@ export interface ServiceOptions {
   jsonLimit?: string;
   /** Origins browser apps may call from (CORS_ORIGINS); `*` when not given. */
   corsOrigins?: '*' | string[];
+  /**
+   * CORS with credentials for a few requests (the console's calls with its session): true when it
+   * answered the request's CORS itself (a preflight then ends with 204), false to leave it to the
+   * bearer-key CORS of `corsOrigins`.
+   */
+  credentialedCors?: (req: Request, res: Response) => boolean;
   uploadLimitBytes?: number;
   /** Where multipart uploads are written as they arrive (deleted when the response ends); the OS's temp dir by default. */
   uploadDir?: string;
@@ -162,7 +168,13 @@ export function createServiceApp(options: ServiceOptions): Express {
   app.use(requestLogger(options.logger));
   app.use(observe);
   app.use(securityHeaders);
-  app.use(corsFor(options.corsOrigins ?? '*'));
+  const bearerCors = corsFor(options.corsOrigins ?? '*');
+  const credentialedCors = options.credentialedCors;
+  app.use((req, res, next) => {
+    if (!credentialedCors?.(req, res)) bearerCors(req, res, next);
+    else if (req.method === 'OPTIONS') res.status(204).end();
+    else next();
+  });
 
   // Operational routes, outside the API contract.
   app.get('/healthz', (_req, res) => {

@@ -2,9 +2,28 @@
 // bundled by esbuild into generated/console/app.js (`npm run generate`). It calls the model API
 // on its own origin with the session cookie (HttpOnly: this script never sees it) and sends the
 // session's CSRF token on every change. Every text is set with textContent, never as HTML.
-import { createClient as createDirectoryClient } from '../../../generated/directory/client/client/index.ts';
-import { getUsage as getDirectoryUsage } from '../../../generated/directory/client/sdk.gen.ts';
-import type { UsageReport as DirectoryUsageReport } from '../../../generated/directory/client/types.gen.ts';
+import {
+  type Client as DirectoryClient,
+  createClient as createDirectoryClient,
+} from '../../../generated/directory/client/client/index.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getUsage as getDirectoryUsage,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  listWebhookMessages,
+  resendWebhookMessage,
+  rotateWebhookEndpointSecret,
+  sendTestWebhookEvent,
+  updateWebhookEndpoint,
+} from '../../../generated/directory/client/sdk.gen.ts';
+import type {
+  UsageReport as DirectoryUsageReport,
+  WebhookEndpoint,
+  WebhookEventType,
+  WebhookMessage,
+} from '../../../generated/directory/client/types.gen.ts';
 import { client } from '../../../generated/model/client/client.gen.ts';
 import {
   cancelSubscription,
@@ -368,6 +387,41 @@ function secretPanel(key: KeyWithSecret, verb: string): HTMLElement {
         click: async () => {
           try {
             await navigator.clipboard.writeText(key.secret);
+            say(copied, 'Copied to the clipboard.', 'ok');
+          } catch {
+            getSelection()?.selectAllChildren(code);
+            say(copied, 'Select the secret and copy it by hand (the clipboard was refused).', 'error');
+          }
+        },
+      },
+      'Copy secret',
+    ),
+    copied,
+  );
+}
+
+/** A webhook endpoint's signing secret, shown this once, with a copy button and the warning. */
+function webhookSecretPanel(url: string, secret: string, verb: string): HTMLElement {
+  const copied = status();
+  const code = h('code', { id: 'new-secret' }, secret);
+  return h(
+    'section',
+    { class: 'secret', 'aria-labelledby': 'secret-title' },
+    h('h2', { id: 'secret-title' }, `Signing secret of ${url} ${verb}`),
+    h(
+      'p',
+      {},
+      h('strong', {}, 'Copy the secret now: it is shown this once. '),
+      'Your receiver verifies every event with it (Standard Webhooks); if you lose it, rotate it.',
+    ),
+    code,
+    h(
+      'button',
+      {
+        type: 'button',
+        click: async () => {
+          try {
+            await navigator.clipboard.writeText(secret);
             say(copied, 'Copied to the clipboard.', 'ok');
           } catch {
             getSelection()?.selectAllChildren(code);
@@ -856,6 +910,402 @@ async function usagePage(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Webhooks (the directory API's webhook endpoints, called with the session across origins)
+
+const EVENT_TYPES: WebhookEventType[] = [
+  'workflow.completed',
+  'workflow.failed',
+  'workflow.cancelled',
+  'reply.received',
+  'campaign.completed',
+  'endpoint.disabled',
+  'test',
+];
+
+let directoryClient: DirectoryClient | undefined;
+
+/** The directory API's client with the session (its cookie, and the CSRF token on changes). */
+function directory(): DirectoryClient | undefined {
+  const baseUrl = directoryBase();
+  if (!baseUrl) return undefined;
+  if (!directoryClient) {
+    directoryClient = createDirectoryClient({ baseUrl, credentials: 'include' });
+    directoryClient.interceptors.request.use((request) => {
+      if (session && request.method !== 'GET') request.headers.set('X-CSRF-Token', session.csrf_token);
+      return request;
+    });
+  }
+  return directoryClient;
+}
+
+/** The project the webhook pages act in: `?project_id=`, else the default one. */
+async function webhookProject(): Promise<{ projects: Project[]; projectId: string }> {
+  const projects = await allProjects();
+  const asked = new URLSearchParams(location.search).get('project_id');
+  const projectId = projects.find((p) => p.id === asked)?.id ?? projects.find((p) => p.is_default)?.id ?? '';
+  return { projects, projectId };
+}
+
+const endpointStatus = (e: WebhookEndpoint) =>
+  e.status === 'disabled' ? `disabled (${e.disabled_reason ?? 'manual'})` : e.status;
+
+async function webhooksPage(): Promise<void> {
+  const { projects, projectId } = await webhookProject();
+  const dir = directory();
+  if (!dir)
+    return show('Webhooks', h('p', { class: 'error' }, 'The directory API is not served with this console.'));
+  const headers = { 'Eurus-Project': projectId };
+  const query = `?project_id=${encodeURIComponent(projectId)}`;
+  const { data: list, error: listError } = await listWebhookEndpoints({
+    client: dir,
+    headers,
+    query: { limit: 100 },
+  });
+  const endpoints = list?.data ?? [];
+  const out = status();
+
+  const project = h(
+    'select',
+    { name: 'project_id' },
+    ...projects.map((p) => h('option', { value: p.id, selected: p.id === projectId }, p.name)),
+  );
+  const pick = h(
+    'form',
+    { class: 'card', 'aria-label': 'Choose the project' },
+    h('div', { class: 'row' }, field('Project', project), h('button', { type: 'submit' }, 'Show endpoints')),
+  );
+  pick.addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(`${BASE}/webhooks?project_id=${encodeURIComponent(project.value)}`);
+  });
+
+  const url = h('input', {
+    type: 'url',
+    name: 'url',
+    required: true,
+    maxlength: '2048',
+    placeholder: 'https://hooks.example.eu/eurus',
+  });
+  const description = h('input', { type: 'text', name: 'description', maxlength: '500' });
+  const types = h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Events (none chosen: all of them)'),
+    ...EVENT_TYPES.map((t) => h('label', {}, h('input', { type: 'checkbox', name: 'event', value: t }), t)),
+  );
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Register an endpoint' },
+    h('h2', {}, 'Register an endpoint'),
+    h(
+      'div',
+      { class: 'row' },
+      field('Endpoint URL', url, 'https, on a public address; events are POSTed to it, signed.'),
+      field('Description', description),
+    ),
+    types,
+    h('button', { type: 'submit' }, 'Register endpoint'),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const chosen = [...form.querySelectorAll<HTMLInputElement>('input[name=event]:checked')].map(
+      (i) => i.value as WebhookEventType,
+    );
+    const { data, error } = await createWebhookEndpoint({
+      client: dir,
+      headers,
+      body: {
+        url: url.value,
+        ...(description.value ? { description: description.value } : {}),
+        ...(chosen.length ? { event_types: chosen } : {}),
+      },
+    });
+    if (!data) return say(out, messageOf(error), 'error');
+    await webhooksPage();
+    document
+      .getElementById('secret-slot')
+      ?.replaceChildren(webhookSecretPanel(data.url, data.secret, 'created'));
+    document.getElementById('new-secret')?.scrollIntoView();
+  });
+
+  const rows = endpoints.map((e) => {
+    const grace = h(
+      'select',
+      { 'aria-label': `Grace period for rotating the secret of ${e.url}` },
+      h('option', { value: '86400' }, 'old secret signs 24 hours more'),
+      h('option', { value: '3600' }, 'old secret signs 1 hour more'),
+      h('option', { value: '0' }, 'old secret stops now'),
+    );
+    const act = (label: string, aria: string, kind: string, run: () => Promise<unknown>) =>
+      h('button', { type: 'button', class: kind, 'aria-label': aria, click: run }, label);
+    return h(
+      'tr',
+      { 'data-endpoint-id': e.id },
+      h('td', {}, h('a', { href: `${BASE}/webhooks/${e.id}${query}` }, h('code', {}, e.url))),
+      h('td', {}, e.description ?? ''),
+      h('td', {}, e.event_types.join(', ')),
+      h('td', {}, endpointStatus(e)),
+      h('td', {}, when(e.created)),
+      h(
+        'td',
+        {},
+        act('Send test event', `Send test event to ${e.url}`, 'secondary', async () => {
+          const { data, error } = await sendTestWebhookEvent({ client: dir, headers, path: { id: e.id } });
+          if (!data) return say(out, messageOf(error), 'error');
+          say(out, `Test event ${data.id} queued for ${e.url}.`, 'ok');
+        }),
+        ' ',
+        grace,
+        ' ',
+        act('Rotate secret', `Rotate secret of ${e.url}`, 'secondary', async () => {
+          const { data, error } = await rotateWebhookEndpointSecret({
+            client: dir,
+            headers,
+            path: { id: e.id },
+            body: { previous_secret_expires_in: Number(grace.value) },
+          });
+          if (!data) return say(out, messageOf(error), 'error');
+          await webhooksPage();
+          document
+            .getElementById('secret-slot')
+            ?.replaceChildren(webhookSecretPanel(data.url, data.secret, 'rotated'));
+        }),
+        ' ',
+        act(
+          e.enabled ? 'Disable' : 'Enable',
+          `${e.enabled ? 'Disable' : 'Enable'} ${e.url}`,
+          'secondary',
+          async () => {
+            const { data, error } = await updateWebhookEndpoint({
+              client: dir,
+              headers,
+              path: { id: e.id },
+              body: { enabled: !e.enabled },
+            });
+            if (!data) return say(out, messageOf(error), 'error');
+            await webhooksPage();
+          },
+        ),
+        ' ',
+        act('Delete', `Delete ${e.url}`, 'danger', async () => {
+          if (!confirm(`Delete the endpoint ${e.url}? It receives nothing more.`)) return;
+          const { error } = await deleteWebhookEndpoint({ client: dir, headers, path: { id: e.id } });
+          if (error) return say(out, messageOf(error), 'error');
+          await webhooksPage();
+        }),
+      ),
+    );
+  });
+  show(
+    'Webhooks',
+    h(
+      'p',
+      {},
+      'Endpoints of a project receive its Concierge and Sales events, signed per Standard Webhooks. ',
+      h('a', { href: 'https://www.standardwebhooks.com/' }, 'How to verify them'),
+      '.',
+    ),
+    pick,
+    h('div', { id: 'secret-slot' }),
+    form,
+    listError ? h('p', { class: 'error' }, messageOf(listError)) : null,
+    h(
+      'table',
+      { id: 'endpoints' },
+      h(
+        'caption',
+        { class: 'hint' },
+        `${endpoints.length} endpoint(s), newest first; secrets are never shown again`,
+      ),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['URL', 'Description', 'Events', 'Status', 'Created', 'Actions'].map((t) =>
+            h('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
+      h('tbody', {}, ...rows),
+    ),
+  );
+}
+
+function attemptsTable(message: WebhookMessage): HTMLElement {
+  return h(
+    'details',
+    {},
+    h('summary', {}, `${message.attempts} attempt(s)`),
+    h(
+      'table',
+      {},
+      h('caption', { class: 'hint' }, `Attempts of ${message.id}, the last 20`),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['#', 'When', 'Outcome', 'HTTP status', 'Duration', 'Answer (first 1 KB) or error'].map((t) =>
+            h('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...message.attempt_log.map((a) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, String(a.attempt)),
+            h('td', {}, when(a.at)),
+            h('td', {}, a.outcome),
+            h('td', {}, a.status_code === null ? '—' : String(a.status_code)),
+            h('td', { class: 'num' }, `${a.duration_ms} ms`),
+            h('td', {}, h('code', {}, a.error ?? a.response ?? '')),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+async function webhookPage(id: string): Promise<void> {
+  const { projectId } = await webhookProject();
+  const dir = directory();
+  if (!dir)
+    return show(
+      'Webhook endpoint',
+      h('p', { class: 'error' }, 'The directory API is not served with this console.'),
+    );
+  const headers = { 'Eurus-Project': projectId };
+  const params = new URLSearchParams(location.search);
+  const only = params.get('status');
+  const wanted = only === 'pending' || only === 'delivered' || only === 'failed' ? only : undefined;
+  const { data: endpoint, error } = await getWebhookEndpoint({ client: dir, headers, path: { id } });
+  if (!endpoint) return show('Webhook endpoint', h('p', { class: 'error' }, messageOf(error)));
+  const out = status();
+  const tbody = h('tbody', {});
+  const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'More messages');
+  let cursor: string | undefined;
+  const load = async () => {
+    const { data, error: failed } = await listWebhookMessages({
+      client: dir,
+      headers,
+      path: { id },
+      query: { limit: 20, ...(wanted ? { status: wanted } : {}), ...(cursor ? { cursor } : {}) },
+    });
+    if (!data) return say(out, messageOf(failed), 'error');
+    for (const m of data.data) {
+      tbody.append(
+        h(
+          'tr',
+          { 'data-message-id': m.id },
+          h('td', {}, h('code', {}, m.id)),
+          h('td', {}, m.event_type),
+          h('td', {}, m.status),
+          h('td', {}, when(m.created)),
+          h('td', {}, m.status === 'pending' ? when(m.next_attempt_at) : '—'),
+          h('td', {}, attemptsTable(m)),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'aria-label': `Re-send ${m.id}`,
+                click: async () => {
+                  const { data: resent, error: refused } = await resendWebhookMessage({
+                    client: dir,
+                    headers,
+                    path: { id, message_id: m.id },
+                  });
+                  if (!resent) return say(out, messageOf(refused), 'error');
+                  say(out, `Message ${m.id} is sent again, with the same webhook-id.`, 'ok');
+                },
+              },
+              'Re-send',
+            ),
+          ),
+        ),
+      );
+    }
+    cursor = data.next_cursor ?? undefined;
+    more.hidden = !data.has_more;
+  };
+  more.addEventListener('click', () => void load());
+  const filter = h(
+    'select',
+    { name: 'status' },
+    h('option', { value: '', selected: !wanted }, 'All'),
+    ...(['pending', 'delivered', 'failed'] as const).map((st) =>
+      h('option', { value: st, selected: wanted === st }, st),
+    ),
+  );
+  const pick = h(
+    'form',
+    { class: 'card', 'aria-label': 'Filter by status' },
+    h('div', { class: 'row' }, field('Messages', filter), h('button', { type: 'submit' }, 'Show')),
+  );
+  pick.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const st = filter.value ? `&status=${filter.value}` : '';
+    navigate(`${BASE}/webhooks/${id}?project_id=${encodeURIComponent(projectId)}${st}`);
+  });
+  show(
+    'Webhook endpoint',
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'URL'),
+      h('dd', {}, h('code', {}, endpoint.url)),
+      h('dt', {}, 'Status'),
+      h('dd', { id: 'endpoint-status' }, endpointStatus(endpoint)),
+      h('dt', {}, 'Events'),
+      h('dd', {}, endpoint.event_types.join(', ')),
+    ),
+    h(
+      'p',
+      {},
+      h('a', { href: `${BASE}/webhooks?project_id=${encodeURIComponent(projectId)}` }, 'All endpoints'),
+    ),
+    pick,
+    out,
+    h(
+      'table',
+      { id: 'messages' },
+      h('caption', { class: 'hint' }, 'Messages of the last 30 days, newest first'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[
+            'Message (webhook-id)',
+            'Event',
+            'Status',
+            'Created',
+            'Next attempt',
+            'Attempts',
+            'Actions',
+          ].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      tbody,
+    ),
+    more,
+  );
+  await load();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Plans and statements
 
 /** The statement as a page of its own, for the download (no script, no outside resource). */
@@ -1059,6 +1509,7 @@ const PRIVATE: Record<string, () => Promise<void>> = {
   '/keys': keysPage,
   '/usage': usagePage,
   '/plans': plansPage,
+  '/webhooks': webhooksPage,
 };
 
 async function route(): Promise<void> {
@@ -1081,7 +1532,8 @@ async function route(): Promise<void> {
   const nav = document.getElementById('nav') as HTMLElement;
   nav.hidden = false;
   (document.getElementById('who') as HTMLElement).textContent = session.email;
-  await (PRIVATE[path] ?? keysPage)();
+  const endpoint = /^\/webhooks\/(whep_[0-9A-Za-z]+)$/.exec(path)?.[1];
+  await (endpoint ? webhookPage(endpoint) : (PRIVATE[path] ?? keysPage)());
   main().focus();
 }
 
