@@ -646,7 +646,11 @@ export const cancelWorkflow = <ThrowOnError extends boolean = false>(options: Op
  * The webhook endpoints of the key's project, newest first, paged by keyset (no duplicate and no gap, no cap on depth). Secrets are never listed. Requires the `concierge` scope.
  */
 export const listWebhookEndpoints = <ThrowOnError extends boolean = false>(options?: Options<ListWebhookEndpointsData, ThrowOnError>): RequestResult<ListWebhookEndpointsResponses, ListWebhookEndpointsErrors, ThrowOnError> => (options?.client ?? client).get<ListWebhookEndpointsResponses, ListWebhookEndpointsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints',
     ...options
 });
@@ -668,7 +672,11 @@ export const listWebhookEndpoints = <ThrowOnError extends boolean = false>(optio
  *
  */
 export const createWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<CreateWebhookEndpointData, ThrowOnError>): RequestResult<CreateWebhookEndpointResponses, CreateWebhookEndpointErrors, ThrowOnError> => (options.client ?? client).post<CreateWebhookEndpointResponses, CreateWebhookEndpointErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints',
     ...options,
     headers: {
@@ -683,7 +691,11 @@ export const createWebhookEndpoint = <ThrowOnError extends boolean = false>(opti
  * Deletes a webhook endpoint: it receives nothing more, pending retries to it are dropped, and workflows that named it deliver their events to no endpoint (poll them instead). Requires the `concierge` scope.
  */
 export const deleteWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<DeleteWebhookEndpointData, ThrowOnError>): RequestResult<DeleteWebhookEndpointResponses, DeleteWebhookEndpointErrors, ThrowOnError> => (options.client ?? client).delete<DeleteWebhookEndpointResponses, DeleteWebhookEndpointErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}',
     ...options
 });
@@ -694,7 +706,11 @@ export const deleteWebhookEndpoint = <ThrowOnError extends boolean = false>(opti
  * One webhook endpoint with its status; the secret is never returned again. Requires the `concierge` scope.
  */
 export const getWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<GetWebhookEndpointData, ThrowOnError>): RequestResult<GetWebhookEndpointResponses, GetWebhookEndpointErrors, ThrowOnError> => (options.client ?? client).get<GetWebhookEndpointResponses, GetWebhookEndpointErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}',
     ...options
 });
@@ -705,7 +721,11 @@ export const getWebhookEndpoint = <ThrowOnError extends boolean = false>(options
  * Changes an endpoint's URL (checked as at creation), description, event types or metadata, or disables and enables it. Enabling an endpoint that was disabled for failing resets its failure count and delivers the messages that were waiting. Requires the `concierge` scope.
  */
 export const updateWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<UpdateWebhookEndpointData, ThrowOnError>): RequestResult<UpdateWebhookEndpointResponses, UpdateWebhookEndpointErrors, ThrowOnError> => (options.client ?? client).patch<UpdateWebhookEndpointResponses, UpdateWebhookEndpointErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}',
     ...options,
     headers: {
@@ -720,7 +740,11 @@ export const updateWebhookEndpoint = <ThrowOnError extends boolean = false>(opti
  * Queues a `test` event to the endpoint, signed and retried like any other, and answers 202 with the message; its `id` is the `webhook-id` header of the delivery. The endpoint receives it even when `test` is not among its `event_types`, but not while it is disabled (409 `endpoint_disabled`). Requires the `concierge` scope. Send an `Idempotency-Key` to make retries safe.
  */
 export const sendTestWebhookEvent = <ThrowOnError extends boolean = false>(options: Options<SendTestWebhookEventData, ThrowOnError>): RequestResult<SendTestWebhookEventResponses, SendTestWebhookEventErrors, ThrowOnError> => (options.client ?? client).post<SendTestWebhookEventResponses, SendTestWebhookEventErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}/test',
     ...options
 });
@@ -731,7 +755,11 @@ export const sendTestWebhookEvent = <ThrowOnError extends boolean = false>(optio
  * Makes a new signing secret and returns it, **shown only this once**. Until `previous_secret_expires_in` seconds have passed (24 hours by default) every delivery carries two signatures in `webhook-signature`, one with each secret, so you can switch your verifier without losing an event. Requires the `concierge` scope. Send an `Idempotency-Key` to make retries safe: a replay returns the same secret.
  */
 export const rotateWebhookEndpointSecret = <ThrowOnError extends boolean = false>(options: Options<RotateWebhookEndpointSecretData, ThrowOnError>): RequestResult<RotateWebhookEndpointSecretResponses, RotateWebhookEndpointSecretErrors, ThrowOnError> => (options.client ?? client).post<RotateWebhookEndpointSecretResponses, RotateWebhookEndpointSecretErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}/rotate-secret',
     ...options,
     headers: {
@@ -746,7 +774,11 @@ export const rotateWebhookEndpointSecret = <ThrowOnError extends boolean = false
  * The messages sent to an endpoint in the last 30 days, newest first, each with its status and its attempts (when, the HTTP status, how long, the first kilobyte of the answer), paged by keyset. Filter by `status` to see what failed. Requires the `concierge` scope.
  */
 export const listWebhookMessages = <ThrowOnError extends boolean = false>(options: Options<ListWebhookMessagesData, ThrowOnError>): RequestResult<ListWebhookMessagesResponses, ListWebhookMessagesErrors, ThrowOnError> => (options.client ?? client).get<ListWebhookMessagesResponses, ListWebhookMessagesErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}/messages',
     ...options
 });
@@ -757,7 +789,11 @@ export const listWebhookMessages = <ThrowOnError extends boolean = false>(option
  * Delivers a message again now, with the same `webhook-id` and body, whatever its state: a `failed` message is `pending` again until this attempt succeeds or fails (a re-sent message is not retried on schedule). Answers 202 with the message. Requires the `concierge` scope; 409 `endpoint_disabled` while the endpoint is disabled.
  */
 export const resendWebhookMessage = <ThrowOnError extends boolean = false>(options: Options<ResendWebhookMessageData, ThrowOnError>): RequestResult<ResendWebhookMessageResponses, ResendWebhookMessageErrors, ThrowOnError> => (options.client ?? client).post<ResendWebhookMessageResponses, ResendWebhookMessageErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/webhook-endpoints/{id}/messages/{message_id}/resend',
     ...options
 });

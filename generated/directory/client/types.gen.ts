@@ -3094,6 +3094,16 @@ export type CrmConnectionIdPath = CrmConnectionId;
 export type WorkflowIdPath = WorkflowId;
 
 /**
+ * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+ */
+export type EurusProject = string;
+
+/**
+ * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+ */
+export type CsrfToken = string;
+
+/**
  * The id of the webhook endpoint.
  */
 export type WebhookEndpointIdPath = WebhookEndpointId;
@@ -5042,6 +5052,12 @@ export type CancelWorkflowResponse = CancelWorkflowResponses[keyof CancelWorkflo
 
 export type ListWebhookEndpointsData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path?: never;
     query?: {
         /**
@@ -5093,6 +5109,14 @@ export type CreateWebhookEndpointData = {
          * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
          */
         'Idempotency-Key'?: string;
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
     };
     path?: never;
     query?: never;
@@ -5143,6 +5167,16 @@ export type CreateWebhookEndpointResponse = CreateWebhookEndpointResponses[keyof
 
 export type DeleteWebhookEndpointData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the webhook endpoint.
@@ -5189,6 +5223,12 @@ export type DeleteWebhookEndpointResponse = DeleteWebhookEndpointResponses[keyof
 
 export type GetWebhookEndpointData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the webhook endpoint.
@@ -5235,6 +5275,16 @@ export type GetWebhookEndpointResponse = GetWebhookEndpointResponses[keyof GetWe
 
 export type UpdateWebhookEndpointData = {
     body: UpdateWebhookEndpointRequest;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the webhook endpoint.
@@ -5294,6 +5344,14 @@ export type SendTestWebhookEventData = {
          * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
          */
         'Idempotency-Key'?: string;
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
     };
     path: {
         /**
@@ -5350,6 +5408,14 @@ export type RotateWebhookEndpointSecretData = {
          * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
          */
         'Idempotency-Key'?: string;
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
     };
     path: {
         /**
@@ -5409,6 +5475,12 @@ export type RotateWebhookEndpointSecretResponse = RotateWebhookEndpointSecretRes
 
 export type ListWebhookMessagesData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the webhook endpoint.
@@ -5468,6 +5540,16 @@ export type ListWebhookMessagesResponse = ListWebhookMessagesResponses[keyof Lis
 
 export type ResendWebhookMessageData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the webhook endpoint.

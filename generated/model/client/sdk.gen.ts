@@ -156,7 +156,7 @@ export const deleteResponse = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Get a model response
  *
- * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given; for a background response still queued or running the stream stays open (keep-alive comments) until it ends, then sends its events. A foreground response still running is a 400 (`response_not_finished`): its events go to the request that created it. Requires the `chat` or the `agents` scope.
+ * A stored response of the caller's project, as `POST /v1/responses` answered it (or as it stands, for a background response). With `stream=true` its events are sent again as `text/event-stream`, after `starting_after` when given; a background response still queued or running is followed live: its events are sent as its run makes them (within a quarter second; keep-alive comments while none comes) until its last one, so a client that lost its stream resumes after the last `sequence_number` it saw. (A run that an instance lost runs again from its start and numbers its events again from 0.) A foreground response still running is a 400 (`response_not_finished`): its events go to the request that created it. Requires the `chat` or the `agents` scope.
  */
 export const getResponse = <ThrowOnError extends boolean = false>(options: Options<GetResponseData, ThrowOnError>): RequestResult<GetResponseResponses, GetResponseErrors, ThrowOnError> => (options.client ?? client).get<GetResponseResponses, GetResponseErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -653,7 +653,7 @@ export const updateIncident = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Sign up
  *
- * Creates a console user with an account of its own and the account's default project, and sends a mail with a verification link (valid 24 hours) to `email`; the user can log in once the address is verified (`POST /v1/email-verifications`). No key is needed. The password is checked for strength (400 `weak_password`, with advice). When the address already has an account the answer is the same and the mail says so instead, so sign-up never tells who is registered. At most 30 sign-ups an hour from one address (429).
+ * Creates a console user with an account of its own and the account's default project, and sends a mail with a verification link (valid 24 hours) to `email`; the user can log in once the address is verified (`POST /v1/email-verifications`). No key is needed. The password is checked for strength (400 `weak_password`, with advice). When the address already has an account the answer is the same and the mail says so instead, so sign-up never tells who is registered. At most 30 sign-ups an hour from one address (429). A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
  */
 export const createSignUp = <ThrowOnError extends boolean = false>(options: Options<CreateSignUpData, ThrowOnError>): RequestResult<CreateSignUpResponses, CreateSignUpErrors, ThrowOnError> => (options.client ?? client).post<CreateSignUpResponses, CreateSignUpErrors, ThrowOnError>({
     url: '/v1/sign-ups',
@@ -667,7 +667,7 @@ export const createSignUp = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Verify an email address
  *
- * Verifies the address of a sign-up with the token of the link mailed to it, and logs the user in: the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. At most 60 tries per 15 minutes per client IP (429). No key is needed.
+ * Verifies the address of a sign-up with the token of the link mailed to it, and logs the user in: the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. At most 60 tries per 15 minutes per client IP (429). No key is needed. A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
  */
 export const verifyEmail = <ThrowOnError extends boolean = false>(options: Options<VerifyEmailData, ThrowOnError>): RequestResult<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError> => (options.client ?? client).post<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError>({
     url: '/v1/email-verifications',
@@ -681,7 +681,7 @@ export const verifyEmail = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Log in
  *
- * Logs a console user in with email and password: the answer sets the session cookie (see `SessionCookie`) and holds the session's `csrf_token`. Every log-in starts a new session with a new secret, and a session cookie the browser already sent is ended, so a session id planted before log-in is worth nothing (session fixation). Wrong credentials answer 401 `invalid_credentials` whether or not the address exists; an address not yet verified answers 403 `email_not_verified`. Attempts are limited to 10 per 15 minutes per address and 30 per 15 minutes per client IP (429 with `Retry-After`). No key is needed.
+ * Logs a console user in with email and password: the answer sets the session cookie (see `SessionCookie`) and holds the session's `csrf_token`. Every log-in starts a new session with a new secret, and a session cookie the browser already sent is ended, so a session id planted before log-in is worth nothing (session fixation). Wrong credentials answer 401 `invalid_credentials` whether or not the address exists; an address not yet verified answers 403 `email_not_verified`. Attempts are limited to 10 per 15 minutes per address and 30 per 15 minutes per client IP (429 with `Retry-After`). No key is needed. A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
  */
 export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
     url: '/v1/sessions',
@@ -725,7 +725,7 @@ export const getSession = <ThrowOnError extends boolean = false>(options?: Optio
 /**
  * Request a password reset
  *
- * Mails a password-reset link (single use, valid 1 hour) to `email` when it belongs to a console user. The answer is the same whether or not it does, so it never tells who is registered. At most 3 requests an hour per address and 20 per client IP (429). No key is needed.
+ * Mails a password-reset link (single use, valid 1 hour) to `email` when it belongs to a console user. The answer is the same whether or not it does, so it never tells who is registered. At most 3 requests an hour per address and 20 per client IP (429). No key is needed. A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
  */
 export const createPasswordReset = <ThrowOnError extends boolean = false>(options: Options<CreatePasswordResetData, ThrowOnError>): RequestResult<CreatePasswordResetResponses, CreatePasswordResetErrors, ThrowOnError> => (options.client ?? client).post<CreatePasswordResetResponses, CreatePasswordResetErrors, ThrowOnError>({
     url: '/v1/password-resets',
@@ -739,7 +739,7 @@ export const createPasswordReset = <ThrowOnError extends boolean = false>(option
 /**
  * Set a new password
  *
- * Sets a new password with the token of a reset link, marks the address verified (the link reached it), and ends every session of the user. An unknown, used or expired token answers 400 `invalid_token`; a weak password 400 `weak_password`. At most 60 tries per 15 minutes per client IP (429). No key is needed.
+ * Sets a new password with the token of a reset link, marks the address verified (the link reached it), and ends every session of the user. An unknown, used or expired token answers 400 `invalid_token`; a weak password 400 `weak_password`. At most 60 tries per 15 minutes per client IP (429). No key is needed. A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
  */
 export const confirmPasswordReset = <ThrowOnError extends boolean = false>(options: Options<ConfirmPasswordResetData, ThrowOnError>): RequestResult<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError> => (options.client ?? client).post<ConfirmPasswordResetResponses, ConfirmPasswordResetErrors, ThrowOnError>({
     url: '/v1/password-resets/confirm',

@@ -5965,6 +5965,10 @@ export type CreateSignUpErrors = {
      */
     400: ErrorResponse;
     /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
      * The request body is larger than the operation accepts.
      */
     413: ErrorResponse;
@@ -6001,6 +6005,10 @@ export type VerifyEmailErrors = {
      * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
     /**
      * The request body is larger than the operation accepts.
      */
@@ -6152,6 +6160,10 @@ export type CreatePasswordResetErrors = {
      */
     400: ErrorResponse;
     /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
      * The request body is larger than the operation accepts.
      */
     413: ErrorResponse;
@@ -6188,6 +6200,10 @@ export type ConfirmPasswordResetErrors = {
      * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
     /**
      * The request body is larger than the operation accepts.
      */
