@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { launchChromium } from './support/browser.ts';
+import { startTestDns, type TestDns } from './support/dns.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastLink } from './support/outbox.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
@@ -57,6 +58,7 @@ class Receiver {
 
 describe('the console in a browser', () => {
   const receiver = new Receiver();
+  let dns: TestDns;
   let servers: TestServers;
   let base: string;
   let outbox: string;
@@ -102,9 +104,15 @@ describe('the console in a browser', () => {
 
   beforeAll(async () => {
     outbox = mkdtempSync(join(tmpdir(), 'eurus-console-browser-'));
+    dns = await startTestDns(); // the DNS the sending domains' records are published in
     servers = await startTestServers('pglite', {
       // the webhook receiver of the test is plain http on loopback; one attempt a message
-      env: { MAIL_OUTBOX_DIR: outbox, OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s' },
+      env: {
+        MAIL_OUTBOX_DIR: outbox,
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '0s',
+        DNS_SERVERS: dns.server,
+      },
     });
     await receiver.start();
     base = servers.urls.model as string;
@@ -129,6 +137,7 @@ describe('the console in a browser', () => {
     await browser?.close();
     await servers?.stop();
     await receiver.stop();
+    await dns?.close();
     rmSync(outbox, { recursive: true, force: true });
   });
 
@@ -496,6 +505,47 @@ describe('the console in a browser', () => {
     });
     expect(elsewhere.status).toBe(404);
     expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe('project_not_found');
+    expect(errors).toEqual([]);
+  });
+
+  it('adds a sending domain, shows the DNS records to publish, and verifies it once they are', async () => {
+    await page.goto(`${base}/console/keys`);
+    await page.getByRole('link', { name: 'Sending domains' }).click();
+    await page.getByRole('heading', { name: 'Sending domains', level: 1 }).waitFor();
+    await page.getByText('0 domain(s)').waitFor();
+    await page.getByLabel('Domain', { exact: true }).fill('mail.hopper-compilers.example');
+    await page.getByLabel('Sender name').fill('Hopper Compilers');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { name: 'mail.hopper-compilers.example: pending' }).waitFor();
+    const section = page.locator('section[data-domain-id]');
+    const purposes = await section
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-purpose')));
+    expect(purposes.sort()).toEqual(['dkim', 'dmarc', 'return_path', 'spf']);
+    await accessible('sending domain added');
+    await shot('16-sending-domain-added');
+
+    // The records as the page shows them, published at "the DNS provider"; Verify finds them.
+    const rows = await section
+      .locator('tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+      );
+    for (const [, type, name, value] of rows) dns.publish(name!, type as 'TXT' | 'MX', value!);
+    await page.getByRole('button', { name: 'Verify mail.hopper-compilers.example' }).click();
+    await page.getByRole('heading', { name: 'mail.hopper-compilers.example: verified' }).waitFor();
+    const states = await section.locator('tbody tr td:nth-child(5)').allTextContents();
+    expect(states).toEqual(['verified', 'verified', 'verified', 'verified']);
+    await accessible('sending domain verified');
+    await shot('17-sending-domain-verified');
+    // the same through the API with the session, in the default project
+    const cookie = (await context.cookies(base)).find((c) => c.name === 'eurus_session')!;
+    const listed = (await (
+      await fetch(`${servers.urls.directory}/v1/sending-domains`, {
+        headers: { cookie: `eurus_session=${cookie.value}` },
+      })
+    ).json()) as { data: Array<{ domain: string; status: string }> };
+    expect(listed.data).toMatchObject([{ domain: 'mail.hopper-compilers.example', status: 'verified' }]);
     expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // The console (served by the model API) calls the directory API with its session cookie, across
 // origins: it reads the usage (GET /v1/usage) and manages webhook endpoints and their messages
-// (/v1/webhook-endpoints...). On one host the two services differ by port only (`npm start`:
+// (/v1/webhook-endpoints...) and sending domains (/v1/sending-domains...). On one host the two services differ by port only (`npm start`:
 // :8080 and :8081); in production they are MODEL_API_PUBLIC_URL and the directory's own address.
 // CORS with credentials is allowed for those origins alone, on those paths alone: a page of any
 // other origin cannot read an answer or send the preflighted requests that change something, and
@@ -12,6 +12,7 @@ import { EXPOSED_HEADERS } from '../platform/browser.ts';
 const CONSOLE_PATHS: Array<{ prefix: string; methods: string[] }> = [
   { prefix: '/v1/usage', methods: ['GET'] },
   { prefix: '/v1/webhook-endpoints', methods: ['GET', 'POST', 'PATCH', 'DELETE'] },
+  { prefix: '/v1/sending-domains', methods: ['GET', 'POST', 'DELETE'] },
 ];
 
 /** Whether `origin` is the console's: MODEL_API_PUBLIC_URL's origin, or a page on the host this request came to. */

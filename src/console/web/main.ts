@@ -7,16 +7,20 @@ import {
   createClient as createDirectoryClient,
 } from '../../../generated/directory/client/client/index.ts';
 import {
+  createSendingDomain,
   createWebhookEndpoint,
+  deleteSendingDomain,
   deleteWebhookEndpoint,
   getUsage as getDirectoryUsage,
   getWebhookEndpoint,
+  listSendingDomains,
   listWebhookEndpoints,
   listWebhookMessages,
   resendWebhookMessage,
   rotateWebhookEndpointSecret,
   sendTestWebhookEvent,
   updateWebhookEndpoint,
+  verifySendingDomain,
 } from '../../../generated/directory/client/sdk.gen.ts';
 import type {
   UsageReport as DirectoryUsageReport,
@@ -1306,6 +1310,159 @@ async function webhookPage(id: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Sending domains (the directory API's, called with the session across origins, as webhooks)
+
+async function domainsPage(): Promise<void> {
+  const { projects, projectId } = await webhookProject();
+  const dir = directory();
+  if (!dir) {
+    return show(
+      'Sending domains',
+      h('p', { class: 'error' }, 'The directory API is not served with this console.'),
+    );
+  }
+  const headers = { 'Eurus-Project': projectId };
+  const { data: list, error: listError } = await listSendingDomains({
+    client: dir,
+    headers,
+    query: { limit: 100 },
+  });
+  const domains = list?.data ?? [];
+  const out = status();
+  const project = h(
+    'select',
+    { name: 'project_id' },
+    ...projects.map((p) => h('option', { value: p.id, selected: p.id === projectId }, p.name)),
+  );
+  const pick = h(
+    'form',
+    { class: 'card', 'aria-label': 'Choose the project' },
+    h('div', { class: 'row' }, field('Project', project), h('button', { type: 'submit' }, 'Show domains')),
+  );
+  pick.addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(`${BASE}/domains?project_id=${encodeURIComponent(project.value)}`);
+  });
+  const domain = h('input', { type: 'text', name: 'domain', required: true, maxlength: '253' });
+  const fromName = h('input', { type: 'text', name: 'from_name', maxlength: '100' });
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': 'Add a sending domain' },
+    h('h2', {}, 'Add a sending domain'),
+    h(
+      'div',
+      { class: 'row' },
+      field('Domain', domain, 'The domain campaign mail is sent from, e.g. mail.example.eu.'),
+      field('Sender name', fromName),
+    ),
+    h('button', { type: 'submit' }, 'Add domain'),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const { data, error } = await createSendingDomain({
+      client: dir,
+      headers,
+      body: { domain: domain.value, ...(fromName.value ? { from_name: fromName.value } : {}) },
+    });
+    if (!data) return say(out, messageOf(error), 'error');
+    await domainsPage();
+    say(
+      document.querySelector<HTMLElement>('[role=status]') ?? out,
+      `Added ${data.domain}: publish its records below, then verify it.`,
+      'ok',
+    );
+  });
+  const sections = domains.map((d) =>
+    h(
+      'section',
+      { class: 'card', 'data-domain-id': d.id, 'aria-labelledby': `title-${d.id}` },
+      h('h2', { id: `title-${d.id}` }, `${d.domain}: ${d.status}`),
+      h(
+        'p',
+        { class: 'hint' },
+        d.verified_at ? `Verified ${when(d.verified_at)}. ` : '',
+        `Last checked ${when(d.last_checked_at)}. Replies arrive at ${d.reply_domain}.`,
+      ),
+      h(
+        'table',
+        {},
+        h('caption', { class: 'hint' }, `The DNS records to publish for ${d.domain}`),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...['Purpose', 'Type', 'Name', 'Value', 'State', 'Found'].map((t) =>
+              h('th', { scope: 'col' }, t),
+            ),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...d.dns_records.map((r) =>
+            h(
+              'tr',
+              { 'data-purpose': r.purpose },
+              h('td', {}, r.purpose),
+              h('td', {}, r.type),
+              h('td', {}, h('code', {}, r.name)),
+              h('td', {}, h('code', { class: 'wrap' }, r.value)),
+              h('td', {}, r.status),
+              h('td', {}, r.found ?? '—'),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-label': `Verify ${d.domain}`,
+          click: async () => {
+            const { data, error } = await verifySendingDomain({ client: dir, headers, path: { id: d.id } });
+            if (!data) return say(out, messageOf(error), 'error');
+            await domainsPage();
+          },
+        },
+        'Verify',
+      ),
+      ' ',
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'danger',
+          'aria-label': `Delete ${d.domain}`,
+          click: async () => {
+            if (!confirm(`Delete ${d.domain}? Campaigns can no longer send from it.`)) return;
+            const { error } = await deleteSendingDomain({ client: dir, headers, path: { id: d.id } });
+            if (error) return say(out, messageOf(error), 'error');
+            await domainsPage();
+          },
+        },
+        'Delete',
+      ),
+    ),
+  );
+  show(
+    'Sending domains',
+    h(
+      'p',
+      {},
+      'Campaign mail is sent from your own domains, signed with DKIM; publish each domain’s records at your DNS provider, then verify it.',
+    ),
+    pick,
+    form,
+    listError ? h('p', { class: 'error' }, messageOf(listError)) : null,
+    h('p', { class: 'hint', id: 'domain-count' }, `${domains.length} domain(s)`),
+    ...sections,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Plans and statements
 
 /** The statement as a page of its own, for the download (no script, no outside resource). */
@@ -1510,6 +1667,7 @@ const PRIVATE: Record<string, () => Promise<void>> = {
   '/usage': usagePage,
   '/plans': plansPage,
   '/webhooks': webhooksPage,
+  '/domains': domainsPage,
 };
 
 async function route(): Promise<void> {
