@@ -248,7 +248,11 @@ export const removeTargetListMember = <ThrowOnError extends boolean = false>(opt
  * The sending domains of the key's project, newest first, paged by keyset (no duplicate and no gap, no cap on depth). Requires the `sales` scope.
  */
 export const listSendingDomains = <ThrowOnError extends boolean = false>(options?: Options<ListSendingDomainsData, ThrowOnError>): RequestResult<ListSendingDomainsResponses, ListSendingDomainsErrors, ThrowOnError> => (options?.client ?? client).get<ListSendingDomainsResponses, ListSendingDomainsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/sending-domains',
     ...options
 });
@@ -273,7 +277,11 @@ export const listSendingDomains = <ThrowOnError extends boolean = false>(options
  *
  */
 export const createSendingDomain = <ThrowOnError extends boolean = false>(options: Options<CreateSendingDomainData, ThrowOnError>): RequestResult<CreateSendingDomainResponses, CreateSendingDomainErrors, ThrowOnError> => (options.client ?? client).post<CreateSendingDomainResponses, CreateSendingDomainErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/sending-domains',
     ...options,
     headers: {
@@ -288,7 +296,11 @@ export const createSendingDomain = <ThrowOnError extends boolean = false>(option
  * Deletes a sending domain and its DKIM key; you may then remove the DNS records. A domain that a `scheduled` or `sending` campaign uses cannot be deleted (409 `sending_domain_in_use`). Replies to earlier campaigns through this domain are no longer received. Requires the `sales` scope.
  */
 export const deleteSendingDomain = <ThrowOnError extends boolean = false>(options: Options<DeleteSendingDomainData, ThrowOnError>): RequestResult<DeleteSendingDomainResponses, DeleteSendingDomainErrors, ThrowOnError> => (options.client ?? client).delete<DeleteSendingDomainResponses, DeleteSendingDomainErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/sending-domains/{id}',
     ...options
 });
@@ -299,7 +311,11 @@ export const deleteSendingDomain = <ThrowOnError extends boolean = false>(option
  * One sending domain with its DNS records and the result of their last lookup. Requires the `sales` scope.
  */
 export const getSendingDomain = <ThrowOnError extends boolean = false>(options: Options<GetSendingDomainData, ThrowOnError>): RequestResult<GetSendingDomainResponses, GetSendingDomainErrors, ThrowOnError> => (options.client ?? client).get<GetSendingDomainResponses, GetSendingDomainErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/sending-domains/{id}',
     ...options
 });
@@ -322,7 +338,11 @@ export const getSendingDomain = <ThrowOnError extends boolean = false>(options: 
  *
  */
 export const verifySendingDomain = <ThrowOnError extends boolean = false>(options: Options<VerifySendingDomainData, ThrowOnError>): RequestResult<VerifySendingDomainResponses, VerifySendingDomainErrors, ThrowOnError> => (options.client ?? client).post<VerifySendingDomainResponses, VerifySendingDomainErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
     url: '/v1/sending-domains/{id}/verify',
     ...options
 });

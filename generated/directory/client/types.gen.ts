@@ -3069,6 +3069,16 @@ export type IdempotencyKey = string;
 export type TargetListIdPath = TargetListId;
 
 /**
+ * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+ */
+export type EurusProject = string;
+
+/**
+ * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+ */
+export type CsrfToken = string;
+
+/**
  * The id of the sending domain.
  */
 export type SendingDomainIdPath = SendingDomainId;
@@ -3092,16 +3102,6 @@ export type CrmConnectionIdPath = CrmConnectionId;
  * The id of the workflow.
  */
 export type WorkflowIdPath = WorkflowId;
-
-/**
- * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
- */
-export type EurusProject = string;
-
-/**
- * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
- */
-export type CsrfToken = string;
 
 /**
  * The id of the webhook endpoint.
@@ -3767,6 +3767,12 @@ export type RemoveTargetListMemberResponse = RemoveTargetListMemberResponses[key
 
 export type ListSendingDomainsData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path?: never;
     query?: {
         /**
@@ -3814,6 +3820,14 @@ export type ListSendingDomainsResponse = ListSendingDomainsResponses[keyof ListS
 export type CreateSendingDomainData = {
     body: CreateSendingDomainRequest;
     headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
         /**
          * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
          */
@@ -3868,6 +3882,16 @@ export type CreateSendingDomainResponse = CreateSendingDomainResponses[keyof Cre
 
 export type DeleteSendingDomainData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the sending domain.
@@ -3918,6 +3942,12 @@ export type DeleteSendingDomainResponse = DeleteSendingDomainResponses[keyof Del
 
 export type GetSendingDomainData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the sending domain.
@@ -3964,6 +3994,16 @@ export type GetSendingDomainResponse = GetSendingDomainResponses[keyof GetSendin
 
 export type VerifySendingDomainData = {
     body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+        /**
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         */
+        'Eurus-Project'?: string;
+    };
     path: {
         /**
          * The id of the sending domain.
