@@ -3069,7 +3069,7 @@ export type IdempotencyKey = string;
 export type TargetListIdPath = TargetListId;
 
 /**
- * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+ * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
  */
 export type EurusProject = string;
 
@@ -3769,7 +3769,7 @@ export type ListSendingDomainsData = {
     body?: never;
     headers?: {
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -3825,7 +3825,7 @@ export type CreateSendingDomainData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
         /**
@@ -3888,7 +3888,7 @@ export type DeleteSendingDomainData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -3944,7 +3944,7 @@ export type GetSendingDomainData = {
     body?: never;
     headers?: {
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -4000,7 +4000,7 @@ export type VerifySendingDomainData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5094,7 +5094,7 @@ export type ListWebhookEndpointsData = {
     body?: never;
     headers?: {
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5154,7 +5154,7 @@ export type CreateWebhookEndpointData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5213,7 +5213,7 @@ export type DeleteWebhookEndpointData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5265,7 +5265,7 @@ export type GetWebhookEndpointData = {
     body?: never;
     headers?: {
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5321,7 +5321,7 @@ export type UpdateWebhookEndpointData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5389,7 +5389,7 @@ export type SendTestWebhookEventData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5453,7 +5453,7 @@ export type RotateWebhookEndpointSecretData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5517,7 +5517,7 @@ export type ListWebhookMessagesData = {
     body?: never;
     headers?: {
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
@@ -5586,7 +5586,7 @@ export type ResendWebhookMessageData = {
          */
         'X-CSRF-Token'?: string;
         /**
-         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for any other); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
+         * With the console's session cookie, the project to act in (a `proj_` id of the session's account; 404 `project_not_found` for anything else); the account's default project when omitted. Ignored with a bearer key, which acts in its own project.
          */
         'Eurus-Project'?: string;
     };
