@@ -3172,64 +3172,6 @@ export const CrmSyncSchema = {
     }
 } as const;
 
-export const ConciergeConstraintsSchema = {
-    title: 'ConciergeConstraints',
-    description: 'Limits the agent keeps to when it searches for providers; the brief\'s own words count too, these are applied as hard filters.',
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-        country: {
-            $ref: '#/components/schemas/CountryCode',
-            description: 'Only providers in this country.'
-        },
-        city: {
-            description: 'Only providers in this city, matched accent- and case-insensitively.',
-            type: 'string',
-            minLength: 1,
-            maxLength: 100,
-            examples: [
-                'Wien'
-            ]
-        },
-        near: {
-            $ref: '#/components/schemas/NearPoint',
-            description: 'Only providers within `radius_km` of this point, as `lat,lon`.'
-        },
-        radius_km: {
-            description: 'The radius around `near` in kilometres, from 0.1 to 500; 10 when omitted. Only allowed with `near`.',
-            type: 'number',
-            minimum: 0.1,
-            maximum: 500,
-            default: 10,
-            examples: [
-                15
-            ]
-        },
-        activity: {
-            $ref: '#/components/schemas/NaceCodeFilter',
-            description: 'Only providers with this NACE Rev. 2 activity or one below it.'
-        },
-        max_providers: {
-            description: 'The most providers to contact and compare, from 1 to 20; 5 when omitted.',
-            type: 'integer',
-            minimum: 1,
-            maximum: 20,
-            default: 5,
-            examples: [
-                5
-            ]
-        },
-        deadline: {
-            description: 'The last day the work must be done by, as `YYYY-MM-DD`; providers are asked whether they can meet it.',
-            type: 'string',
-            format: 'date',
-            examples: [
-                '2026-12-11'
-            ]
-        }
-    }
-} as const;
-
 export const WebhookEndpointIdSchema = {
     title: 'WebhookEndpointId',
     description: 'The id of a webhook endpoint: `whep_` and 26 characters.',
@@ -3242,7 +3184,7 @@ export const WebhookEndpointIdSchema = {
 
 export const CreateConciergeBriefRequestSchema = {
     title: 'CreateConciergeBriefRequest',
-    description: 'A task for the concierge agent, in your own words, with optional limits.',
+    description: 'A task for the concierge agent in your own words, with optional hints. The hints are hard limits; what the brief says counts too (a place or a trade it names is used when no hint says otherwise).',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3250,17 +3192,98 @@ export const CreateConciergeBriefRequestSchema = {
     ],
     properties: {
         brief: {
-            description: 'The task in free text, in any EU language; say what you need, where, by when and what matters to you.',
+            description: 'The task in free text, in any language of the directory (English, German, French, Spanish, Italian, Dutch, Polish): say what you need, where, by when and what matters to you. At most 8,000 characters.',
             type: 'string',
             minLength: 10,
-            maxLength: 4000,
+            maxLength: 8000,
             examples: [
-                'Find three plumbers in Vienna who can replace a gas boiler (Vaillant, 24 kW) in a flat in the 7th district before mid-December; ask for a fixed quote including removal of the old unit and compare them.'
+                'Find three plumbers in Wien who can replace a gas boiler (Vaillant, 24 kW) before mid-December; ask for a fixed price including removal of the old unit and compare them.'
             ]
         },
-        constraints: {
-            $ref: '#/components/schemas/ConciergeConstraints',
-            description: 'Limits the agent keeps to when it searches for providers.'
+        location: {
+            description: 'A place name or address the providers should be near (geocoded with the directory\'s own gazetteer); not together with `near`.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200,
+            examples: [
+                'Wien'
+            ]
+        },
+        near: {
+            $ref: '#/components/schemas/NearPoint',
+            description: 'A point the providers should be near, as `lat,lon`; not together with `location`.'
+        },
+        radius_km: {
+            description: 'The radius around the place in kilometres, from 0.1 to 500; 25 when omitted.',
+            type: 'number',
+            minimum: 0.1,
+            maximum: 500,
+            examples: [
+                15
+            ]
+        },
+        country: {
+            $ref: '#/components/schemas/CountryCode',
+            description: 'Only providers in this country.'
+        },
+        activity: {
+            $ref: '#/components/schemas/NaceCodeFilter',
+            description: 'Only providers with this NACE Rev. 2 activity or one below it; when omitted, the trade the brief names.'
+        },
+        max_providers: {
+            description: 'The most providers to shortlist (and contact), from 1 to 20; the number the brief asks for ("three plumbers"), else 5.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 20,
+            examples: [
+                3
+            ]
+        },
+        contact: {
+            description: 'Whether the agent asks the shortlisted providers for a quote by email. True by default when `sending_domain_id` is given, false otherwise; true needs `sending_domain_id`. With false, the comparison uses the directory\'s data alone.',
+            type: 'boolean',
+            examples: [
+                true
+            ]
+        },
+        sending_domain_id: {
+            $ref: '#/components/schemas/SendingDomainId',
+            description: 'The verified sending domain the requests for quotes go out from (see `/v1/sending-domains`).'
+        },
+        from_local_part: {
+            description: 'The part of the sender address before the `@` (the domain is the sending domain\'s); `concierge` when omitted.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 64,
+            pattern: '^[A-Za-z0-9](?:[A-Za-z0-9._+-]{0,62}[A-Za-z0-9])?$',
+            examples: [
+                'anna'
+            ]
+        },
+        from_name: {
+            description: 'The display name of the sender, who the providers are told is asking; the sending domain\'s name when omitted.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            examples: [
+                'Anna Keller'
+            ]
+        },
+        respond_by: {
+            description: 'Until when the agent waits for answers, as an RFC 3339 date-time in the future and at most 30 days ahead; 48 hours after the brief when omitted. The comparison is written then, or as soon as every contacted provider has answered. Only with contact.',
+            type: 'string',
+            format: 'date-time',
+            examples: [
+                '2026-11-26T17:00:00Z'
+            ]
+        },
+        deadline: {
+            description: 'The last day the work must be done by, as `YYYY-MM-DD`; the providers are asked whether they can meet it.',
+            type: 'string',
+            format: 'date',
+            examples: [
+                '2026-12-11'
+            ]
         },
         webhook_endpoint_id: {
             $ref: '#/components/schemas/WebhookEndpointId',
@@ -3295,15 +3318,481 @@ export const WorkflowStatusSchema = {
     ]
 } as const;
 
+export const WorkflowStageSchema = {
+    title: 'WorkflowStage',
+    description: 'What a running workflow is doing: `planning` (reading the brief), `searching` (the agent searches the directory and shortlists), `contacting` (requests for quotes go out), `awaiting_replies` (until `respond_by` or every answer is in), `comparing` (reading the answers and ranking). Null unless the workflow is `running`.',
+    type: 'string',
+    enum: [
+        'planning',
+        'searching',
+        'contacting',
+        'awaiting_replies',
+        'comparing'
+    ]
+} as const;
+
 export const WorkflowComplexitySchema = {
     title: 'WorkflowComplexity',
-    description: 'How demanding a brief is, decided when it is accepted, which sets the price: `simple` (one kind of provider, up to 3 to compare, no quote to negotiate) 0.50 EUR, `standard` (up to 10 providers, quotes to ask for) 2.00 EUR, `complex` (several trades or more than 10 providers) 5.00 EUR.',
+    description: 'How demanding a brief is, decided by rule when it is accepted and shown before the agent starts; it sets the price, billed only when the workflow succeeds: `simple` (no provider contacted, a comparison on the directory\'s data) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (6 to 20 providers contacted) 5.00 EUR.',
     type: 'string',
     enum: [
         'simple',
         'standard',
         'complex'
     ]
+} as const;
+
+export const ConciergeUnderstandingSchema = {
+    title: 'ConciergeUnderstanding',
+    description: 'How the agent read the brief, with the hints applied: the trade, the place, how many providers and by when. Set in the `planning` stage.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'language',
+        'trade',
+        'place',
+        'radius_km',
+        'max_providers',
+        'deadline',
+        'requirements'
+    ],
+    properties: {
+        language: {
+            description: 'The language the brief is written in (ISO 639-1), which the requests for quotes and the summary use.',
+            type: 'string',
+            enum: [
+                'en',
+                'de',
+                'fr',
+                'es',
+                'it',
+                'nl',
+                'pl'
+            ],
+            examples: [
+                'de'
+            ]
+        },
+        trade: {
+            description: 'The kind of provider sought, or null when the brief names none the directory knows.',
+            oneOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'activity',
+                        'name',
+                        'term'
+                    ],
+                    properties: {
+                        activity: {
+                            $ref: '#/components/schemas/NaceCodeFilter',
+                            description: 'The NACE Rev. 2 activity of the trade.'
+                        },
+                        name: {
+                            description: 'The activity\'s name in English.',
+                            type: 'string',
+                            examples: [
+                                'Plumbing',
+                                'heat and air-conditioning installation'
+                            ]
+                        },
+                        term: {
+                            description: 'The word the agent searches for.',
+                            type: 'string',
+                            examples: [
+                                'plumbers'
+                            ]
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        place: {
+            description: 'Where the providers should be, or null when neither the brief nor the hints say.',
+            oneOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'query',
+                        'name',
+                        'lat',
+                        'lon',
+                        'country'
+                    ],
+                    properties: {
+                        query: {
+                            description: 'The place as the brief or the hints named it.',
+                            type: 'string',
+                            examples: [
+                                'Wien'
+                            ]
+                        },
+                        name: {
+                            description: 'The place as found in the gazetteer.',
+                            type: 'string',
+                            examples: [
+                                'Wien, Wien, Austria'
+                            ]
+                        },
+                        lat: {
+                            description: 'Latitude in decimal degrees.',
+                            type: 'number',
+                            examples: [
+                                48.20849
+                            ]
+                        },
+                        lon: {
+                            description: 'Longitude in decimal degrees.',
+                            type: 'number',
+                            examples: [
+                                16.37208
+                            ]
+                        },
+                        country: {
+                            description: 'The country of the place, ISO 3166-1 alpha-2.',
+                            type: 'string',
+                            examples: [
+                                'AT'
+                            ]
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        radius_km: {
+            description: 'The radius around the place, in kilometres.',
+            type: 'number',
+            examples: [
+                25
+            ]
+        },
+        max_providers: {
+            description: 'The most providers shortlisted (and contacted).',
+            type: 'integer',
+            minimum: 1,
+            maximum: 20,
+            examples: [
+                3
+            ]
+        },
+        deadline: {
+            description: 'The day the work must be done by, from the hints or the brief, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'date',
+            examples: [
+                '2026-12-11'
+            ]
+        },
+        requirements: {
+            description: 'What the brief asks of the providers besides the trade (a fixed price, a date, a brand), as the agent found it.',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                type: 'string'
+            },
+            examples: [
+                [
+                    'a fixed price',
+                    'gas boiler'
+                ]
+            ]
+        }
+    }
+} as const;
+
+export const ConciergeShortlistEntrySchema = {
+    title: 'ConciergeShortlistEntry',
+    description: 'A provider the agent shortlisted, with why.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'listing_id',
+        'name',
+        'city',
+        'distance_km',
+        'rating',
+        'review_count',
+        'claimed',
+        'reasons'
+    ],
+    properties: {
+        listing_id: {
+            $ref: '#/components/schemas/ListingId',
+            description: 'The listing of the provider.'
+        },
+        name: {
+            description: 'The name the company trades under.',
+            type: 'string',
+            examples: [
+                'Installateur Brandl'
+            ]
+        },
+        city: {
+            description: 'The city of the provider.',
+            type: 'string',
+            examples: [
+                'Wien'
+            ]
+        },
+        distance_km: {
+            description: 'The distance from the place of the brief, in kilometres, or null without a place.',
+            type: [
+                'number',
+                'null'
+            ],
+            examples: [
+                2.4
+            ]
+        },
+        rating: {
+            description: 'The average review rating from 1 to 5, or null without reviews.',
+            type: [
+                'number',
+                'null'
+            ],
+            examples: [
+                4.6
+            ]
+        },
+        review_count: {
+            description: 'How many reviews the rating stands on.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                87
+            ]
+        },
+        claimed: {
+            description: 'Whether the company claimed its listing.',
+            type: 'boolean'
+        },
+        reasons: {
+            description: 'Why the agent chose it, one point per item.',
+            type: 'array',
+            items: {
+                type: 'string'
+            },
+            examples: [
+                [
+                    'Plumbing, heat and air-conditioning installation',
+                    '2.4 km from Wien',
+                    'Rated 4.6 from 87 reviews'
+                ]
+            ]
+        }
+    }
+} as const;
+
+export const QuoteReadingSchema = {
+    title: 'QuoteReading',
+    description: 'What the agent read from a provider\'s answer: the price, when they can do it, and their conditions. Null members where the answer does not say.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'declined',
+        'amount',
+        'currency',
+        'available_from',
+        'conditions',
+        'excerpt'
+    ],
+    properties: {
+        declined: {
+            description: 'Whether the provider said they cannot take the job.',
+            type: 'boolean'
+        },
+        amount: {
+            description: 'The quoted price as a decimal string, or null when the answer names none.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Money'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        currency: {
+            description: 'The currency of the price (ISO 4217), or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^[A-Z]{3}$',
+            examples: [
+                'EUR'
+            ]
+        },
+        available_from: {
+            description: 'The first day the provider says they can do the work, as `YYYY-MM-DD`, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'date',
+            examples: [
+                '2026-12-02'
+            ]
+        },
+        conditions: {
+            description: 'What the price includes or depends on, as the provider wrote it (VAT, removal, warranty).',
+            type: 'array',
+            maxItems: 10,
+            items: {
+                type: 'string'
+            },
+            examples: [
+                [
+                    'incl. 20 % VAT',
+                    'removal of the old unit included'
+                ]
+            ]
+        },
+        excerpt: {
+            description: 'The sentence the price was read from (or the answer\'s start), at most 300 characters.',
+            type: 'string',
+            examples: [
+                'Wir können den Kessel am 2. Dezember tauschen, Festpreis 6.480,00 EUR inkl. 20 % MwSt. und Entsorgung.'
+            ]
+        }
+    }
+} as const;
+
+export const ConciergeContactSchema = {
+    title: 'ConciergeContact',
+    description: 'A request for a quote the agent sent to one provider, and the answer.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'listing_id',
+        'name',
+        'email',
+        'status',
+        'message_id',
+        'sent_at',
+        'reply'
+    ],
+    properties: {
+        listing_id: {
+            $ref: '#/components/schemas/ListingId',
+            description: 'The listing of the provider.'
+        },
+        name: {
+            description: 'The name the company trades under.',
+            type: 'string',
+            examples: [
+                'Installateur Brandl'
+            ]
+        },
+        email: {
+            description: 'The address the request went to, from the listing.',
+            type: 'string',
+            format: 'email',
+            examples: [
+                'office@brandl-installateur.at'
+            ]
+        },
+        status: {
+            description: '`pending` (not sent yet), `sent`, `replied`, `bounced`, `suppressed` (on the account\'s suppression list: never written to), `failed` (the mail server refused it) or `cancelled` (the workflow was cancelled before it went out).',
+            type: 'string',
+            enum: [
+                'pending',
+                'sent',
+                'replied',
+                'bounced',
+                'suppressed',
+                'failed',
+                'cancelled'
+            ]
+        },
+        message_id: {
+            description: 'The Message-ID of the request, which the answer\'s In-Reply-To names; null until sent.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                '<cq_01JD8XG2M4V6W8Y0A2C4E6G8J0.0@mail.keller-haustechnik.de>'
+            ]
+        },
+        sent_at: {
+            description: 'When the request went out, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1794994320
+            ]
+        },
+        reply: {
+            description: 'The provider\'s first answer and its reading, or null.',
+            oneOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'received_at',
+                        'from',
+                        'subject',
+                        'reading'
+                    ],
+                    properties: {
+                        received_at: {
+                            description: 'When the answer arrived, in Unix seconds.',
+                            type: 'integer',
+                            format: 'int64',
+                            minimum: 0,
+                            examples: [
+                                1795080000
+                            ]
+                        },
+                        from: {
+                            description: 'The sender of the answer.',
+                            type: 'string',
+                            examples: [
+                                'office@brandl-installateur.at'
+                            ]
+                        },
+                        subject: {
+                            description: 'The subject of the answer.',
+                            type: 'string',
+                            examples: [
+                                'Re: Anfrage: Angebot für Installateur in Wien'
+                            ]
+                        },
+                        reading: {
+                            description: 'What the agent read from the answer; null until it has read it.',
+                            oneOf: [
+                                {
+                                    $ref: '#/components/schemas/QuoteReading'
+                                },
+                                {
+                                    type: 'null'
+                                }
+                            ]
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
 } as const;
 
 export const WorkflowStepSchema = {
@@ -3313,8 +3802,10 @@ export const WorkflowStepSchema = {
     additionalProperties: false,
     required: [
         'at',
+        'stage',
         'kind',
-        'message'
+        'message',
+        'agent_response_id'
     ],
     properties: {
         at: {
@@ -3326,15 +3817,32 @@ export const WorkflowStepSchema = {
                 1794994260
             ]
         },
+        stage: {
+            description: 'The stage the workflow was in, or null for what happened outside one (accepted, cancelled).',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/WorkflowStage'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
         kind: {
-            description: 'What happened: `classified` (complexity and price set), `searched` (candidates found in the directory), `contacted` (a provider was asked), `reply_received` (a provider answered), `compared` (the comparison was written) or `note` (anything else worth knowing).',
+            description: 'What happened: `accepted` (complexity and price set), `planned` (the brief was read), `searched` (the agent searched the directory), `shortlisted` (providers chosen, with reasons), `contacted` (a provider was asked for a quote), `not_contacted` (a provider was left out: suppressed, no address, the mail was refused), `reply_received` (a provider answered), `reply_read` (the answer was read for price and availability), `compared` (the comparison was written), `cancelled`, `failed` or `note`.',
             type: 'string',
             enum: [
-                'classified',
+                'accepted',
+                'planned',
                 'searched',
+                'shortlisted',
                 'contacted',
+                'not_contacted',
                 'reply_received',
+                'reply_read',
                 'compared',
+                'cancelled',
+                'failed',
                 'note'
             ]
         },
@@ -3342,7 +3850,17 @@ export const WorkflowStepSchema = {
             description: 'What happened, in English, for humans.',
             type: 'string',
             examples: [
-                'Found 14 candidates within 5 km of Wien-Neubau; contacting the 5 best ranked.'
+                'The agent searched the directory for "plumbers" near Wien: 20 results, 14 of them plumbers within 25 km.'
+            ]
+        },
+        agent_response_id: {
+            description: 'The agents-runtime response (`POST /v1/responses` on the Model API, the platform\'s own) that did this step, or null for a step done without the model.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'resp_01JD8XF0Q3ZP5V9M1T4K7R2W6Y'
             ]
         }
     }
@@ -3364,16 +3882,21 @@ export const ProviderQuoteSchema = {
             description: 'The quoted price, including VAT where the provider said so.'
         },
         currency: {
-            $ref: '#/components/schemas/Currency'
+            description: 'The currency of the price (ISO 4217).',
+            type: 'string',
+            pattern: '^[A-Z]{3}$',
+            examples: [
+                'EUR'
+            ]
         },
         note: {
-            description: 'What the quote covers and its conditions, in the provider\'s words summarised, or null.',
+            description: 'What the quote covers and its conditions, from the provider\'s answer, or null.',
             type: [
                 'string',
                 'null'
             ],
             examples: [
-                'Fixed price incl. removal of the old boiler and 20 % VAT; available from 2 December.'
+                'incl. 20 % VAT; removal of the old unit included'
             ]
         }
     }
@@ -3381,19 +3904,34 @@ export const ProviderQuoteSchema = {
 
 export const ConciergeProviderSchema = {
     title: 'ConciergeProvider',
-    description: 'One provider the agent considered, with what it found out.',
+    description: 'One provider of the comparison, with the reasons for its place and the evidence.',
     type: 'object',
     additionalProperties: false,
     required: [
+        'rank',
         'listing_id',
         'name',
         'contacted',
+        'answered',
         'quote',
+        'available_from',
+        'rating',
+        'review_count',
+        'distance_km',
         'pros',
         'cons',
-        'score'
+        'score',
+        'evidence'
     ],
     properties: {
+        rank: {
+            description: 'The provider\'s place in the comparison, from 1.',
+            type: 'integer',
+            minimum: 1,
+            examples: [
+                1
+            ]
+        },
         listing_id: {
             $ref: '#/components/schemas/ListingId',
             description: 'The listing of the provider.'
@@ -3406,7 +3944,11 @@ export const ConciergeProviderSchema = {
             ]
         },
         contacted: {
-            description: 'Whether the agent contacted the provider.',
+            description: 'Whether the agent asked the provider for a quote.',
+            type: 'boolean'
+        },
+        answered: {
+            description: 'Whether the provider answered before the comparison was written.',
             type: 'boolean'
         },
         quote: {
@@ -3420,6 +3962,45 @@ export const ConciergeProviderSchema = {
                 }
             ]
         },
+        available_from: {
+            description: 'The first day the provider said it can do the work, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'date',
+            examples: [
+                '2026-12-02'
+            ]
+        },
+        rating: {
+            description: 'The average review rating from 1 to 5, or null without reviews.',
+            type: [
+                'number',
+                'null'
+            ],
+            examples: [
+                4.6
+            ]
+        },
+        review_count: {
+            description: 'How many reviews the rating stands on.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                87
+            ]
+        },
+        distance_km: {
+            description: 'The distance from the place of the brief, in kilometres, or null without a place.',
+            type: [
+                'number',
+                'null'
+            ],
+            examples: [
+                2.4
+            ]
+        },
         pros: {
             description: 'What speaks for the provider, one point per item.',
             type: 'array',
@@ -3428,8 +4009,8 @@ export const ConciergeProviderSchema = {
             },
             examples: [
                 [
-                    'Quoted the lowest fixed price',
-                    'Can start on 2 December'
+                    'Lowest price: 6480.00 EUR',
+                    'Rated 4.6 from 87 reviews'
                 ]
             ]
         },
@@ -3441,18 +4022,46 @@ export const ConciergeProviderSchema = {
             },
             examples: [
                 [
-                    'Only 11 reviews'
+                    'Available only from 2 December'
                 ]
             ]
         },
         score: {
-            description: 'How well the provider fits the brief in the agent\'s judgement, from 0 to 1.',
+            description: 'How well the provider fits the brief, from 0 to 1: price (when quoted), rating and its number of reviews, distance, availability before the deadline and how fast it answered.',
             type: 'number',
             minimum: 0,
             maximum: 1,
             examples: [
                 0.86
             ]
+        },
+        evidence: {
+            description: 'Where the facts come from.',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'listing_url',
+                'reply_excerpt'
+            ],
+            properties: {
+                listing_url: {
+                    description: 'The listing in the Places API (`GET /v1/places/details`).',
+                    type: 'string',
+                    examples: [
+                        '/v1/places/details?id=lst_01JDQKFBF5KZNWJ47TAN9ZT24M'
+                    ]
+                },
+                reply_excerpt: {
+                    description: 'The sentence of the provider\'s answer the quote was read from, or null.',
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    examples: [
+                        'Festpreis 6.480,00 EUR inkl. 20 % MwSt. und Entsorgung.'
+                    ]
+                }
+            }
         }
     }
 } as const;
@@ -3464,16 +4073,37 @@ export const ConciergeResultSchema = {
     additionalProperties: false,
     required: [
         'summary',
+        'language',
         'providers',
-        'recommendation'
+        'recommendation',
+        'no_answer'
     ],
     properties: {
         summary: {
             description: 'The comparison in a few sentences, in the language of the brief.',
-            type: 'string'
+            type: 'string',
+            examples: [
+                '2 von 3 Anbietern haben ein Angebot geschickt. Empfehlung: Installateur Brandl, 6480.00 EUR, Bewertung 4.6.'
+            ]
+        },
+        language: {
+            description: 'The language of the summary (ISO 639-1).',
+            type: 'string',
+            enum: [
+                'en',
+                'de',
+                'fr',
+                'es',
+                'it',
+                'nl',
+                'pl'
+            ],
+            examples: [
+                'de'
+            ]
         },
         providers: {
-            description: 'The providers considered, best first.',
+            description: 'The providers compared, best first; those that answered with a price rank before those that did not.',
             type: 'array',
             maxItems: 20,
             items: {
@@ -3490,25 +4120,64 @@ export const ConciergeResultSchema = {
                     type: 'null'
                 }
             ]
+        },
+        no_answer: {
+            description: 'The providers asked for a quote that did not answer before the comparison.',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'listing_id',
+                    'name'
+                ],
+                properties: {
+                    listing_id: {
+                        $ref: '#/components/schemas/ListingId',
+                        description: 'The listing of the provider.'
+                    },
+                    name: {
+                        description: 'The name the company trades under.',
+                        type: 'string',
+                        examples: [
+                            'Haustechnik Gruber'
+                        ]
+                    }
+                }
+            }
         }
     }
 } as const;
 
 export const WorkflowSchema = {
     title: 'Workflow',
-    description: 'The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs`, then goes queued → running → succeeded | failed; a `queued` or `running` workflow can be cancelled. While running, the agent searches the directory, contacts providers on your behalf by email, waits for their answers (up to 48 hours, or until the day before `deadline`), and writes the comparison into `result`. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request. A final workflow is delivered to your webhook endpoints as a `workflow.completed`, `workflow.failed` or `workflow.cancelled` event. The `price` follows the complexity and is billed only when the workflow succeeds.',
+    description: 'The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs` with its complexity and price already set, then goes queued → running → succeeded | failed, or, from queued or running, → cancelled. While `running`, `stage` says what the agent is doing; every step it takes is in `steps`, what it understood in `understanding`, who it shortlisted and why in `shortlist`, whom it asked and what they answered in `contacts`, and once it succeeded the comparison is in `result` (once it failed, `error`). A final workflow is also delivered to your webhook endpoints as a `workflow.completed`, `workflow.failed` or `workflow.cancelled` event. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request.',
     type: 'object',
     additionalProperties: false,
     required: [
         'id',
         'object',
         'status',
+        'stage',
         'brief',
-        'constraints',
+        'location',
+        'near',
+        'radius_km',
+        'country',
+        'activity',
+        'max_providers',
+        'contact',
+        'sender',
+        'respond_by',
+        'deadline',
         'complexity',
         'price',
         'currency',
         'webhook_endpoint_id',
+        'understanding',
+        'shortlist',
+        'contacts',
         'steps',
         'result',
         'error',
@@ -3531,27 +4200,153 @@ export const WorkflowSchema = {
             $ref: '#/components/schemas/WorkflowStatus',
             description: 'Where the workflow is in its life cycle.'
         },
-        brief: {
-            description: 'The task in free text, as sent.',
-            type: 'string',
-            examples: [
-                'Find three plumbers in Vienna who can replace a gas boiler (Vaillant, 24 kW) in a flat in the 7th district before mid-December; ask for a fixed quote including removal of the old unit and compare them.'
-            ]
-        },
-        constraints: {
-            description: 'The limits the agent keeps to, as sent, or null when none were sent.',
+        stage: {
+            description: 'What the agent is doing while the workflow is `running`; null otherwise.',
             oneOf: [
                 {
-                    $ref: '#/components/schemas/ConciergeConstraints'
+                    $ref: '#/components/schemas/WorkflowStage'
                 },
                 {
                     type: 'null'
                 }
             ]
         },
+        brief: {
+            description: 'The task in free text, as sent.',
+            type: 'string',
+            examples: [
+                'Find three plumbers in Wien who can replace a gas boiler (Vaillant, 24 kW) before mid-December; ask for a fixed price including removal of the old unit and compare them.'
+            ]
+        },
+        location: {
+            description: 'The place hint as sent, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        near: {
+            description: 'The point hint as sent (`lat,lon`), or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        radius_km: {
+            description: 'The radius hint as sent, or null.',
+            type: [
+                'number',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        country: {
+            description: 'The country hint as sent, or null.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/CountryCode'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        activity: {
+            description: 'The activity hint as sent, or null.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/NaceCodeFilter'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        max_providers: {
+            description: 'The hint as sent, or null (the brief or the default decide; see `understanding`).',
+            type: [
+                'integer',
+                'null'
+            ],
+            examples: [
+                3
+            ]
+        },
+        contact: {
+            description: 'Whether the agent asks the shortlisted providers for quotes by email.',
+            type: 'boolean'
+        },
+        sender: {
+            description: 'Who the requests for quotes come from, or null without contact.',
+            oneOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'sending_domain_id',
+                        'address',
+                        'name'
+                    ],
+                    properties: {
+                        sending_domain_id: {
+                            $ref: '#/components/schemas/SendingDomainId',
+                            description: 'The verified sending domain the requests go out from, DKIM-signed with its key.'
+                        },
+                        address: {
+                            description: 'The sender address, on the sending domain.',
+                            type: 'string',
+                            format: 'email',
+                            examples: [
+                                'anna@keller-haustechnik.de'
+                            ]
+                        },
+                        name: {
+                            description: 'The sender\'s display name.',
+                            type: 'string',
+                            examples: [
+                                'Anna Keller'
+                            ]
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        respond_by: {
+            description: 'Until when the agent waits for answers (RFC 3339, UTC), or null without contact.',
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'date-time',
+            examples: [
+                '2026-11-26T17:00:00Z'
+            ]
+        },
+        deadline: {
+            description: 'The deadline hint as sent, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'date',
+            examples: [
+                '2026-12-11'
+            ]
+        },
         complexity: {
             $ref: '#/components/schemas/WorkflowComplexity',
-            description: 'How demanding the brief is, which sets the price.'
+            description: 'How demanding the brief is, which sets the price; decided when the brief is accepted.'
         },
         price: {
             $ref: '#/components/schemas/Money',
@@ -3570,6 +4365,33 @@ export const WorkflowSchema = {
                     type: 'null'
                 }
             ]
+        },
+        understanding: {
+            description: 'How the agent read the brief; null until the `planning` stage is done.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/ConciergeUnderstanding'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        shortlist: {
+            description: 'The providers the agent chose to compare (and contact), best ranked first; empty until the `searching` stage is done.',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                $ref: '#/components/schemas/ConciergeShortlistEntry'
+            }
+        },
+        contacts: {
+            description: 'The requests for quotes and their answers, in the order of the shortlist; empty without contact.',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                $ref: '#/components/schemas/ConciergeContact'
+            }
         },
         steps: {
             description: 'The progress log, oldest first.',
@@ -3590,7 +4412,7 @@ export const WorkflowSchema = {
             ]
         },
         error: {
-            description: 'What went wrong when the workflow failed, else null.',
+            description: 'What went wrong when the workflow failed (as in the error envelope), else null.',
             oneOf: [
                 {
                     $ref: '#/components/schemas/ErrorObject'

@@ -600,21 +600,30 @@ export const syncCrmConnection = <ThrowOnError extends boolean = false>(options:
  *
  * Hands a task to the concierge agent in free text (find, contact and compare providers)
  * and answers at once with **202** and a `queued` workflow, whose URL is in `Location`. The
- * agent then works asynchronously: it searches the directory, contacts providers by email
- * on your behalf, waits for their answers (up to 48 hours, or until the day before
- * `constraints.deadline`) and writes a comparison. Poll
+ * agent then works asynchronously, each stage a durable job: it reads the brief (`planning`),
+ * searches the directory and shortlists (`searching`), asks the shortlisted providers for a
+ * quote by email from your verified sending domain (`contacting`; DKIM-signed, with a
+ * one-click unsubscribe; never to an address on the account's suppression list), waits for
+ * their answers until `respond_by` (`awaiting_replies`), reads each answer for price,
+ * availability and conditions, and ranks them with reasons (`comparing`). With
+ * `contact: false` it compares the shortlist on the directory's data alone. Poll
  * `GET /v1/concierge/workflows/{id}`, or wait for the `workflow.completed`,
- * `workflow.failed` or `workflow.cancelled` webhook event (see `webhooks`), sent to
- * `webhook_endpoint_id` or, when it is omitted, to every endpoint of the project subscribed
- * to the event. Workflow states: queued → running → succeeded | failed; queued | running →
- * cancelled. Requires the `concierge` scope.
+ * `workflow.failed` or `workflow.cancelled` webhook event, sent to `webhook_endpoint_id`
+ * or, when it is omitted, to every endpoint of the project subscribed to the event.
  *
- * Before the 202, the brief is classified by complexity with one call to the Model API,
- * which sets the price: simple 0.50 EUR, standard 2.00 EUR, complex 5.00 EUR, billed only
- * when the workflow succeeds (on top of the 99 EUR a month for the agent). When that call
- * fails the answer is a 502, when the model is saturated a 503, when it times out a 504;
- * nothing is created or billed then, and the request can be retried with the same
- * `Idempotency-Key`. An unknown `webhook_endpoint_id` is a 404.
+ * The complexity is decided by rule before the 202 and shown on the workflow: `simple` (no
+ * contact) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (more)
+ * 5.00 EUR, billed only when the workflow succeeds. The agent runs on the platform's own
+ * agents runtime (`model: agents` of the Model API): its steps and tokens are not billed to
+ * you. Briefs need an active `concierge` subscription (99 EUR a month, `POST
+ * /v1/subscriptions` on the Model API): without one the answer is a 403
+ * `subscription_required`.
+ *
+ * Nothing is created when the brief is refused: an empty or too long brief, `location`
+ * with `near`, `radius_km` without a place, `contact: true` without `sending_domain_id`,
+ * a `respond_by` in the past, more than 30 days ahead or without contact are 400s; an
+ * unknown sending domain or webhook endpoint is a 404; a sending domain that is not
+ * verified is a 409 `sending_domain_not_verified`. Requires the `concierge` scope.
  *
  */
 export const createConciergeBrief = <ThrowOnError extends boolean = false>(options: Options<CreateConciergeBriefData, ThrowOnError>): RequestResult<CreateConciergeBriefResponses, CreateConciergeBriefErrors, ThrowOnError> => (options.client ?? client).post<CreateConciergeBriefResponses, CreateConciergeBriefErrors, ThrowOnError>({
@@ -652,7 +661,7 @@ export const getWorkflow = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Cancel a workflow
  *
- * Cancels a `queued` or `running` workflow: the agent stops at once, contacts no further provider, and a `workflow.cancelled` event is sent. A cancelled workflow is not billed. A workflow that already `succeeded`, `failed` or was `cancelled` cannot be cancelled (409 `workflow_finished`). Requires the `concierge` scope.
+ * Cancels a `queued` or `running` workflow at any stage: the agent stops, no further request for a quote goes out (those not sent yet are marked `cancelled`), answers that still arrive are kept but not read, nothing is billed, and a `workflow.cancelled` event is sent. A workflow that already `succeeded`, `failed` or was `cancelled` cannot be cancelled (409 `workflow_finished`). Requires the `concierge` scope.
  */
 export const cancelWorkflow = <ThrowOnError extends boolean = false>(options: Options<CancelWorkflowData, ThrowOnError>): RequestResult<CancelWorkflowResponses, CancelWorkflowErrors, ThrowOnError> => (options.client ?? client).post<CancelWorkflowResponses, CancelWorkflowErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -1664,42 +1664,6 @@ export type CrmSync = {
 };
 
 /**
- * ConciergeConstraints
- *
- * Limits the agent keeps to when it searches for providers; the brief's own words count too, these are applied as hard filters.
- */
-export type ConciergeConstraints = {
-    /**
-     * Only providers in this country.
-     */
-    country?: CountryCode;
-    /**
-     * Only providers in this city, matched accent- and case-insensitively.
-     */
-    city?: string;
-    /**
-     * Only providers within `radius_km` of this point, as `lat,lon`.
-     */
-    near?: NearPoint;
-    /**
-     * The radius around `near` in kilometres, from 0.1 to 500; 10 when omitted. Only allowed with `near`.
-     */
-    radius_km?: number;
-    /**
-     * Only providers with this NACE Rev. 2 activity or one below it.
-     */
-    activity?: NaceCodeFilter;
-    /**
-     * The most providers to contact and compare, from 1 to 20; 5 when omitted.
-     */
-    max_providers?: number;
-    /**
-     * The last day the work must be done by, as `YYYY-MM-DD`; providers are asked whether they can meet it.
-     */
-    deadline?: string;
-};
-
-/**
  * WebhookEndpointId
  *
  * The id of a webhook endpoint: `whep_` and 26 characters.
@@ -1709,17 +1673,61 @@ export type WebhookEndpointId = string;
 /**
  * CreateConciergeBriefRequest
  *
- * A task for the concierge agent, in your own words, with optional limits.
+ * A task for the concierge agent in your own words, with optional hints. The hints are hard limits; what the brief says counts too (a place or a trade it names is used when no hint says otherwise).
  */
 export type CreateConciergeBriefRequest = {
     /**
-     * The task in free text, in any EU language; say what you need, where, by when and what matters to you.
+     * The task in free text, in any language of the directory (English, German, French, Spanish, Italian, Dutch, Polish): say what you need, where, by when and what matters to you. At most 8,000 characters.
      */
     brief: string;
     /**
-     * Limits the agent keeps to when it searches for providers.
+     * A place name or address the providers should be near (geocoded with the directory's own gazetteer); not together with `near`.
      */
-    constraints?: ConciergeConstraints;
+    location?: string;
+    /**
+     * A point the providers should be near, as `lat,lon`; not together with `location`.
+     */
+    near?: NearPoint;
+    /**
+     * The radius around the place in kilometres, from 0.1 to 500; 25 when omitted.
+     */
+    radius_km?: number;
+    /**
+     * Only providers in this country.
+     */
+    country?: CountryCode;
+    /**
+     * Only providers with this NACE Rev. 2 activity or one below it; when omitted, the trade the brief names.
+     */
+    activity?: NaceCodeFilter;
+    /**
+     * The most providers to shortlist (and contact), from 1 to 20; the number the brief asks for ("three plumbers"), else 5.
+     */
+    max_providers?: number;
+    /**
+     * Whether the agent asks the shortlisted providers for a quote by email. True by default when `sending_domain_id` is given, false otherwise; true needs `sending_domain_id`. With false, the comparison uses the directory's data alone.
+     */
+    contact?: boolean;
+    /**
+     * The verified sending domain the requests for quotes go out from (see `/v1/sending-domains`).
+     */
+    sending_domain_id?: SendingDomainId;
+    /**
+     * The part of the sender address before the `@` (the domain is the sending domain's); `concierge` when omitted.
+     */
+    from_local_part?: string;
+    /**
+     * The display name of the sender, who the providers are told is asking; the sending domain's name when omitted.
+     */
+    from_name?: string;
+    /**
+     * Until when the agent waits for answers, as an RFC 3339 date-time in the future and at most 30 days ahead; 48 hours after the brief when omitted. The comparison is written then, or as soon as every contacted provider has answered. Only with contact.
+     */
+    respond_by?: string;
+    /**
+     * The last day the work must be done by, as `YYYY-MM-DD`; the providers are asked whether they can meet it.
+     */
+    deadline?: string;
     /**
      * The one webhook endpoint that receives this workflow's events; when omitted, every endpoint of the project subscribed to the event type receives them.
      */
@@ -1742,11 +1750,213 @@ export type WorkflowId = string;
 export type WorkflowStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /**
+ * WorkflowStage
+ *
+ * What a running workflow is doing: `planning` (reading the brief), `searching` (the agent searches the directory and shortlists), `contacting` (requests for quotes go out), `awaiting_replies` (until `respond_by` or every answer is in), `comparing` (reading the answers and ranking). Null unless the workflow is `running`.
+ */
+export type WorkflowStage = 'planning' | 'searching' | 'contacting' | 'awaiting_replies' | 'comparing';
+
+/**
  * WorkflowComplexity
  *
- * How demanding a brief is, decided when it is accepted, which sets the price: `simple` (one kind of provider, up to 3 to compare, no quote to negotiate) 0.50 EUR, `standard` (up to 10 providers, quotes to ask for) 2.00 EUR, `complex` (several trades or more than 10 providers) 5.00 EUR.
+ * How demanding a brief is, decided by rule when it is accepted and shown before the agent starts; it sets the price, billed only when the workflow succeeds: `simple` (no provider contacted, a comparison on the directory's data) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (6 to 20 providers contacted) 5.00 EUR.
  */
 export type WorkflowComplexity = 'simple' | 'standard' | 'complex';
+
+/**
+ * ConciergeUnderstanding
+ *
+ * How the agent read the brief, with the hints applied: the trade, the place, how many providers and by when. Set in the `planning` stage.
+ */
+export type ConciergeUnderstanding = {
+    /**
+     * The language the brief is written in (ISO 639-1), which the requests for quotes and the summary use.
+     */
+    language: 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl';
+    /**
+     * The kind of provider sought, or null when the brief names none the directory knows.
+     */
+    trade: {
+        /**
+         * The NACE Rev. 2 activity of the trade.
+         */
+        activity: NaceCodeFilter;
+        /**
+         * The activity's name in English.
+         */
+        name: string;
+        /**
+         * The word the agent searches for.
+         */
+        term: string;
+    } | null;
+    /**
+     * Where the providers should be, or null when neither the brief nor the hints say.
+     */
+    place: {
+        /**
+         * The place as the brief or the hints named it.
+         */
+        query: string;
+        /**
+         * The place as found in the gazetteer.
+         */
+        name: string;
+        /**
+         * Latitude in decimal degrees.
+         */
+        lat: number;
+        /**
+         * Longitude in decimal degrees.
+         */
+        lon: number;
+        /**
+         * The country of the place, ISO 3166-1 alpha-2.
+         */
+        country: string;
+    } | null;
+    /**
+     * The radius around the place, in kilometres.
+     */
+    radius_km: number;
+    /**
+     * The most providers shortlisted (and contacted).
+     */
+    max_providers: number;
+    /**
+     * The day the work must be done by, from the hints or the brief, or null.
+     */
+    deadline: string | null;
+    /**
+     * What the brief asks of the providers besides the trade (a fixed price, a date, a brand), as the agent found it.
+     */
+    requirements: Array<string>;
+};
+
+/**
+ * ConciergeShortlistEntry
+ *
+ * A provider the agent shortlisted, with why.
+ */
+export type ConciergeShortlistEntry = {
+    /**
+     * The listing of the provider.
+     */
+    listing_id: ListingId;
+    /**
+     * The name the company trades under.
+     */
+    name: string;
+    /**
+     * The city of the provider.
+     */
+    city: string;
+    /**
+     * The distance from the place of the brief, in kilometres, or null without a place.
+     */
+    distance_km: number | null;
+    /**
+     * The average review rating from 1 to 5, or null without reviews.
+     */
+    rating: number | null;
+    /**
+     * How many reviews the rating stands on.
+     */
+    review_count: number;
+    /**
+     * Whether the company claimed its listing.
+     */
+    claimed: boolean;
+    /**
+     * Why the agent chose it, one point per item.
+     */
+    reasons: Array<string>;
+};
+
+/**
+ * QuoteReading
+ *
+ * What the agent read from a provider's answer: the price, when they can do it, and their conditions. Null members where the answer does not say.
+ */
+export type QuoteReading = {
+    /**
+     * Whether the provider said they cannot take the job.
+     */
+    declined: boolean;
+    /**
+     * The quoted price as a decimal string, or null when the answer names none.
+     */
+    amount: Money | null;
+    /**
+     * The currency of the price (ISO 4217), or null.
+     */
+    currency: string | null;
+    /**
+     * The first day the provider says they can do the work, as `YYYY-MM-DD`, or null.
+     */
+    available_from: string | null;
+    /**
+     * What the price includes or depends on, as the provider wrote it (VAT, removal, warranty).
+     */
+    conditions: Array<string>;
+    /**
+     * The sentence the price was read from (or the answer's start), at most 300 characters.
+     */
+    excerpt: string;
+};
+
+/**
+ * ConciergeContact
+ *
+ * A request for a quote the agent sent to one provider, and the answer.
+ */
+export type ConciergeContact = {
+    /**
+     * The listing of the provider.
+     */
+    listing_id: ListingId;
+    /**
+     * The name the company trades under.
+     */
+    name: string;
+    /**
+     * The address the request went to, from the listing.
+     */
+    email: string;
+    /**
+     * `pending` (not sent yet), `sent`, `replied`, `bounced`, `suppressed` (on the account's suppression list: never written to), `failed` (the mail server refused it) or `cancelled` (the workflow was cancelled before it went out).
+     */
+    status: 'pending' | 'sent' | 'replied' | 'bounced' | 'suppressed' | 'failed' | 'cancelled';
+    /**
+     * The Message-ID of the request, which the answer's In-Reply-To names; null until sent.
+     */
+    message_id: string | null;
+    /**
+     * When the request went out, in Unix seconds, or null.
+     */
+    sent_at: number | null;
+    /**
+     * The provider's first answer and its reading, or null.
+     */
+    reply: {
+        /**
+         * When the answer arrived, in Unix seconds.
+         */
+        received_at: number;
+        /**
+         * The sender of the answer.
+         */
+        from: string;
+        /**
+         * The subject of the answer.
+         */
+        subject: string;
+        /**
+         * What the agent read from the answer; null until it has read it.
+         */
+        reading: QuoteReading | null;
+    } | null;
+};
 
 /**
  * WorkflowStep
@@ -1759,13 +1969,21 @@ export type WorkflowStep = {
      */
     at: number;
     /**
-     * What happened: `classified` (complexity and price set), `searched` (candidates found in the directory), `contacted` (a provider was asked), `reply_received` (a provider answered), `compared` (the comparison was written) or `note` (anything else worth knowing).
+     * The stage the workflow was in, or null for what happened outside one (accepted, cancelled).
      */
-    kind: 'classified' | 'searched' | 'contacted' | 'reply_received' | 'compared' | 'note';
+    stage: WorkflowStage | null;
+    /**
+     * What happened: `accepted` (complexity and price set), `planned` (the brief was read), `searched` (the agent searched the directory), `shortlisted` (providers chosen, with reasons), `contacted` (a provider was asked for a quote), `not_contacted` (a provider was left out: suppressed, no address, the mail was refused), `reply_received` (a provider answered), `reply_read` (the answer was read for price and availability), `compared` (the comparison was written), `cancelled`, `failed` or `note`.
+     */
+    kind: 'accepted' | 'planned' | 'searched' | 'shortlisted' | 'contacted' | 'not_contacted' | 'reply_received' | 'reply_read' | 'compared' | 'cancelled' | 'failed' | 'note';
     /**
      * What happened, in English, for humans.
      */
     message: string;
+    /**
+     * The agents-runtime response (`POST /v1/responses` on the Model API, the platform's own) that did this step, or null for a step done without the model.
+     */
+    agent_response_id: string | null;
 };
 
 /**
@@ -1778,9 +1996,12 @@ export type ProviderQuote = {
      * The quoted price, including VAT where the provider said so.
      */
     amount: Money;
-    currency: Currency;
     /**
-     * What the quote covers and its conditions, in the provider's words summarised, or null.
+     * The currency of the price (ISO 4217).
+     */
+    currency: string;
+    /**
+     * What the quote covers and its conditions, from the provider's answer, or null.
      */
     note: string | null;
 };
@@ -1788,9 +2009,13 @@ export type ProviderQuote = {
 /**
  * ConciergeProvider
  *
- * One provider the agent considered, with what it found out.
+ * One provider of the comparison, with the reasons for its place and the evidence.
  */
 export type ConciergeProvider = {
+    /**
+     * The provider's place in the comparison, from 1.
+     */
+    rank: number;
     /**
      * The listing of the provider.
      */
@@ -1800,13 +2025,33 @@ export type ConciergeProvider = {
      */
     name: string;
     /**
-     * Whether the agent contacted the provider.
+     * Whether the agent asked the provider for a quote.
      */
     contacted: boolean;
+    /**
+     * Whether the provider answered before the comparison was written.
+     */
+    answered: boolean;
     /**
      * The price the provider quoted, or null when it gave none.
      */
     quote: ProviderQuote | null;
+    /**
+     * The first day the provider said it can do the work, or null.
+     */
+    available_from: string | null;
+    /**
+     * The average review rating from 1 to 5, or null without reviews.
+     */
+    rating: number | null;
+    /**
+     * How many reviews the rating stands on.
+     */
+    review_count: number;
+    /**
+     * The distance from the place of the brief, in kilometres, or null without a place.
+     */
+    distance_km: number | null;
     /**
      * What speaks for the provider, one point per item.
      */
@@ -1816,9 +2061,22 @@ export type ConciergeProvider = {
      */
     cons: Array<string>;
     /**
-     * How well the provider fits the brief in the agent's judgement, from 0 to 1.
+     * How well the provider fits the brief, from 0 to 1: price (when quoted), rating and its number of reviews, distance, availability before the deadline and how fast it answered.
      */
     score: number;
+    /**
+     * Where the facts come from.
+     */
+    evidence: {
+        /**
+         * The listing in the Places API (`GET /v1/places/details`).
+         */
+        listing_url: string;
+        /**
+         * The sentence of the provider's answer the quote was read from, or null.
+         */
+        reply_excerpt: string | null;
+    };
 };
 
 /**
@@ -1832,19 +2090,36 @@ export type ConciergeResult = {
      */
     summary: string;
     /**
-     * The providers considered, best first.
+     * The language of the summary (ISO 639-1).
+     */
+    language: 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl';
+    /**
+     * The providers compared, best first; those that answered with a price rank before those that did not.
      */
     providers: Array<ConciergeProvider>;
     /**
      * The listing the agent recommends, or null when none fits the brief.
      */
     recommendation: ListingId | null;
+    /**
+     * The providers asked for a quote that did not answer before the comparison.
+     */
+    no_answer: Array<{
+        /**
+         * The listing of the provider.
+         */
+        listing_id: ListingId;
+        /**
+         * The name the company trades under.
+         */
+        name: string;
+    }>;
 };
 
 /**
  * Workflow
  *
- * The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs`, then goes queued → running → succeeded | failed; a `queued` or `running` workflow can be cancelled. While running, the agent searches the directory, contacts providers on your behalf by email, waits for their answers (up to 48 hours, or until the day before `deadline`), and writes the comparison into `result`. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request. A final workflow is delivered to your webhook endpoints as a `workflow.completed`, `workflow.failed` or `workflow.cancelled` event. The `price` follows the complexity and is billed only when the workflow succeeds.
+ * The work of the concierge agent on one brief. It is created `queued` by `POST /v1/concierge/briefs` with its complexity and price already set, then goes queued → running → succeeded | failed, or, from queued or running, → cancelled. While `running`, `stage` says what the agent is doing; every step it takes is in `steps`, what it understood in `understanding`, who it shortlisted and why in `shortlist`, whom it asked and what they answered in `contacts`, and once it succeeded the comparison is in `result` (once it failed, `error`). A final workflow is also delivered to your webhook endpoints as a `workflow.completed`, `workflow.failed` or `workflow.cancelled` event. Every field is set by the server; none is marked `readOnly`, because the workflow also travels as the body of a webhook request.
  */
 export type Workflow = {
     /**
@@ -1860,15 +2135,68 @@ export type Workflow = {
      */
     status: WorkflowStatus;
     /**
+     * What the agent is doing while the workflow is `running`; null otherwise.
+     */
+    stage: WorkflowStage | null;
+    /**
      * The task in free text, as sent.
      */
     brief: string;
     /**
-     * The limits the agent keeps to, as sent, or null when none were sent.
+     * The place hint as sent, or null.
      */
-    constraints: ConciergeConstraints | null;
+    location: string | null;
     /**
-     * How demanding the brief is, which sets the price.
+     * The point hint as sent (`lat,lon`), or null.
+     */
+    near: string | null;
+    /**
+     * The radius hint as sent, or null.
+     */
+    radius_km: number | null;
+    /**
+     * The country hint as sent, or null.
+     */
+    country: CountryCode | null;
+    /**
+     * The activity hint as sent, or null.
+     */
+    activity: NaceCodeFilter | null;
+    /**
+     * The hint as sent, or null (the brief or the default decide; see `understanding`).
+     */
+    max_providers: number | null;
+    /**
+     * Whether the agent asks the shortlisted providers for quotes by email.
+     */
+    contact: boolean;
+    /**
+     * Who the requests for quotes come from, or null without contact.
+     */
+    sender: {
+        /**
+         * The verified sending domain the requests go out from, DKIM-signed with its key.
+         */
+        sending_domain_id: SendingDomainId;
+        /**
+         * The sender address, on the sending domain.
+         */
+        address: string;
+        /**
+         * The sender's display name.
+         */
+        name: string;
+    } | null;
+    /**
+     * Until when the agent waits for answers (RFC 3339, UTC), or null without contact.
+     */
+    respond_by: string | null;
+    /**
+     * The deadline hint as sent, or null.
+     */
+    deadline: string | null;
+    /**
+     * How demanding the brief is, which sets the price; decided when the brief is accepted.
      */
     complexity: WorkflowComplexity;
     /**
@@ -1881,6 +2209,18 @@ export type Workflow = {
      */
     webhook_endpoint_id: WebhookEndpointId | null;
     /**
+     * How the agent read the brief; null until the `planning` stage is done.
+     */
+    understanding: ConciergeUnderstanding | null;
+    /**
+     * The providers the agent chose to compare (and contact), best ranked first; empty until the `searching` stage is done.
+     */
+    shortlist: Array<ConciergeShortlistEntry>;
+    /**
+     * The requests for quotes and their answers, in the order of the shortlist; empty without contact.
+     */
+    contacts: Array<ConciergeContact>;
+    /**
      * The progress log, oldest first.
      */
     steps: Array<WorkflowStep>;
@@ -1889,7 +2229,7 @@ export type Workflow = {
      */
     result: ConciergeResult | null;
     /**
-     * What went wrong when the workflow failed, else null.
+     * What went wrong when the workflow failed (as in the error envelope), else null.
      */
     error: ErrorObject | null;
     metadata: Metadata;
