@@ -98,6 +98,12 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
       'select account_id from api_keys limit 1',
     );
     accountId = row!.account_id;
+    // briefs need the Concierge plan: subscribed, so its operations reach their handlers
+    await servers.platform.db.query(
+      `insert into subscriptions (id, account_id, plan, status, started_at, created)
+       values ('sub_errorwalkconcierge00000000', $1, 'concierge', 'active', 0, 0)`,
+      [accountId],
+    );
   });
   afterAll(async () => servers?.stop());
 

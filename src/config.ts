@@ -73,6 +73,11 @@ export interface Config {
    * unset: the directory this process serves, else the local DIRECTORY_API_PORT.
    */
   directoryApiUrl: string | undefined;
+  /**
+   * MODEL_API_URL: where the concierge calls the Model API's agents runtime (with the platform's
+   * own key); unset: the model API this process serves, else the local MODEL_API_PORT.
+   */
+  modelApiUrl: string | undefined;
   /** MCP_CALL_TIMEOUT_MS: the time one MCP tool call (or listing) may take; 15,000 by default. */
   mcpCallTimeoutMs: number;
   /**
@@ -281,6 +286,7 @@ const ENV = z.object({
   PUBLIC_DIRECTORY_URL: httpUrl,
   MAIL_OUTBOX_DIR: z.string().optional(),
   DIRECTORY_API_URL: httpUrl,
+  MODEL_API_URL: httpUrl,
   // JSON or a file, checked field by field by loadEnginesConfig (it names the faulty field)
   MODEL_ENGINES: z.string().optional(),
   SSE_KEEP_ALIVE_MS: integer(100, 600_000, 15_000),
@@ -416,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     publicModelUrl: v.MODEL_API_PUBLIC_URL ?? `http://localhost:${v.MODEL_API_PORT}`,
     directoryApiUrl: v.DIRECTORY_API_URL,
+    modelApiUrl: v.MODEL_API_URL,
     mcpCallTimeoutMs: v.MCP_CALL_TIMEOUT_MS,
     mcpRemotePrivateAddresses: v.MCP_REMOTE_PRIVATE_ADDRESSES || v.OUTBOUND_ALLOW_PRIVATE,
     secretsKey: v.SECRETS_ENCRYPTION_KEY,

@@ -222,7 +222,9 @@ export async function startServices(
   }
   if (which.includes('directory')) {
     const logger = createLogger(config.logLevel, 'directory-api', config.logFormat);
-    const service = await createDirectoryService(platform, logger);
+    const service = await createDirectoryService(platform, logger, {
+      modelUrl: () => urls.model ?? urlOf(config.host, config.modelPort),
+    });
     const stop = await serve('directory', service.app, config.directoryPort);
     ready.push(service.ready);
     directoryMail = service.mail;

@@ -16,6 +16,7 @@ export const MIGRATIONS = [
   own('status'),
   own('mail'),
   own('sales'),
+  own('concierge'),
 ];
 
 /** Opens PGlite under `dataDir` (or in memory), or the PostgreSQL of `databaseUrl`, migrated. */

@@ -123,6 +123,16 @@ async function createDecoy(modelBase: string, secret: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
+/** Subscribes the admin's account to a plan, so the operations it unlocks reach their handlers (briefs need `concierge`). */
+async function subscribe(modelBase: string, secret: string, plan: string): Promise<void> {
+  const res = await fetch(`${modelBase}/v1/subscriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ plan }),
+  });
+  if (res.status !== 201) throw new Error(`cannot subscribe to ${plan}: ${res.status} ${await res.text()}`);
+}
+
 /**
  * Runs schemathesis. On a terminal its live progress goes straight through. Elsewhere (CI, a
  * pipe) that progress is hundreds of spinner frames drawn with cursor codes, which bury the
@@ -237,6 +247,7 @@ async function runPass(st: string, apis: Api[], pass: Pass): Promise<string[]> {
     for (const api of apis) failures.push(...(await checkPending(api, bases[api], adminKey, pending[api])));
     const protectedKeyId = await keyIdOf(bases.model, adminKey);
     const decoyKeyId = await createDecoy(bases.model, adminKey);
+    await subscribe(bases.model, adminKey, 'concierge');
 
     for (const api of apis) {
       const built = operations(api).filter((op) => !pending[api].includes(op.operationId));

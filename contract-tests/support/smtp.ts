@@ -48,6 +48,8 @@ export interface SinkOptions {
   auth?: { user: string; pass: string };
   /** An SMTP refusal for a recipient, or undefined to accept it. */
   refuse?: (recipient: string) => { code: number; message: string } | undefined;
+  /** Holds a recipient's RCPT TO until the promise settles (a relay that is slow for one address). */
+  hold?: (recipient: string) => Promise<void> | undefined;
 }
 
 class Refusal extends Error {
@@ -81,7 +83,10 @@ export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink
     },
     onRcptTo(address, _session, callback) {
       const refusal = options.refuse?.(address.address);
-      callback(refusal ? new Refusal(refusal.code, refusal.message) : undefined);
+      const answer = () => callback(refusal ? new Refusal(refusal.code, refusal.message) : undefined);
+      const held = options.hold?.(address.address);
+      if (held) void held.then(answer, answer);
+      else answer();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

@@ -9,6 +9,9 @@ import { progressReporter } from '../platform/progress.ts';
 import { consoleCors, isConsoleOrigin } from '../console/cors.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
+import { httpAgent, RuntimeKey } from '../concierge/agent.ts';
+import { createConciergeRouter } from '../concierge/routes.ts';
+import { Workflows } from '../concierge/workflows.ts';
 import { createSalesRouter } from '../sales/routes.ts';
 import { Suppressions } from '../sales/suppressions.ts';
 import { TargetLists } from '../sales/target-lists.ts';
@@ -48,7 +51,16 @@ export interface DirectoryService {
   close(): Promise<void>;
 }
 
-export async function createDirectoryService(platform: Platform, logger: Logger): Promise<DirectoryService> {
+export interface DirectoryServiceOptions {
+  /** Where the concierge reaches the Model API (MODEL_API_URL, else the model API of this process). */
+  modelUrl?: () => string;
+}
+
+export async function createDirectoryService(
+  platform: Platform,
+  logger: Logger,
+  options: DirectoryServiceOptions = {},
+): Promise<DirectoryService> {
   const count = platform.config.demoListings;
   let ready = false;
   const search = createSearch(platform.db, {
@@ -93,6 +105,18 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     platform.config.publicDirectoryUrl ?? `http://localhost:${platform.config.directoryPort}`;
   const targetLists = new TargetLists(platform.db, platform.jobs, { search, baseUrl: salesBaseUrl, logger });
   await targetLists.start();
+  const config = platform.config;
+  const modelUrl = (): string =>
+    config.modelApiUrl ?? options.modelUrl?.() ?? `http://127.0.0.1:${config.modelPort}`;
+  const runtimeKey = new RuntimeKey(platform.db, platform.accounts, platform.secrets);
+  const workflows = new Workflows(platform.db, platform.jobs, {
+    agent: httpAgent(modelUrl, runtimeKey),
+    webhooks: delivery,
+    logger,
+    baseUrl: salesBaseUrl,
+    runtimeAvailable: runtimeKey.available,
+  });
+  await workflows.start();
 
   const domains = new SendingDomainStore(platform.db, platform.secrets, {
     inboundHost: platform.config.mail.inboundHost,
@@ -114,9 +138,17 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
     },
     isReplyDomain: async (host) => (await domains.replyDomains(host)).length > 0,
     onMail(message) {
+      // answers to the concierge's requests for quotes (q- tokens, <cq_...> ids) are the concierge's
+      if (workflows.owns(message)) return workflows.onMail(message);
       if (!inboundHandler) return Promise.reject(new Error('no inbound mail handler is registered yet'));
       return inboundHandler(message);
     },
+  };
+
+  workflows.mail = {
+    verifiedDomain: (projectId, domainId) => domains.verifiedDomain(projectId, domainId),
+    send: (message) => transport.send(message),
+    unsubscribeUrl: (contact) => `${salesBaseUrl}/v1/unsubscribe/${contact.id}.${contact.token}`,
   };
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
@@ -151,6 +183,7 @@ export async function createDirectoryService(platform: Platform, logger: Logger)
       createWebhookRouter(webhooks, delivery),
       createSalesRouter({ targetLists, suppressions: new Suppressions(platform.db) }),
       createSendingDomainRouter(domains),
+      createConciergeRouter(workflows),
     ],
     isReady: () => platform.readiness(ready),
   });

@@ -1,0 +1,334 @@
+// The comparison, in code: each provider scored from 0 to 1 on what is known (price against the
+// lowest quote, rating weighed by its number of reviews, distance, availability before the
+// deadline, how fast it answered), ranked with reasons (pros and cons) and the evidence, and a
+// summary in the brief's language. Providers that quoted rank before those that answered without
+// a price, then those that declined, then those that did not answer. The agent's
+// `compare_providers` tool answers with this.
+import type {
+  ConciergeProvider,
+  ConciergeResult,
+  QuoteReading,
+} from '../../generated/directory/client/types.gen.ts';
+import type { Language } from './understand.ts';
+
+export interface Candidate {
+  listing_id: string;
+  name: string;
+  city: string;
+  distance_km: number | null;
+  rating: number | null;
+  review_count: number;
+  claimed: boolean;
+  /** The listing's median response time in hours, when it has one. */
+  response_hours: number | null;
+}
+
+export interface Outcome {
+  contacted: boolean;
+  sent_at: number | null;
+  replied_at: number | null;
+  reading: QuoteReading | null;
+}
+
+export interface CompareOptions {
+  contact: boolean;
+  language: Language;
+  deadline: string | null;
+  /** When the agent stopped waiting (RFC 3339), for "did not answer by". */
+  respondBy: string | null;
+  tradeName: string | null;
+  placeName: string | null;
+}
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The rating pulled towards 3.5 by ten imaginary reviews: 5.0 from 2 reviews is worth less than 4.8 from 200. */
+export function weightedRating(rating: number | null, reviews: number): number {
+  const prior = 3.5;
+  const k = 10;
+  return rating === null ? prior : (rating * reviews + prior * k) / (reviews + k);
+}
+
+type Tier = 0 | 1 | 2 | 3;
+
+interface Scored {
+  candidate: Candidate;
+  outcome: Outcome;
+  tier: Tier;
+  score: number;
+  pros: string[];
+  cons: string[];
+}
+
+function tierOf(outcome: Outcome): Tier {
+  if (!outcome.contacted) return 0;
+  const reading = outcome.reading;
+  if (outcome.replied_at === null) return 3;
+  if (reading?.declined) return 2;
+  if (reading?.amount !== null && reading?.amount !== undefined) return 0;
+  return 1;
+}
+
+export function compare(
+  candidates: Candidate[],
+  outcomes: Map<string, Outcome>,
+  options: CompareOptions,
+): ConciergeResult {
+  const none: Outcome = { contacted: false, sent_at: null, replied_at: null, reading: null };
+  const quotes = candidates
+    .map((c) => outcomes.get(c.listing_id)?.reading)
+    .filter(
+      (r): r is QuoteReading & { amount: string; currency: string } =>
+        !!r && r.amount !== null && r.currency !== null,
+    );
+  // prices compare within the currency most quotes are in
+  const currency = mostCommon(quotes.map((q) => q.currency));
+  const prices = quotes.filter((q) => q.currency === currency).map((q) => Number(q.amount));
+  const lowest = prices.length > 0 ? Math.min(...prices) : null;
+
+  const scored: Scored[] = candidates.map((candidate) => {
+    const outcome = outcomes.get(candidate.listing_id) ?? none;
+    const reading = outcome.reading;
+    const pros: string[] = [];
+    const cons: string[] = [];
+    const parts: [number, number][] = []; // [weight, value 0..1]
+
+    if (reading?.amount != null && reading.currency === currency && lowest !== null) {
+      const amount = Number(reading.amount);
+      parts.push([0.4, lowest / amount]);
+      if (amount === lowest && prices.length > 1)
+        pros.push(`Lowest price: ${reading.amount} ${reading.currency}`);
+      else if (amount === lowest) pros.push(`Quoted ${reading.amount} ${reading.currency}`);
+      else cons.push(`${(amount - lowest).toFixed(2)} ${reading.currency} dearer than the lowest quote`);
+    } else if (reading?.amount != null) {
+      pros.push(`Quoted ${reading.amount} ${reading.currency ?? ''}`.trim());
+      cons.push(`Quoted in ${reading.currency ?? 'another currency'}, not compared by price`);
+    }
+
+    const weighted = weightedRating(candidate.rating, candidate.review_count);
+    parts.push([outcome.contacted ? 0.25 : 0.5, (weighted - 1) / 4]);
+    if (candidate.rating !== null && candidate.rating >= 4.3 && candidate.review_count >= 10)
+      pros.push(`Rated ${candidate.rating} from ${candidate.review_count} reviews`);
+    else if (candidate.rating !== null && candidate.rating < 3.5)
+      cons.push(`Rated only ${candidate.rating} from ${candidate.review_count} reviews`);
+    else if (candidate.review_count < 10)
+      cons.push(candidate.review_count === 0 ? 'No reviews yet' : `Only ${candidate.review_count} reviews`);
+    else pros.push(`Rated ${candidate.rating} from ${candidate.review_count} reviews`);
+
+    if (candidate.distance_km !== null) {
+      parts.push([outcome.contacted ? 0.1 : 0.3, 1 / (1 + candidate.distance_km / 10)]);
+      const where = options.placeName ? ` from ${options.placeName.split(',')[0]}` : '';
+      if (candidate.distance_km <= 5) pros.push(`${candidate.distance_km} km${where}`);
+      else if (candidate.distance_km > 20) cons.push(`${candidate.distance_km} km${where}`);
+    }
+
+    if (outcome.contacted) {
+      const from = reading?.available_from ?? null;
+      if (from !== null && options.deadline !== null) {
+        const inTime = from <= options.deadline;
+        parts.push([0.15, inTime ? 1 : 0]);
+        (inTime ? pros : cons).push(
+          `Available from ${from}, ${inTime ? 'before' : 'after'} the deadline ${options.deadline}`,
+        );
+      } else if (from !== null) {
+        parts.push([0.15, 0.8]);
+        pros.push(`Available from ${from}`);
+      } else if (outcome.replied_at !== null) {
+        parts.push([0.15, 0.4]);
+      }
+      if (outcome.replied_at !== null && outcome.sent_at !== null) {
+        const hours = Math.max(0, (outcome.replied_at - outcome.sent_at) / 3600);
+        parts.push([0.1, 1 / (1 + hours / 24)]);
+        if (hours <= 4) pros.push(`Answered within ${hours < 1 ? 'the hour' : `${Math.ceil(hours)} hours`}`);
+      }
+      for (const condition of reading?.conditions ?? []) pros.push(condition);
+      if (reading?.declined) cons.push('Declined the job');
+      else if (outcome.replied_at !== null && reading?.amount == null) cons.push('Answered without a price');
+      if (outcome.replied_at === null)
+        cons.push(options.respondBy ? `Did not answer by ${options.respondBy}` : 'Did not answer');
+    } else {
+      if (candidate.claimed) pros.push('Claimed listing: the company keeps its profile up to date');
+      if (candidate.response_hours !== null) {
+        parts.push([0.2, 1 / (1 + candidate.response_hours / 24)]);
+        if (candidate.response_hours <= 4)
+          pros.push(`Usually answers within ${Math.ceil(candidate.response_hours)} hours`);
+      }
+    }
+    const total = parts.reduce((sum, [w]) => sum + w, 0);
+    let score = total > 0 ? parts.reduce((sum, [w, v]) => sum + w * v, 0) / total : 0;
+    const tier = tierOf(outcome);
+    // the tiers keep their order whatever the score: quoted > answered > declined > silent
+    score = round(Math.max(0, Math.min(1, score * ([1, 0.8, 0.5, 0.4][tier] ?? 1))), 2);
+    return { candidate, outcome, tier, score, pros, cons };
+  });
+
+  scored.sort(
+    (a, b) =>
+      a.tier - b.tier || b.score - a.score || a.candidate.listing_id.localeCompare(b.candidate.listing_id),
+  );
+  const providers: ConciergeProvider[] = scored.map((s, i) => {
+    const reading = s.outcome.reading;
+    return {
+      rank: i + 1,
+      listing_id: s.candidate.listing_id,
+      name: s.candidate.name,
+      contacted: s.outcome.contacted,
+      answered: s.outcome.replied_at !== null,
+      quote:
+        reading?.amount != null && reading.currency !== null
+          ? {
+              amount: reading.amount,
+              currency: reading.currency,
+              note: reading.conditions.join('; ') || null,
+            }
+          : null,
+      available_from: reading?.available_from ?? null,
+      rating: s.candidate.rating,
+      review_count: s.candidate.review_count,
+      distance_km: s.candidate.distance_km,
+      pros: s.pros,
+      cons: s.cons,
+      score: s.score,
+      evidence: {
+        listing_url: `/v1/places/details?id=${s.candidate.listing_id}`,
+        reply_excerpt: s.outcome.replied_at !== null ? (reading?.excerpt ?? null) : null,
+      },
+    };
+  });
+  const best = scored[0];
+  const recommendation =
+    best && (options.contact ? best.tier === 0 || best.tier === 1 : true) ? best.candidate.listing_id : null;
+  const noAnswer = scored
+    .filter((s) => s.outcome.contacted && s.outcome.replied_at === null)
+    .map((s) => ({ listing_id: s.candidate.listing_id, name: s.candidate.name }));
+  return {
+    summary: summarize(
+      options,
+      providers,
+      recommendation,
+      noAnswer.map((n) => n.name),
+    ),
+    language: options.language,
+    providers,
+    recommendation,
+    no_answer: noAnswer,
+  };
+}
+
+function mostCommon(values: string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] === 'EUR' ? -1 : 1))[0]?.[0] ?? null;
+}
+
+interface Phrases {
+  quoted: (quoted: number, asked: number) => string;
+  compared: (n: number) => string;
+  recommend: string;
+  price: string;
+  from: string;
+  rating: (r: number, n: number) => string;
+  none: string;
+  silent: string;
+}
+
+const PHRASES: Record<Language, Phrases> = {
+  en: {
+    quoted: (q, a) => `${q} of ${a} providers sent a quote.`,
+    compared: (n) => `Compared ${n} providers on the directory's data.`,
+    recommend: 'Recommended',
+    price: 'price',
+    from: 'available from',
+    rating: (r, n) => `rated ${r} from ${n} reviews`,
+    none: 'No provider fits the brief well enough to recommend.',
+    silent: 'No answer',
+  },
+  de: {
+    quoted: (q, a) => `${q} von ${a} Anbietern haben ein Angebot geschickt.`,
+    compared: (n) => `${n} Anbieter anhand der Verzeichnisdaten verglichen.`,
+    recommend: 'Empfehlung',
+    price: 'Preis',
+    from: 'verfügbar ab',
+    rating: (r, n) => `Bewertung ${r} aus ${n} Bewertungen`,
+    none: 'Kein Anbieter passt gut genug, um ihn zu empfehlen.',
+    silent: 'Keine Antwort',
+  },
+  fr: {
+    quoted: (q, a) => `${q} prestataires sur ${a} ont envoyé un devis.`,
+    compared: (n) => `${n} prestataires comparés sur les données de l'annuaire.`,
+    recommend: 'Recommandation',
+    price: 'prix',
+    from: 'disponible à partir du',
+    rating: (r, n) => `note ${r} sur ${n} avis`,
+    none: 'Aucun prestataire ne correspond assez bien pour être recommandé.',
+    silent: 'Sans réponse',
+  },
+  es: {
+    quoted: (q, a) => `${q} de ${a} proveedores enviaron un presupuesto.`,
+    compared: (n) => `${n} proveedores comparados con los datos del directorio.`,
+    recommend: 'Recomendación',
+    price: 'precio',
+    from: 'disponible desde',
+    rating: (r, n) => `valoración ${r} de ${n} opiniones`,
+    none: 'Ningún proveedor encaja lo bastante para recomendarlo.',
+    silent: 'Sin respuesta',
+  },
+  it: {
+    quoted: (q, a) => `${q} fornitori su ${a} hanno inviato un preventivo.`,
+    compared: (n) => `${n} fornitori confrontati sui dati dell'elenco.`,
+    recommend: 'Consiglio',
+    price: 'prezzo',
+    from: 'disponibile dal',
+    rating: (r, n) => `valutazione ${r} su ${n} recensioni`,
+    none: 'Nessun fornitore è abbastanza adatto da consigliare.',
+    silent: 'Nessuna risposta',
+  },
+  nl: {
+    quoted: (q, a) => `${q} van de ${a} aanbieders stuurden een offerte.`,
+    compared: (n) => `${n} aanbieders vergeleken op de gegevens van de gids.`,
+    recommend: 'Aanbeveling',
+    price: 'prijs',
+    from: 'beschikbaar vanaf',
+    rating: (r, n) => `beoordeling ${r} uit ${n} reviews`,
+    none: 'Geen aanbieder past goed genoeg om aan te bevelen.',
+    silent: 'Geen antwoord',
+  },
+  pl: {
+    quoted: (q, a) => `${q} z ${a} wykonawców przesłało ofertę.`,
+    compared: (n) => `Porównano ${n} wykonawców na podstawie danych katalogu.`,
+    recommend: 'Rekomendacja',
+    price: 'cena',
+    from: 'dostępny od',
+    rating: (r, n) => `ocena ${r} z ${n} opinii`,
+    none: 'Żaden wykonawca nie pasuje wystarczająco, by go polecić.',
+    silent: 'Brak odpowiedzi',
+  },
+};
+
+function summarize(
+  options: CompareOptions,
+  providers: ConciergeProvider[],
+  recommendation: string | null,
+  silent: string[],
+): string {
+  const p = PHRASES[options.language];
+  const parts: string[] = [];
+  if (options.contact) {
+    const asked = providers.filter((x) => x.contacted).length;
+    parts.push(p.quoted(providers.filter((x) => x.quote !== null).length, asked));
+  } else {
+    parts.push(p.compared(providers.length));
+  }
+  const best = providers.find((x) => x.listing_id === recommendation);
+  if (best) {
+    const facts: string[] = [];
+    if (best.quote) facts.push(`${p.price} ${best.quote.amount} ${best.quote.currency}`);
+    if (best.available_from) facts.push(`${p.from} ${best.available_from}`);
+    if (best.rating !== null) facts.push(p.rating(best.rating, best.review_count));
+    parts.push(`${p.recommend}: ${best.name}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}.`);
+  } else {
+    parts.push(p.none);
+  }
+  if (silent.length > 0) parts.push(`${p.silent}: ${silent.join(', ')}.`);
+  return parts.join(' ');
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { datesIn, detectLanguage, pluralize, understand } from './understand.ts';
+
+const today = new Date('2026-11-25T10:00:00Z');
+
+describe('reading a brief', () => {
+  it('finds the language, the trade, the place, the count and the deadline in each language', () => {
+    const cases: [string, object][] = [
+      [
+        'Find three plumbers in Vienna who can fix a leak before 11 December; ask for a fixed price.',
+        {
+          language: 'en',
+          trade: { activity: '43.22', term: 'plumbers' },
+          place: { name: 'Wien, Wien, Austria' },
+          max_providers: 3,
+          deadline: '2026-12-11',
+          requirements: ['a fixed price'],
+        },
+      ],
+      [
+        'Wir suchen zwei Elektriker in München, die bis zum 15.01.2027 eine Wohnung neu verkabeln.',
+        {
+          language: 'de',
+          trade: { activity: '43.21', term: 'electricians' },
+          place: { country: 'DE', query: 'München' },
+          max_providers: 2,
+          deadline: '2027-01-15',
+        },
+      ],
+      [
+        "Nous cherchons deux électriciens à Lyon pour refaire l'installation électrique avant le 15 janvier 2027.",
+        {
+          language: 'fr',
+          trade: { activity: '43.21' },
+          place: { query: 'Lyon', country: 'FR' },
+          max_providers: 2,
+          deadline: '2027-01-15',
+        },
+      ],
+      [
+        'Buscamos dos fontaneros en Madrid para cambiar un calentador.',
+        { language: 'es', place: { country: 'ES' }, max_providers: 2 },
+      ],
+      [
+        'Cerchiamo tre idraulici a Milano per una perdita in cucina, urgente.',
+        {
+          language: 'it',
+          trade: { activity: '43.22' },
+          place: { query: 'Milano' },
+          max_providers: 3,
+          requirements: ['urgency'],
+        },
+      ],
+      [
+        'Zoek drie loodgieters in Amsterdam voor een lekkage, graag een offerte.',
+        { language: 'nl', place: { country: 'NL' }, max_providers: 3 },
+      ],
+      [
+        'Szukamy trzech hydraulików w Krakowie do wymiany rur.',
+        {
+          language: 'pl',
+          trade: { activity: '43.22' },
+          place: { name: 'Kraków, Małopolskie, Poland' },
+          max_providers: 3,
+        },
+      ],
+    ];
+    for (const [brief, expected] of cases)
+      expect(understand(brief, {}, null, today), brief).toMatchObject(expected);
+  });
+
+  it('takes a multi-word place introduced as a place over a bigger one sharing a word', () => {
+    expect(understand('Drei Installateure in Bruck an der Mur gesucht.', {}, null, today).place?.name).toBe(
+      'Bruck an der Mur, Steiermark, Austria',
+    );
+  });
+
+  it('lets the hints decide over the brief', () => {
+    const u = understand(
+      'Find three plumbers in Vienna.',
+      { max_providers: 7, activity: '43.21', radius_km: 5 },
+      { name: 'Graz, Steiermark, Austria', lat: 47.07, lon: 15.44, country: 'AT' },
+      today,
+    );
+    expect(u).toMatchObject({
+      trade: { activity: '43.21', term: 'electricians' },
+      place: { name: 'Graz, Steiermark, Austria' },
+      max_providers: 7,
+      radius_km: 5,
+    });
+  });
+
+  it('says when no trade or place is named', () => {
+    expect(understand('Please help me with something soon, thanks a lot.', {}, null, today)).toMatchObject({
+      trade: null,
+      place: null,
+      max_providers: 5,
+    });
+  });
+
+  it('writes dates as ISO days, a day without a year the next one', () => {
+    expect(
+      datesIn('am 2. Dezember, dann 3.3.2027, le 1er mars, December 24', today).map((d) => d.date),
+    ).toEqual(['2026-12-02', '2027-03-03', '2027-03-01', '2026-12-24']);
+    expect(pluralize('bakery')).toBe('bakeries');
+    expect(pluralize('heating engineer')).toBe('heating engineers');
+    expect(detectLanguage('Bonjour, nous cherchons un plombier')).toBe('fr');
+  });
+});

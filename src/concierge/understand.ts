@@ -1,0 +1,598 @@
+// Reading a brief in code: its language, the trade it asks for (the embedding engine's
+// multilingual thesaurus, tied to NACE activities), the place (the directory's gazetteer), how
+// many providers, the deadline and what else it asks for. The agent's `read_brief` tool answers
+// with this: the built-in reference engine cannot understand a brief, and an upstream model gets
+// the same facts to reason from (docs/concierge.md says which part is which).
+import type { ConciergeUnderstanding } from '../../generated/directory/client/types.gen.ts';
+import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
+import { naceClass } from '../directory/data/nace.ts';
+import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
+import { CONCEPTS, type Lang, LANGS } from '../embeddings/thesaurus.ts';
+
+export type Language = ConciergeUnderstanding['language'];
+export type Understanding = ConciergeUnderstanding;
+
+export interface BriefHints {
+  location?: string | undefined;
+  near?: string | undefined;
+  radius_km?: number | undefined;
+  country?: string | undefined;
+  activity?: string | undefined;
+  max_providers?: number | undefined;
+  deadline?: string | undefined;
+}
+
+/** A place hint resolved by the directory's geocoder (src/directory/places.ts). */
+export interface ResolvedPlace {
+  name: string;
+  lat: number;
+  lon: number;
+  country: string;
+}
+
+export const DEFAULT_RADIUS_KM = 25;
+export const DEFAULT_MAX_PROVIDERS = 5;
+
+// Words that only one language uses often: the language is the one whose words the brief has most of.
+const STOPWORDS: Record<Lang, string[]> = {
+  en: [
+    'the',
+    'and',
+    'for',
+    'with',
+    'who',
+    'can',
+    'please',
+    'find',
+    'need',
+    'near',
+    'in',
+    'by',
+    'before',
+    'ask',
+    'compare',
+    'three',
+    'two',
+    'of',
+    'a',
+    'my',
+    'our',
+    'we',
+    'them',
+  ],
+  de: [
+    'der',
+    'die',
+    'das',
+    'und',
+    'für',
+    'mit',
+    'wir',
+    'suchen',
+    'bitte',
+    'bis',
+    'ein',
+    'eine',
+    'einen',
+    'drei',
+    'zwei',
+    'in',
+    'vergleichen',
+    'anfragen',
+    'nicht',
+    'auch',
+    'ist',
+    'sich',
+    'können',
+    'des',
+  ],
+  fr: [
+    'le',
+    'la',
+    'les',
+    'et',
+    'pour',
+    'avec',
+    'qui',
+    'nous',
+    'cherchons',
+    'trouvez',
+    'trois',
+    'deux',
+    'un',
+    'une',
+    'des',
+    'du',
+    'de',
+    'à',
+    'avant',
+    'demander',
+    'comparer',
+    'merci',
+    'dans',
+    'près',
+  ],
+  es: [
+    'el',
+    'la',
+    'los',
+    'las',
+    'y',
+    'para',
+    'con',
+    'que',
+    'buscamos',
+    'busca',
+    'tres',
+    'dos',
+    'un',
+    'una',
+    'de',
+    'del',
+    'en',
+    'antes',
+    'pedir',
+    'comparar',
+    'por',
+    'favor',
+    'cerca',
+  ],
+  it: [
+    'il',
+    'lo',
+    'la',
+    'gli',
+    'le',
+    'e',
+    'per',
+    'con',
+    'che',
+    'cerchiamo',
+    'trova',
+    'tre',
+    'due',
+    'un',
+    'una',
+    'di',
+    'del',
+    'della',
+    'in',
+    'entro',
+    'chiedere',
+    'confrontare',
+    'vicino',
+  ],
+  nl: [
+    'de',
+    'het',
+    'een',
+    'en',
+    'voor',
+    'met',
+    'die',
+    'wij',
+    'zoeken',
+    'zoek',
+    'drie',
+    'twee',
+    'in',
+    'van',
+    'vóór',
+    'voor',
+    'vragen',
+    'vergelijken',
+    'graag',
+    'bij',
+    'naar',
+    'offerte',
+  ],
+  pl: [
+    'i',
+    'w',
+    'z',
+    'na',
+    'dla',
+    'do',
+    'szukamy',
+    'znajdź',
+    'trzech',
+    'trzy',
+    'dwóch',
+    'dwa',
+    'który',
+    'którzy',
+    'przed',
+    'proszę',
+    'porównaj',
+    'zapytaj',
+    'oraz',
+    'od',
+    'się',
+    'koło',
+  ],
+};
+
+const NUMBER_WORDS: Record<string, number> = {};
+(
+  [
+    ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'],
+    ['ein', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun', 'zehn'],
+    ['un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf', 'dix'],
+    ['uno', 'dos', 'tres', 'cuatro', 'cinco', 'seis', 'siete', 'ocho', 'nueve', 'diez'],
+    ['uno', 'due', 'tre', 'quattro', 'cinque', 'sei', 'sette', 'otto', 'nove', 'dieci'],
+    ['een', 'twee', 'drie', 'vier', 'vijf', 'zes', 'zeven', 'acht', 'negen', 'tien'],
+    ['jeden', 'dwa', 'trzy', 'cztery', 'pięć', 'sześć', 'siedem', 'osiem', 'dziewięć', 'dziesięć'],
+  ] as const
+).forEach((names) => names.forEach((name, i) => (NUMBER_WORDS[foldText(name)] ??= i + 1)));
+// inflected forms people write before a plural noun
+Object.assign(NUMBER_WORDS, { zwei: 2, drei: 3, dwoch: 2, trzech: 3, czterech: 4, pieciu: 5, drie: 3 });
+// "ein"/"un"/"een"/"uno" are also articles: they count only as digits do, next to the trade word
+
+export const ENGLISH_NUMBERS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+  'twenty',
+];
+
+const LANGUAGE_WORDS: Record<Lang, Set<string>> = Object.fromEntries(
+  LANGS.map((lang) => {
+    const words = new Set<string>(STOPWORDS[lang].map(foldText));
+    for (const concept of CONCEPTS)
+      for (const w of tokenize(concept.terms[lang].replace(/\|/g, ' '))) words.add(w);
+    return [lang, words];
+  }),
+) as Record<Lang, Set<string>>;
+
+/** The language of a text: the one whose common words and trade words it uses most (English on a tie). */
+export function detectLanguage(text: string): Language {
+  const words = tokenize(text);
+  let best: Lang = 'en';
+  let bestScore = 0;
+  for (const lang of LANGS) {
+    const own = LANGUAGE_WORDS[lang];
+    const stop = new Set(STOPWORDS[lang].map(foldText));
+    let score = 0;
+    for (const w of words) if (own.has(w)) score += stop.has(w) ? 1 : 0.5;
+    if (score > bestScore) {
+      best = lang;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** "plumber" -> "plumbers", "heating engineer" -> "heating engineers", "bakery" -> "bakeries". */
+export function pluralize(term: string): string {
+  const words = term.split(' ');
+  const last = words.pop() ?? '';
+  const plural = /[^aeiou]y$/.test(last)
+    ? `${last.slice(0, -1)}ies`
+    : /(s|sh|ch|x|z)$/.test(last)
+      ? `${last}es`
+      : `${last}s`;
+  return [...words, plural].join(' ');
+}
+
+/** The trade of a brief: the NACE activity its thesaurus words point to most, with the English word to search for. */
+export function tradeOf(text: string, activityHint?: string): Understanding['trade'] {
+  const weights = conceptsOf(text);
+  if (activityHint !== undefined) {
+    // the hint decides the activity; the brief's words may still name the trade within it
+    const within = [...weights.entries()]
+      .filter(([i]) => CONCEPTS[i]?.nace.some((code) => code.startsWith(activityHint)))
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])[0];
+    const concept = within
+      ? CONCEPTS[within[0]]
+      : CONCEPTS.find((c) => c.nace.some((n) => n.startsWith(activityHint)));
+    const name = naceClass(activityHint)?.name ?? concept?.id ?? activityHint;
+    const term = concept ? firstTerm(concept.terms.en) : name.toLowerCase();
+    return { activity: activityHint, name, term: pluralize(term) };
+  }
+  const byCode = new Map<string, { weight: number; concept: number; best: number }>();
+  for (const [index, weight] of weights) {
+    const code = CONCEPTS[index]?.nace[0];
+    if (code === undefined) continue;
+    const entry = byCode.get(code) ?? { weight: 0, concept: index, best: 0 };
+    entry.weight += weight;
+    if (weight > entry.best || (weight === entry.best && index < entry.concept)) {
+      entry.best = weight;
+      entry.concept = index;
+    }
+    byCode.set(code, entry);
+  }
+  const [code, top] = [...byCode.entries()].sort(
+    (a, b) => b[1].weight - a[1].weight || a[1].concept - b[1].concept,
+  )[0] ?? [undefined, undefined];
+  if (code === undefined || top === undefined || top.weight < 0.9) return null;
+  const concept = CONCEPTS[top.concept];
+  return {
+    activity: code,
+    name: naceClass(code)?.name ?? code,
+    term: pluralize(firstTerm(concept?.terms.en ?? code)),
+  };
+}
+
+const firstTerm = (terms: string) => terms.split('|')[0] ?? terms;
+
+// Words after which a capitalised name is a place: "in Wien", "near Lyon", "bei Graz", "à Lyon".
+const PLACE_PREPOSITIONS = new Set(
+  [
+    'in',
+    'near',
+    'around',
+    'at',
+    'bei',
+    'nahe',
+    'um',
+    'von',
+    'à',
+    'a',
+    'près',
+    'de',
+    'en',
+    'cerca',
+    'vicino',
+    'nel',
+    'bij',
+    'rond',
+    'w',
+    'we',
+    'koło',
+    'pod',
+    'okolice',
+  ].map(foldText),
+);
+/** Only a place this big counts when a name stands alone, without such a word before it. */
+const BARE_PLACE_POPULATION = 100_000;
+const MIN_PLACE_POPULATION = 1_000;
+
+let placeIndex: Map<string, GazetteerPlace[]> | undefined;
+
+/** Folded names and alternate names of the places with 1,000 people or more, the largest first. */
+function places(): Map<string, GazetteerPlace[]> {
+  if (placeIndex) return placeIndex;
+  const index = new Map<string, GazetteerPlace[]>();
+  for (const place of gazetteer()) {
+    if (place.population < MIN_PLACE_POPULATION) continue;
+    for (const name of new Set([place.folded, ...place.alternates])) {
+      const list = index.get(name) ?? [];
+      list.push(place);
+      index.set(name, list);
+    }
+  }
+  // a place named so comes before one that has the name only as an alternate ("Bruck": Bruck an
+  // der Mur's own short name, not Fürstenfeldbruck's alternate); then the larger
+  for (const [name, list] of index) {
+    list.sort((a, b) => Number(b.folded === name) - Number(a.folded === name) || b.population - a.population);
+  }
+  placeIndex = index;
+  return index;
+}
+
+/** Stems of an inflected name (Slavic locatives, Italian articles aside): `krakowie` -> `krakow`, `warszawie` -> `warszawa`. */
+function inflections(word: string): string[] {
+  if (word.length < 6) return [];
+  const out: string[] = [];
+  for (let cut = 1; cut <= 3; cut++) {
+    const stem = word.slice(0, word.length - cut);
+    out.push(stem, `${stem}a`, `${stem}e`);
+  }
+  return out;
+}
+
+interface Token {
+  text: string;
+  folded: string;
+  capital: boolean;
+}
+
+function tokens(text: string): Token[] {
+  return [...text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)].map((m) => ({
+    text: m[0],
+    folded: foldText(m[0]),
+    capital: /^\p{Lu}/u.test(m[0]),
+  }));
+}
+
+/** The place a brief names: a capitalised name of the gazetteer after "in", "near", "bei"..., else a big city named anywhere. */
+export function placeIn(text: string, country?: string): { query: string; place: GazetteerPlace } | null {
+  const words = tokens(text);
+  const index = places();
+  let best: { query: string; place: GazetteerPlace; rank: number } | null = null;
+  for (let i = 0; i < words.length; i++) {
+    if (!words[i]?.capital) continue;
+    for (let n = 5; n >= 1; n--) {
+      const span = words.slice(i, i + n);
+      if (span.length < n) continue;
+      const key = span.map((w) => w.folded).join(' ');
+      const before = words[i - 1]?.folded;
+      const introduced = before !== undefined && PLACE_PREPOSITIONS.has(before);
+      // after "w", "in", "à"..., an inflected name too: "w Krakowie" (Kraków), "w Warszawie" (Warszawa)
+      const keys = introduced && n === 1 ? [key, ...inflections(key)] : [key];
+      const found = keys
+        .flatMap((k) => index.get(k) ?? [])
+        .filter((p) => country === undefined || p.country === country);
+      const place = found[0];
+      if (place === undefined) continue;
+      if (!introduced && place.population < BARE_PLACE_POPULATION) continue;
+      // a name introduced as a place wins over a bare one; then the longer name; then the bigger place
+      const rank = (introduced ? 1e12 : 0) + n * 1e10 + place.population;
+      if (!best || rank > best.rank) best = { query: span.map((w) => w.text).join(' '), place, rank };
+      break;
+    }
+  }
+  return best ? { query: best.query, place: best.place } : null;
+}
+
+/** How many providers the brief asks for: a number (word or digits, 1 to 20) right before a word of the trade. */
+export function countIn(text: string, activity: string | undefined): number | null {
+  if (activity === undefined) return null;
+  const words = tokens(text);
+  for (let i = 0; i < words.length - 1; i++) {
+    const word = words[i]?.folded ?? '';
+    const n = /^\d{1,2}$/.test(word) ? Number(word) : NUMBER_WORDS[word];
+    if (n === undefined || n < 1 || n > 20) continue;
+    for (const next of words.slice(i + 1, i + 4)) {
+      const hits = conceptsOf(next.text);
+      if ([...hits.keys()].some((c) => CONCEPTS[c]?.nace.some((code) => code.startsWith(activity)))) return n;
+    }
+  }
+  return null;
+}
+
+const MONTHS: Record<string, number> = {};
+(
+  [
+    'january february march april may june july august september october november december',
+    'januar februar märz april mai juni juli august september oktober november dezember',
+    'janvier février mars avril mai juin juillet août septembre octobre novembre décembre',
+    'enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre',
+    'gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre',
+    'januari februari maart april mei juni juli augustus september oktober november december',
+    'stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia',
+  ] as const
+).forEach((line) => line.split(' ').forEach((name, i) => (MONTHS[foldText(name)] ??= i + 1)));
+Object.assign(MONTHS, {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  okt: 10,
+  nov: 11,
+  dec: 12,
+  dez: 12,
+  jaenner: 1,
+  janner: 1,
+});
+
+const iso = (y: number, m: number, d: number): string | null => {
+  const date = new Date(Date.UTC(y, m - 1, d));
+  if (date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
+  return date.toISOString().slice(0, 10);
+};
+
+/**
+ * The dates a text names, in order, as `YYYY-MM-DD`: `2026-12-11`, `11.12.2026`, `11/12/2026`,
+ * `11 December 2026`, `11. Dezember`, `December 11`. A date without a year is the next one on or
+ * after `today`.
+ */
+export function datesIn(text: string, today: Date): { date: string; at: number }[] {
+  const found: { date: string; at: number }[] = [];
+  const year = today.getUTCFullYear();
+  const todayIso = today.toISOString().slice(0, 10);
+  const withYear = (m: number, d: number, y: number | undefined): string | null => {
+    if (y !== undefined) return iso(y < 100 ? 2000 + y : y, m, d);
+    const thisYear = iso(year, m, d);
+    return thisYear !== null && thisYear < todayIso ? iso(year + 1, m, d) : thisYear;
+  };
+  for (const m of text.matchAll(/\b(\d{4})-(\d{2})-(\d{2})\b/g)) {
+    const date = iso(Number(m[1]), Number(m[2]), Number(m[3]));
+    if (date) found.push({ date, at: m.index });
+  }
+  for (const m of text.matchAll(/\b(\d{1,2})[./](\d{1,2})[./](\d{4}|\d{2})\b/g)) {
+    const date = withYear(Number(m[2]), Number(m[1]), Number(m[3]));
+    if (date) found.push({ date, at: m.index });
+  }
+  const folded = foldText(text);
+  for (const m of folded.matchAll(
+    /\b(\d{1,2})(?:\.|er|st|nd|rd|th)?\s+(?:de\s+)?([a-z]{3,12})\.?(?:\s+(\d{4}))?\b/g,
+  )) {
+    const month = MONTHS[m[2] ?? ''];
+    if (month === undefined) continue;
+    const date = withYear(month, Number(m[1]), m[3] === undefined ? undefined : Number(m[3]));
+    if (date) found.push({ date, at: m.index });
+  }
+  for (const m of folded.matchAll(/\b([a-z]{3,12})\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b/g)) {
+    const month = MONTHS[m[1] ?? ''];
+    if (month === undefined) continue;
+    const date = withYear(month, Number(m[2]), m[3] === undefined ? undefined : Number(m[3]));
+    if (date) found.push({ date, at: m.index });
+  }
+  found.sort((a, b) => a.at - b.at);
+  return found.filter((f, i) => found.findIndex((g) => g.at === f.at) === i);
+}
+
+// What a brief asks of the providers besides the trade, in each language: a fixed price, a visit.
+const REQUIREMENTS: [RegExp, string][] = [
+  [
+    /fixed[- ]price|festpreis|pauschalpreis|prix (?:fixe|forfaitaire)|forfait|precio (?:cerrado|fijo)|prezzo (?:fisso|chiuso)|vaste prijs|stała cena|cena ryczałtowa/i,
+    'a fixed price',
+  ],
+  [
+    /\bincl(?:uding|\.|usive|usief)?\b|inklusive|inkl\.|y compris|incluido|compreso|inclusief|wliczając|z wliczeniem/i,
+    'what the price includes',
+  ],
+  [/warrant|garantie|garantía|garanzia|gwarancj/i, 'a warranty'],
+  [/site visit|besichtigung|vor[- ]ort|visite|visita|bezichtiging|wizyt/i, 'a visit on site'],
+  [/urgent|dringend|asap|sofort|urgence|urgente|spoed|pilne/i, 'urgency'],
+];
+
+/** Reads a brief with its hints applied. `resolved` is the hinted place, geocoded by the caller. */
+export function understand(
+  brief: string,
+  hints: BriefHints,
+  resolved: ResolvedPlace | null,
+  today: Date,
+): Understanding {
+  const language = detectLanguage(brief);
+  const trade = tradeOf(brief, hints.activity);
+  let place: Understanding['place'] = null;
+  if (resolved) {
+    place = {
+      query: hints.location ?? hints.near ?? resolved.name,
+      name: resolved.name,
+      lat: resolved.lat,
+      lon: resolved.lon,
+      country: resolved.country,
+    };
+  } else {
+    const found = placeIn(brief, hints.country);
+    if (found) {
+      const countryName = new Intl.DisplayNames(['en'], { type: 'region' }).of(found.place.country);
+      place = {
+        query: found.query,
+        name: [found.place.name, found.place.region, countryName].filter(Boolean).join(', '),
+        lat: found.place.lat,
+        lon: found.place.lon,
+        country: found.place.country,
+      };
+    }
+  }
+  const counted = countIn(brief, trade?.activity);
+  const deadline = hints.deadline ?? datesIn(brief, today)[0]?.date ?? null;
+  const requirements: string[] = [];
+  for (const [pattern, label] of REQUIREMENTS) if (pattern.test(brief)) requirements.push(label);
+  return {
+    language,
+    trade,
+    place,
+    radius_km: hints.radius_km ?? DEFAULT_RADIUS_KM,
+    max_providers: hints.max_providers ?? counted ?? DEFAULT_MAX_PROVIDERS,
+    deadline,
+    requirements,
+  };
+}
