@@ -13,16 +13,10 @@ import type { Db } from '../platform/db.ts';
 import { NotFoundError, PermissionDeniedError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { typedRouter } from '../platform/route.ts';
+import type { Incident as StoredIncident } from './status.ts';
 
-interface IncidentRow {
-  id: string;
-  title: string;
-  body: string;
-  impact: string;
-  components: string[];
-  created: number;
-  resolved_at: number | null;
-}
+/** A row of the incidents table, as the status page reads it too. */
+type IncidentRow = StoredIncident;
 
 const toIncident = (row: IncidentRow): Incident => ({
   id: row.id,

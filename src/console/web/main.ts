@@ -734,6 +734,29 @@ interface Drawn {
   csv: string;
 }
 
+/** A report of either service as drawn: each result named by `name` (its model or interface). */
+function drawnOf<R extends { requests: number; cost: string }>(
+  report: {
+    from: string;
+    to: string;
+    totals: { requests: number; cost: string };
+    data: Array<{ start: string; results: R[] }>;
+  },
+  name: (result: R) => string | null | undefined,
+  csv: string,
+): Drawn {
+  return {
+    from: report.from,
+    to: report.to,
+    totals: report.totals,
+    buckets: report.data.map((b) => ({
+      start: b.start,
+      results: b.results.map((r) => ({ name: name(r) ?? 'all', requests: r.requests, cost: r.cost })),
+    })),
+    csv,
+  };
+}
+
 async function usageOf(
   service: string,
   from: string,
@@ -750,35 +773,13 @@ async function usageOf(
       query: { from, to, group_by: ['interface'], bucket: 'day', ...project },
     }).catch(() => ({ data: undefined, error: undefined }));
     if (!data) return { error: error ? messageOf(error) : `The directory API at ${baseUrl} did not answer.` };
-    return {
-      drawn: {
-        from: data.from,
-        to: data.to,
-        totals: data.totals,
-        buckets: data.data.map((b) => ({
-          start: b.start,
-          results: b.results.map((r) => ({ name: r.interface ?? 'all', requests: r.requests, cost: r.cost })),
-        })),
-        csv: csvOfDirectory(data),
-      },
-    };
+    return { drawn: drawnOf(data, (r) => r.interface, csvOfDirectory(data)) };
   }
   const { data, error } = await getUsage({
     query: { from, to, group_by: ['model'], bucket: 'day', ...project },
   });
   if (!data) return { error: messageOf(error) };
-  return {
-    drawn: {
-      from: data.from,
-      to: data.to,
-      totals: data.totals,
-      buckets: data.data.map((b) => ({
-        start: b.start,
-        results: b.results.map((r) => ({ name: r.model ?? 'all', requests: r.requests, cost: r.cost })),
-      })),
-      csv: csvOf(data),
-    },
-  };
+  return { drawn: drawnOf(data, (r) => r.model, csvOf(data)) };
 }
 
 async function usagePage(): Promise<void> {
