@@ -26,6 +26,7 @@ const server = new SMTPServer({
   onData(stream, session, callback) {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const recipients = session.envelope.rcptTo.map((r) => r.address).join(', ');
     stream.once('end', () => {
       const raw = Buffer.concat(chunks);
       const file = join(dir, `${Date.now()}-${++count}.eml`);
@@ -34,7 +35,7 @@ const server = new SMTPServer({
         console.log(
           [
             `${file}`,
-            `  to:         ${session.envelope.rcptTo.map((r) => r.address).join(', ')}`,
+            `  to:         ${recipients}`,
             `  from:       ${mail.from?.text ?? ''}`,
             `  reply-to:   ${mail.replyTo?.text ?? ''}`,
             `  subject:    ${mail.subject ?? ''}`,
