@@ -243,6 +243,33 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
     expect(fr.result?.recommendation).toBe(providers[1]);
   });
 
+  it("sends a workflow's events to the one endpoint it names, subscribed or not", async () => {
+    const own = new VerifyingReceiver();
+    await own.start();
+    try {
+      const endpoint = await directory('POST', '/v1/webhook-endpoints', {
+        url: own.url,
+        event_types: ['test'],
+      });
+      own.secret = endpoint.body.secret as string;
+      const wf = await post({
+        brief: 'Find two plumbers in Leoben and compare them.',
+        contact: false,
+        webhook_endpoint_id: endpoint.body.id as string,
+      });
+      expect(wf.webhook_endpoint_id).toBe(endpoint.body.id);
+      const events = await until('the event at its endpoint', () =>
+        own.of(wf.id).length > 0 ? own.of(wf.id) : undefined,
+      );
+      expect(events.map((e) => e.type)).toEqual(['workflow.completed']);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.of(wf.id)).toEqual([]);
+      expect(own.refused).toEqual([]);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('refuses bad input with a clear 4xx and creates nothing', async () => {
     const count = async () => (await listWorkflows({ client, query: { limit: 100 } })).data!.data.length;
     const before = await count();
