@@ -229,3 +229,28 @@ describe('against real peers', () => {
     }
   });
 });
+
+describe('header values', () => {
+  it('refuses a header undici cannot send, and the next call to the same origin still answers', async () => {
+    const server = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const client = outbound({ allowPrivate: true });
+    try {
+      for (const bad of ['Bearer a\nb', 'Bearer \u4e2d', 'x\u0000']) {
+        await expect(client.request(url, { method: 'GET', headers: { authorization: bad } })).rejects.toThrow(
+          TypeError,
+        );
+      }
+      const answer = await client.request(url, {
+        method: 'GET',
+        headers: { authorization: 'Bearer é-ok' },
+        timeoutMs: 3000,
+      });
+      expect(answer).toMatchObject({ status: 200, body: 'ok' });
+    } finally {
+      await client.close();
+      server.close();
+    }
+  });
+});

@@ -147,6 +147,8 @@ export interface OutboundAnswer {
   status: number;
   /** The first `maxBodyBytes` of the body, as UTF-8 text. */
   body: string;
+  /** The answer's headers, names in lower case (repeated ones joined by `, `). */
+  headers: Record<string, string>;
   durationMs: number;
 }
 
@@ -194,6 +196,13 @@ export function outbound(policy: OutboundPolicy): Outbound {
     },
     async request(url, init) {
       const started = performance.now();
+      // A header undici refuses (CR, LF, NUL, a character beyond Latin-1) never settles that
+      // request, and leaves the next ones to the same origin hanging: refuse it here, first.
+      for (const [name, value] of Object.entries(init.headers)) {
+        if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) {
+          throw new TypeError(`the value of the header ${name} holds a character HTTP does not allow`);
+        }
+      }
       const target = new URL(url);
       checkLiteral(target);
       const timeoutMs = init.timeoutMs ?? 15_000;
@@ -221,9 +230,15 @@ export function outbound(policy: OutboundPolicy): Outbound {
       } finally {
         if (size >= limit) answer.body.destroy();
       }
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined)
+          headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      }
       return {
         status: answer.statusCode,
         body: Buffer.concat(chunks).subarray(0, limit).toString('utf8'),
+        headers,
         durationMs: Math.round(performance.now() - started),
       };
     },
