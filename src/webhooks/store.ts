@@ -24,6 +24,7 @@ export const EVENT_TYPES: WebhookEventType[] = [
   'workflow.cancelled',
   'reply.received',
   'campaign.completed',
+  'crm.sync.completed',
   'endpoint.disabled',
   'test',
 ];

@@ -2760,7 +2760,7 @@ export const CrmProviderSchema = {
 
 export const CrmConnectionSchema = {
     title: 'CrmConnection',
-    description: 'A connection to your HubSpot, Salesforce or Pipedrive account. Replies to campaigns are pushed to it: the company as an organisation (company, account), the sender as a contact (person, lead) and the reply text as a note (task) on it. Credentials are write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.',
+    description: 'A connection to your HubSpot, Salesforce or Pipedrive account. A sync pushes the members of a target list to it as companies (HubSpot), accounts (Salesforce) or organizations (Pipedrive), each with its contact (the address the member is written to), and the replies to your campaigns as notes (Salesforce: completed tasks) on them, upserted by the listing id so that a second sync updates and never duplicates. Credentials are checked with the CRM when the connection is made, stored encrypted, write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2771,6 +2771,7 @@ export const CrmConnectionSchema = {
         'sync_replies',
         'base_url',
         'last_synced_at',
+        'last_sync_id',
         'last_error',
         'metadata',
         'created'
@@ -2802,7 +2803,7 @@ export const CrmConnectionSchema = {
             readOnly: true
         },
         sync_replies: {
-            description: 'Whether every new billed reply is pushed to the CRM as it arrives, besides explicit syncs.',
+            description: 'Whether each new human reply to a campaign is pushed to the CRM as it arrives (its member\'s company upserted, the reply added as a note), besides the syncs you start.',
             type: 'boolean'
         },
         base_url: {
@@ -2827,6 +2828,18 @@ export const CrmConnectionSchema = {
             readOnly: true,
             examples: [
                 1795168860
+            ]
+        },
+        last_sync_id: {
+            description: 'The id of the most recent sync of this connection, or null when none was started.',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^crms_[0-9A-Za-z]{26}$',
+            readOnly: true,
+            examples: [
+                'crms_01JDWQ3V9TK5H6R2M8N4P7B1XC'
             ]
         },
         last_error: {
@@ -2883,7 +2896,7 @@ export const CrmConnectionListSchema = {
 
 export const HubspotCredentialsSchema = {
     title: 'HubspotCredentials',
-    description: 'A HubSpot private-app access token with the `crm.objects.contacts.write` and `crm.objects.notes.write` scopes.',
+    description: 'A HubSpot private-app access token with the scopes `crm.objects.companies.read`, `crm.objects.companies.write`, `crm.objects.contacts.write` and `crm.schemas.companies.write` (notes are written with the contacts scope).',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2893,6 +2906,7 @@ export const HubspotCredentialsSchema = {
         access_token: {
             description: 'The private-app access token, sent as `Authorization: Bearer` to the HubSpot API.',
             type: 'string',
+            pattern: '^[!-~]+$',
             minLength: 8,
             maxLength: 512,
             writeOnly: true,
@@ -2939,7 +2953,7 @@ export const CreateHubspotConnectionRequestSchema = {
 
 export const SalesforceCredentialsSchema = {
     title: 'SalesforceCredentials',
-    description: 'The My Domain URL of a Salesforce org and an OAuth access token of a user who may create leads and tasks there.',
+    description: 'The My Domain URL of a Salesforce org and an OAuth access token of a user who may create and edit accounts, contacts and tasks there; Account and Contact need the external-id text field `Eurus_Listing_Id__c`.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2961,6 +2975,7 @@ export const SalesforceCredentialsSchema = {
         access_token: {
             description: 'The OAuth access token, sent as `Authorization: Bearer` to the Salesforce REST API.',
             type: 'string',
+            pattern: '^[!-~]+$',
             minLength: 8,
             maxLength: 2048,
             writeOnly: true,
@@ -3007,7 +3022,7 @@ export const CreateSalesforceConnectionRequestSchema = {
 
 export const PipedriveCredentialsSchema = {
     title: 'PipedriveCredentials',
-    description: 'A Pipedrive personal API token of a user who may create persons, organisations and notes.',
+    description: 'A Pipedrive personal API token of a user who may create organizations, persons, notes and organization fields.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3017,6 +3032,7 @@ export const PipedriveCredentialsSchema = {
         api_token: {
             description: 'The personal API token, sent as the `x-api-token` header to the Pipedrive API.',
             type: 'string',
+            pattern: '^[!-~]+$',
             minLength: 8,
             maxLength: 512,
             writeOnly: true,
@@ -3085,22 +3101,135 @@ export const CreateCrmConnectionRequestSchema = {
     }
 } as const;
 
-export const CrmSyncSchema = {
-    title: 'CrmSync',
-    description: 'A sync of a CRM connection: every billed reply not yet in the CRM is pushed to it, in the order received. The sync runs in the background; follow it on the connection (`last_synced_at`, `status`, `last_error`) or with another call to the sync operation, which returns the sync in progress instead of starting a second one.',
+export const UpdateCrmConnectionRequestSchema = {
+    title: 'UpdateCrmConnectionRequest',
+    description: 'The settings of a CRM connection to change; credentials cannot be changed (make a new connection).',
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: {
+        sync_replies: {
+            description: 'Whether each new human reply to a campaign is pushed to the CRM as it arrives.',
+            type: 'boolean'
+        },
+        metadata: {
+            $ref: '#/components/schemas/Metadata'
+        }
+    }
+} as const;
+
+export const CrmSyncIdSchema = {
+    title: 'CrmSyncId',
+    description: 'The id of a CRM sync: `crms_` and 26 characters.',
+    type: 'string',
+    pattern: '^crms_[0-9A-Za-z]{26}$',
+    examples: [
+        'crms_01JDWQ3V9TK5H6R2M8N4P7B1XC'
+    ]
+} as const;
+
+export const CrmSyncCountsSchema = {
+    title: 'CrmSyncCounts',
+    description: 'How far a sync has come: the records it will push, and per outcome those it has pushed. A member\'s record counts its company, account or organization (its contact is reported inside the record); a reply\'s record counts its note.',
     type: 'object',
     additionalProperties: false,
     required: [
-        'object',
-        'connection_id',
-        'status',
-        'replies_pending',
-        'replies_synced',
-        'queued_at',
-        'started_at',
-        'completed_at'
+        'total',
+        'created',
+        'updated',
+        'failed'
     ],
     properties: {
+        total: {
+            description: 'The records this sync pushes, members and replies.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                1000
+            ]
+        },
+        created: {
+            description: 'The records the CRM created.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                0
+            ]
+        },
+        updated: {
+            description: 'The records the CRM already had and updated (matched by the listing id).',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                998
+            ]
+        },
+        failed: {
+            description: 'The records the CRM refused, each with its reason in the sync\'s records.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                2
+            ]
+        }
+    }
+} as const;
+
+export const CrmSyncErrorSchema = {
+    title: 'CrmSyncError',
+    description: 'Why a sync stopped.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'code',
+        'message'
+    ],
+    properties: {
+        code: {
+            description: '`crm_unauthorized` when the CRM rejected the credentials (the connection is then `disconnected`), `crm_unavailable` when the CRM kept failing after retries, `crm_rate_limited` when its limits did not lift within the time a sync waits (15 minutes in all) or its daily allowance is spent, `crm_setup_required` when the CRM lacks what an admin must add (Salesforce\'s external-id field), `target_list_not_found` when the list was deleted meanwhile.',
+            type: 'string',
+            enum: [
+                'crm_unauthorized',
+                'crm_unavailable',
+                'crm_rate_limited',
+                'crm_setup_required',
+                'target_list_not_found'
+            ]
+        },
+        message: {
+            description: 'What went wrong, for humans, with the CRM\'s own reason where it gave one.',
+            type: 'string',
+            examples: [
+                'HubSpot rejected the access token (401): Authentication credentials not found.'
+            ]
+        }
+    }
+} as const;
+
+export const CrmSyncSchema = {
+    title: 'CrmSync',
+    description: 'A sync of a target list to a CRM connection, run in the background: the list\'s members are upserted in the CRM\'s batches (HubSpot 100, Salesforce 200, Pipedrive one at a time), by their listing id, then the replies not yet in the CRM are added as notes. Each member and reply gets a record with its outcome (`GET .../records`). The CRM\'s rate limits are waited out (`429` with `Retry-After` or its rate headers), failures it calls temporary are retried with backoff, and a record the CRM refuses is kept as `failed` with its reason while the others go on. When the CRM rejects the credentials the sync stops as `failed` with `crm_unauthorized`: the records of the batch in flight are not written, so every record says what the CRM holds. `crm.sync.completed` is sent when it ends, either way.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'connection_id',
+        'target_list_id',
+        'trigger',
+        'status',
+        'counts',
+        'error',
+        'queued_at',
+        'started_at',
+        'completed_at',
+        'created'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/CrmSyncId',
+            description: 'The id of the sync.'
+        },
         object: {
             description: 'The object type, always `crm_sync`.',
             type: 'string',
@@ -3110,8 +3239,20 @@ export const CrmSyncSchema = {
             $ref: '#/components/schemas/CrmConnectionId',
             description: 'The CRM connection that is synced.'
         },
+        target_list_id: {
+            $ref: '#/components/schemas/TargetListId',
+            description: 'The target list whose members are pushed.'
+        },
+        trigger: {
+            description: '`manual` for a sync you started, `reply` for one a new reply started (the connection\'s `sync_replies`), which pushes that reply\'s member and its replies only.',
+            type: 'string',
+            enum: [
+                'manual',
+                'reply'
+            ]
+        },
         status: {
-            description: '`queued` until a worker takes it, `running`, then `succeeded` or `failed`.',
+            description: '`queued` until a worker takes it, `running`, then `succeeded` (some records may have failed: see `counts`) or `failed` (see `error`).',
             type: 'string',
             enum: [
                 'queued',
@@ -3120,20 +3261,18 @@ export const CrmSyncSchema = {
                 'failed'
             ]
         },
-        replies_pending: {
-            description: 'How many replies were waiting to be pushed when the sync was queued.',
-            type: 'integer',
-            minimum: 0,
-            examples: [
-                7
-            ]
+        counts: {
+            $ref: '#/components/schemas/CrmSyncCounts'
         },
-        replies_synced: {
-            description: 'How many replies this sync has pushed so far.',
-            type: 'integer',
-            minimum: 0,
-            examples: [
-                0
+        error: {
+            description: 'Why the sync failed, or null.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/CrmSyncError'
+                },
+                {
+                    type: 'null'
+                }
             ]
         },
         queued_at: {
@@ -3154,7 +3293,7 @@ export const CrmSyncSchema = {
             format: 'int64',
             minimum: 0,
             examples: [
-                null
+                1795168801
             ]
         },
         completed_at: {
@@ -3168,6 +3307,275 @@ export const CrmSyncSchema = {
             examples: [
                 null
             ]
+        },
+        created: {
+            description: 'When the object was created, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1795168800
+            ]
+        }
+    }
+} as const;
+
+export const CrmSyncListSchema = {
+    title: 'CrmSyncList',
+    description: 'A page of the syncs of a CRM connection, newest first, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The syncs of this page, newest first.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/CrmSync'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const CreateCrmSyncRequestSchema = {
+    title: 'CreateCrmSyncRequest',
+    description: 'What to push to the CRM: the members of one target list, and the replies to them.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'target_list_id'
+    ],
+    properties: {
+        target_list_id: {
+            $ref: '#/components/schemas/TargetListId',
+            description: 'The target list whose members are pushed; it must be `ready`.'
+        },
+        include_replies: {
+            description: 'Whether the human replies of the list\'s members that are not in the CRM yet are pushed too, as notes; true when omitted.',
+            type: 'boolean',
+            default: true
+        }
+    }
+} as const;
+
+export const CrmSyncResultSchema = {
+    title: 'CrmSyncResult',
+    description: 'What the CRM did with a record.',
+    type: 'string',
+    enum: [
+        'created',
+        'updated',
+        'failed'
+    ]
+} as const;
+
+export const CrmContactResultSchema = {
+    title: 'CrmContactResult',
+    description: 'The contact of a member\'s company: the address the member is written to, as a HubSpot contact, Salesforce contact or Pipedrive person, linked to the company.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'result',
+        'crm_object',
+        'crm_id',
+        'error'
+    ],
+    properties: {
+        result: {
+            $ref: '#/components/schemas/CrmSyncResult',
+            description: 'What the CRM did with the contact.'
+        },
+        crm_object: {
+            description: 'The kind of CRM object the contact is.',
+            type: 'string',
+            enum: [
+                'contact',
+                'person'
+            ]
+        },
+        crm_id: {
+            description: 'The id the CRM gave the contact, or null when it failed.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                '51234'
+            ]
+        },
+        error: {
+            description: 'The CRM\'s reason when it refused the contact, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        }
+    }
+} as const;
+
+export const CrmSyncRecordSchema = {
+    title: 'CrmSyncRecord',
+    description: 'The outcome of one member or one reply in a sync: what the CRM did with it, the id it has there, or the CRM\'s own reason for refusing it.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'sync_id',
+        'kind',
+        'listing_id',
+        'reply_id',
+        'result',
+        'crm_object',
+        'crm_id',
+        'contact',
+        'error',
+        'created'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the record.',
+            type: 'string',
+            pattern: '^crmr_[0-9A-Za-z]{26}$',
+            examples: [
+                'crmr_01JDWQ4A2F7GZ1B8K3M5N9P6QR'
+            ]
+        },
+        object: {
+            description: 'The object type, always `crm_sync_record`.',
+            type: 'string',
+            const: 'crm_sync_record'
+        },
+        sync_id: {
+            $ref: '#/components/schemas/CrmSyncId',
+            description: 'The sync the record belongs to.'
+        },
+        kind: {
+            description: '`member` for a target-list member (its company and contact), `reply` for a reply (its note).',
+            type: 'string',
+            enum: [
+                'member',
+                'reply'
+            ]
+        },
+        listing_id: {
+            $ref: '#/components/schemas/ListingId',
+            description: 'The listing of the member, the external id it has in the CRM.'
+        },
+        reply_id: {
+            description: 'The reply, for a `reply` record; null for a member.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        result: {
+            $ref: '#/components/schemas/CrmSyncResult',
+            description: 'What the CRM did with the company (member) or the note (reply).'
+        },
+        crm_object: {
+            description: 'The kind of CRM object: `company` (HubSpot), `account` (Salesforce), `organization` (Pipedrive) for a member; `note` (HubSpot, Pipedrive) or `task` (Salesforce) for a reply.',
+            type: 'string',
+            enum: [
+                'company',
+                'account',
+                'organization',
+                'note',
+                'task'
+            ]
+        },
+        crm_id: {
+            description: 'The id the object has in the CRM, or null when it failed.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                '18446744073'
+            ]
+        },
+        contact: {
+            description: 'The member\'s contact, or null for a reply.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/CrmContactResult'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        error: {
+            description: 'The CRM\'s reason when it refused the record, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        created: {
+            description: 'When the object was created, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1795168805
+            ]
+        }
+    }
+} as const;
+
+export const CrmSyncRecordListSchema = {
+    title: 'CrmSyncRecordList',
+    description: 'A page of the records of a sync, in the order they were pushed, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The records of this page, in the order they were pushed.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/CrmSyncRecord'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
         }
     }
 } as const;
@@ -4507,7 +4915,7 @@ export const WebhookUrlSchema = {
 
 export const WebhookEventTypeSchema = {
     title: 'WebhookEventType',
-    description: 'The kind of a webhook event. `workflow.completed`, `workflow.failed` and `workflow.cancelled` carry a concierge workflow in its final state; `reply.received` a reply to a campaign; `campaign.completed` a campaign that sent its last message; `endpoint.disabled` the endpoint that was disabled (sent to the project\'s other endpoints subscribed to it); `test` is sent by `POST /v1/webhook-endpoints/{id}/test`.',
+    description: 'The kind of a webhook event. `workflow.completed`, `workflow.failed` and `workflow.cancelled` carry a concierge workflow in its final state; `reply.received` a reply to a campaign; `campaign.completed` a campaign that sent its last message; `crm.sync.completed` a CRM sync that ended (succeeded or failed); `endpoint.disabled` the endpoint that was disabled (sent to the project\'s other endpoints subscribed to it); `test` is sent by `POST /v1/webhook-endpoints/{id}/test`.',
     type: 'string',
     enum: [
         'workflow.completed',
@@ -4515,6 +4923,7 @@ export const WebhookEventTypeSchema = {
         'workflow.cancelled',
         'reply.received',
         'campaign.completed',
+        'crm.sync.completed',
         'endpoint.disabled',
         'test'
     ]
@@ -5477,6 +5886,58 @@ export const CampaignWebhookEventSchema = {
     }
 } as const;
 
+export const CrmSyncEventDataSchema = {
+    title: 'CrmSyncEventData',
+    description: 'The payload of a CRM sync event.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/CrmSync',
+            description: 'The sync, as `GET /v1/crm-connections/{id}/syncs/{sync_id}` returns it.'
+        }
+    }
+} as const;
+
+export const CrmSyncWebhookEventSchema = {
+    title: 'CrmSyncWebhookEvent',
+    description: 'The event sent when a CRM sync has ended, succeeded or failed.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'type',
+        'timestamp',
+        'data'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/WebhookMessageId',
+            description: 'The id of the message, equal to the `webhook-id` header.'
+        },
+        type: {
+            description: 'The kind of event, always `crm.sync.completed`.',
+            type: 'string',
+            const: 'crm.sync.completed'
+        },
+        timestamp: {
+            description: 'When the event happened, as an RFC 3339 date-time in UTC.',
+            type: 'string',
+            format: 'date-time',
+            examples: [
+                '2026-11-20T10:00:00Z'
+            ]
+        },
+        data: {
+            $ref: '#/components/schemas/CrmSyncEventData',
+            description: 'The payload of the event.'
+        }
+    }
+} as const;
+
 export const EndpointEventDataSchema = {
     title: 'EndpointEventData',
     description: 'The payload of an endpoint event.',
@@ -5625,6 +6086,9 @@ export const WebhookEventSchema = {
             $ref: '#/components/schemas/CampaignWebhookEvent'
         },
         {
+            $ref: '#/components/schemas/CrmSyncWebhookEvent'
+        },
+        {
             $ref: '#/components/schemas/EndpointDisabledWebhookEvent'
         },
         {
@@ -5639,6 +6103,7 @@ export const WebhookEventSchema = {
             'workflow.cancelled': '#/components/schemas/WorkflowWebhookEvent',
             'reply.received': '#/components/schemas/ReplyWebhookEvent',
             'campaign.completed': '#/components/schemas/CampaignWebhookEvent',
+            'crm.sync.completed': '#/components/schemas/CrmSyncWebhookEvent',
             'endpoint.disabled': '#/components/schemas/EndpointDisabledWebhookEvent',
             test: '#/components/schemas/TestPingWebhookEvent'
         }
@@ -6236,7 +6701,7 @@ export const SuppressionListWritableSchema = {
 
 export const CrmConnectionWritableSchema = {
     title: 'CrmConnection',
-    description: 'A connection to your HubSpot, Salesforce or Pipedrive account. Replies to campaigns are pushed to it: the company as an organisation (company, account), the sender as a contact (person, lead) and the reply text as a note (task) on it. Credentials are write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.',
+    description: 'A connection to your HubSpot, Salesforce or Pipedrive account. A sync pushes the members of a target list to it as companies (HubSpot), accounts (Salesforce) or organizations (Pipedrive), each with its contact (the address the member is written to), and the replies to your campaigns as notes (Salesforce: completed tasks) on them, upserted by the listing id so that a second sync updates and never duplicates. Credentials are checked with the CRM when the connection is made, stored encrypted, write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -6251,7 +6716,7 @@ export const CrmConnectionWritableSchema = {
             description: 'The customer-relationship system the connection talks to.'
         },
         sync_replies: {
-            description: 'Whether every new billed reply is pushed to the CRM as it arrives, besides explicit syncs.',
+            description: 'Whether each new human reply to a campaign is pushed to the CRM as it arrives (its member\'s company upserted, the reply added as a note), besides the syncs you start.',
             type: 'boolean'
         },
         base_url: {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AddTargetListMemberData, AddTargetListMemberErrors, AddTargetListMemberResponses, CancelCampaignData, CancelCampaignErrors, CancelCampaignResponses, CancelWorkflowData, CancelWorkflowErrors, CancelWorkflowResponses, CreateCampaignData, CreateCampaignErrors, CreateCampaignResponses, CreateConciergeBriefData, CreateConciergeBriefErrors, CreateConciergeBriefResponses, CreateCrmConnectionData, CreateCrmConnectionErrors, CreateCrmConnectionResponses, CreateSendingDomainData, CreateSendingDomainErrors, CreateSendingDomainResponses, CreateSuppressionData, CreateSuppressionErrors, CreateSuppressionResponses, CreateTargetListData, CreateTargetListErrors, CreateTargetListResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteCrmConnectionData, DeleteCrmConnectionErrors, DeleteCrmConnectionResponses, DeleteSendingDomainData, DeleteSendingDomainErrors, DeleteSendingDomainResponses, DeleteSuppressionData, DeleteSuppressionErrors, DeleteSuppressionResponses, DeleteTargetListData, DeleteTargetListErrors, DeleteTargetListResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, GeocodePlaceData, GeocodePlaceErrors, GeocodePlaceResponses, GetCampaignData, GetCampaignErrors, GetCampaignResponses, GetCrmConnectionData, GetCrmConnectionErrors, GetCrmConnectionResponses, GetPlaceDetailsData, GetPlaceDetailsErrors, GetPlaceDetailsResponses, GetPlacePhotoData, GetPlacePhotoErrors, GetPlacePhotoResponses, GetReplyData, GetReplyErrors, GetReplyResponses, GetSendingDomainData, GetSendingDomainErrors, GetSendingDomainResponses, GetSuppressionData, GetSuppressionErrors, GetSuppressionResponses, GetTargetListData, GetTargetListErrors, GetTargetListResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, LaunchCampaignData, LaunchCampaignErrors, LaunchCampaignResponses, ListCampaignsData, ListCampaignsErrors, ListCampaignsResponses, ListCrmConnectionsData, ListCrmConnectionsErrors, ListCrmConnectionsResponses, ListRepliesData, ListRepliesErrors, ListRepliesResponses, ListSendingDomainsData, ListSendingDomainsErrors, ListSendingDomainsResponses, ListSuppressionsData, ListSuppressionsErrors, ListSuppressionsResponses, ListTargetListMembersData, ListTargetListMembersErrors, ListTargetListMembersResponses, ListTargetListsData, ListTargetListsErrors, ListTargetListsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWebhookMessagesData, ListWebhookMessagesErrors, ListWebhookMessagesResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, RemoveTargetListMemberData, RemoveTargetListMemberErrors, RemoveTargetListMemberResponses, ResendWebhookMessageData, ResendWebhookMessageErrors, ResendWebhookMessageResponses, ReverseGeocodePlaceData, ReverseGeocodePlaceErrors, ReverseGeocodePlaceResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SearchListingsData, SearchListingsErrors, SearchListingsResponses, SendTestWebhookEventData, SendTestWebhookEventErrors, SendTestWebhookEventResponses, SyncCrmConnectionData, SyncCrmConnectionErrors, SyncCrmConnectionResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VerifySendingDomainData, VerifySendingDomainErrors, VerifySendingDomainResponses } from './types.gen.ts';
+import type { AddTargetListMemberData, AddTargetListMemberErrors, AddTargetListMemberResponses, CancelCampaignData, CancelCampaignErrors, CancelCampaignResponses, CancelWorkflowData, CancelWorkflowErrors, CancelWorkflowResponses, CreateCampaignData, CreateCampaignErrors, CreateCampaignResponses, CreateConciergeBriefData, CreateConciergeBriefErrors, CreateConciergeBriefResponses, CreateCrmConnectionData, CreateCrmConnectionErrors, CreateCrmConnectionResponses, CreateSendingDomainData, CreateSendingDomainErrors, CreateSendingDomainResponses, CreateSuppressionData, CreateSuppressionErrors, CreateSuppressionResponses, CreateTargetListData, CreateTargetListErrors, CreateTargetListResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteCrmConnectionData, DeleteCrmConnectionErrors, DeleteCrmConnectionResponses, DeleteSendingDomainData, DeleteSendingDomainErrors, DeleteSendingDomainResponses, DeleteSuppressionData, DeleteSuppressionErrors, DeleteSuppressionResponses, DeleteTargetListData, DeleteTargetListErrors, DeleteTargetListResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, GeocodePlaceData, GeocodePlaceErrors, GeocodePlaceResponses, GetCampaignData, GetCampaignErrors, GetCampaignResponses, GetCrmConnectionData, GetCrmConnectionErrors, GetCrmConnectionResponses, GetCrmSyncData, GetCrmSyncErrors, GetCrmSyncResponses, GetPlaceDetailsData, GetPlaceDetailsErrors, GetPlaceDetailsResponses, GetPlacePhotoData, GetPlacePhotoErrors, GetPlacePhotoResponses, GetReplyData, GetReplyErrors, GetReplyResponses, GetSendingDomainData, GetSendingDomainErrors, GetSendingDomainResponses, GetSuppressionData, GetSuppressionErrors, GetSuppressionResponses, GetTargetListData, GetTargetListErrors, GetTargetListResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, LaunchCampaignData, LaunchCampaignErrors, LaunchCampaignResponses, ListCampaignsData, ListCampaignsErrors, ListCampaignsResponses, ListCrmConnectionsData, ListCrmConnectionsErrors, ListCrmConnectionsResponses, ListCrmSyncRecordsData, ListCrmSyncRecordsErrors, ListCrmSyncRecordsResponses, ListCrmSyncsData, ListCrmSyncsErrors, ListCrmSyncsResponses, ListRepliesData, ListRepliesErrors, ListRepliesResponses, ListSendingDomainsData, ListSendingDomainsErrors, ListSendingDomainsResponses, ListSuppressionsData, ListSuppressionsErrors, ListSuppressionsResponses, ListTargetListMembersData, ListTargetListMembersErrors, ListTargetListMembersResponses, ListTargetListsData, ListTargetListsErrors, ListTargetListsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ListWebhookMessagesData, ListWebhookMessagesErrors, ListWebhookMessagesResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, RemoveTargetListMemberData, RemoveTargetListMemberErrors, RemoveTargetListMemberResponses, ResendWebhookMessageData, ResendWebhookMessageErrors, ResendWebhookMessageResponses, ReverseGeocodePlaceData, ReverseGeocodePlaceErrors, ReverseGeocodePlaceResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SearchListingsData, SearchListingsErrors, SearchListingsResponses, SendTestWebhookEventData, SendTestWebhookEventErrors, SendTestWebhookEventResponses, SyncCrmConnectionData, SyncCrmConnectionErrors, SyncCrmConnectionResponses, UpdateCrmConnectionData, UpdateCrmConnectionErrors, UpdateCrmConnectionResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VerifySendingDomainData, VerifySendingDomainErrors, VerifySendingDomainResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -525,15 +525,23 @@ export const listCrmConnections = <ThrowOnError extends boolean = false>(options
 /**
  * Connect a CRM
  *
- * Connects your HubSpot, Salesforce or Pipedrive account, so that replies to campaigns
- * reach it: the replying company as an organisation (HubSpot company, Salesforce account,
- * Pipedrive organisation), the sender as a contact (contact, lead, person) and the reply as
- * a note (Salesforce: a task) on it. The body depends on `provider`: HubSpot takes a
- * private-app `access_token`, Salesforce an `instance_url` and an OAuth `access_token`,
- * Pipedrive an `api_token`. Credentials are stored encrypted and never returned. They are
- * first used by the next sync; a connection whose credentials the CRM rejects becomes
- * `disconnected`. `base_url` overrides the provider's API address for sandboxes, proxies
- * and tests; calls to loopback, private and link-local addresses are refused (400
+ * Connects your HubSpot, Salesforce or Pipedrive account, so that target lists and the
+ * replies to your campaigns reach it: each member as a company (HubSpot), account
+ * (Salesforce) or organization (Pipedrive) with its contact, each human reply as a note
+ * (Salesforce: a completed task) on it, upserted by the listing id (see `docs/crm.md` for
+ * each CRM's field mapping). The body depends on `provider`: HubSpot takes a private-app
+ * `access_token`, Salesforce an `instance_url` and an OAuth `access_token`, Pipedrive an
+ * `api_token`.
+ *
+ * The credentials are checked with the CRM before anything is stored, and the CRM is made
+ * ready for upserts: HubSpot gets the unique company property `eurus_listing_id` when it
+ * lacks it, Pipedrive the organization field `Eurus listing ID`; Salesforce needs the
+ * external-id field `Eurus_Listing_Id__c` on Account and Contact (the guide shows how).
+ * Credentials the CRM rejects are a 400 `crm_auth_failed` whose message carries the CRM's
+ * own reason; a CRM that fails or does not answer within 10 seconds is a 502
+ * `crm_unavailable` or 504 `crm_timeout`. Credentials are stored encrypted and never
+ * returned. `base_url` overrides the provider's API address for sandboxes, proxies and
+ * tests; calls to loopback, private and link-local addresses are refused (400
  * `private_network_url`) unless the operator allows them. Requires the `sales` scope.
  *
  * Included in the Sales plan. Send an `Idempotency-Key` to make retries safe.
@@ -552,7 +560,7 @@ export const createCrmConnection = <ThrowOnError extends boolean = false>(option
 /**
  * Delete a CRM connection
  *
- * Deletes a CRM connection and its stored credentials at once; a sync in progress stops. Records already pushed to the CRM stay there. Requires the `sales` scope.
+ * Deletes a CRM connection, its stored credentials and its syncs at once; a sync in progress stops before its next batch. Records already pushed to the CRM stay there. Requires the `sales` scope.
  */
 export const deleteCrmConnection = <ThrowOnError extends boolean = false>(options: Options<DeleteCrmConnectionData, ThrowOnError>): RequestResult<DeleteCrmConnectionResponses, DeleteCrmConnectionErrors, ThrowOnError> => (options.client ?? client).delete<DeleteCrmConnectionResponses, DeleteCrmConnectionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -572,26 +580,78 @@ export const getCrmConnection = <ThrowOnError extends boolean = false>(options: 
 });
 
 /**
- * Sync a CRM connection
+ * Update a CRM connection
  *
- * Pushes every reply that is not yet in the CRM (`crm_synced: false`) to it, in the order
- * received. Before the sync is queued, the credentials are checked with one light call to
- * the CRM: when the CRM rejects them the call is a 502 (`crm_unauthorized`) and the
- * connection becomes `disconnected`; when the CRM fails or is in maintenance, a 502
- * (`crm_unavailable`) or 503 (`crm_rate_limited`, with `Retry-After`); when it does not
- * answer within 10 seconds, a 504 (`crm_timeout`). Then the sync runs in the background and
- * the call answers 202 with its state. A sync that is already `queued` or `running` is
- * returned instead of starting a second one. Follow it on the connection (`status`,
- * `last_synced_at`, `last_error`). A `disconnected` connection cannot sync (409
- * `crm_connection_disconnected`); create a new one with fresh credentials. Requires the
- * `sales` scope.
+ * Changes the settings of a CRM connection: `sync_replies` (push each new human reply as it arrives) and `metadata`. Credentials cannot be changed: make a new connection. Requires the `sales` scope.
+ */
+export const updateCrmConnection = <ThrowOnError extends boolean = false>(options: Options<UpdateCrmConnectionData, ThrowOnError>): RequestResult<UpdateCrmConnectionResponses, UpdateCrmConnectionErrors, ThrowOnError> => (options.client ?? client).patch<UpdateCrmConnectionResponses, UpdateCrmConnectionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/crm-connections/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the syncs of a CRM connection
  *
- * Included in the Sales plan.
+ * The syncs of a CRM connection, newest first, paged by keyset (no duplicate and no gap, no cap on depth). Requires the `sales` scope.
+ */
+export const listCrmSyncs = <ThrowOnError extends boolean = false>(options: Options<ListCrmSyncsData, ThrowOnError>): RequestResult<ListCrmSyncsResponses, ListCrmSyncsErrors, ThrowOnError> => (options.client ?? client).get<ListCrmSyncsResponses, ListCrmSyncsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/crm-connections/{id}/syncs',
+    ...options
+});
+
+/**
+ * Sync a target list to a CRM
+ *
+ * Pushes the members of a `ready` target list to the CRM, and (unless `include_replies` is
+ * false) the human replies to them that are not in the CRM yet, as a background job that
+ * answers 202 at once with the sync, `queued`. Members are upserted by their listing id, so a
+ * second sync of the same list updates what the first created and creates nothing twice.
+ * Follow it with `GET /v1/crm-connections/{id}/syncs/{sync_id}` (status and counts) and
+ * its records (each member's and reply's outcome, with the CRM's id or its reason for
+ * refusing), or wait for the `crm.sync.completed` webhook event. A sync of the same list
+ * that is still `queued` or `running` is returned (202) instead of starting a second one.
+ * A `disconnected` connection cannot sync (409 `crm_connection_disconnected`): make a new
+ * one with fresh credentials. A list still building is a 409 `target_list_not_ready`.
+ * Requires the `sales` scope.
+ *
+ * Included in the Sales plan. Send an `Idempotency-Key` to make retries safe.
  *
  */
 export const syncCrmConnection = <ThrowOnError extends boolean = false>(options: Options<SyncCrmConnectionData, ThrowOnError>): RequestResult<SyncCrmConnectionResponses, SyncCrmConnectionErrors, ThrowOnError> => (options.client ?? client).post<SyncCrmConnectionResponses, SyncCrmConnectionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/crm-connections/{id}/sync',
+    url: '/v1/crm-connections/{id}/syncs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get a CRM sync
+ *
+ * One sync of a CRM connection: its status, its counts so far and, when it failed, why. Requires the `sales` scope.
+ */
+export const getCrmSync = <ThrowOnError extends boolean = false>(options: Options<GetCrmSyncData, ThrowOnError>): RequestResult<GetCrmSyncResponses, GetCrmSyncErrors, ThrowOnError> => (options.client ?? client).get<GetCrmSyncResponses, GetCrmSyncErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/crm-connections/{id}/syncs/{sync_id}',
+    ...options
+});
+
+/**
+ * List the records of a CRM sync
+ *
+ * The outcome of each member and reply a sync pushed, in the order pushed, optionally only those with one result (`failed` lists what the CRM refused, with its reason), paged by keyset (no duplicate and no gap, no cap on depth). While the sync runs, the records written so far are returned; a batch's records are written together once the CRM has answered for all of it. Requires the `sales` scope.
+ */
+export const listCrmSyncRecords = <ThrowOnError extends boolean = false>(options: Options<ListCrmSyncRecordsData, ThrowOnError>): RequestResult<ListCrmSyncRecordsResponses, ListCrmSyncRecordsErrors, ThrowOnError> => (options.client ?? client).get<ListCrmSyncRecordsResponses, ListCrmSyncRecordsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/crm-connections/{id}/syncs/{sync_id}/records',
     ...options
 });
 

@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'https://directory.api.eurus.eu' | (string & {});
 };
 
-export type Webhooks = ReceiveWorkflowEventWebhookRequest | ReceiveReplyEventWebhookRequest | ReceiveCampaignEventWebhookRequest | ReceiveEndpointDisabledEventWebhookRequest | ReceiveTestEventWebhookRequest;
+export type Webhooks = ReceiveWorkflowEventWebhookRequest | ReceiveReplyEventWebhookRequest | ReceiveCampaignEventWebhookRequest | ReceiveCrmSyncEventWebhookRequest | ReceiveEndpointDisabledEventWebhookRequest | ReceiveTestEventWebhookRequest;
 
 /**
  * SearchMode
@@ -1453,7 +1453,7 @@ export type CrmProvider = 'hubspot' | 'salesforce' | 'pipedrive';
 /**
  * CrmConnection
  *
- * A connection to your HubSpot, Salesforce or Pipedrive account. Replies to campaigns are pushed to it: the company as an organisation (company, account), the sender as a contact (person, lead) and the reply text as a note (task) on it. Credentials are write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.
+ * A connection to your HubSpot, Salesforce or Pipedrive account. A sync pushes the members of a target list to it as companies (HubSpot), accounts (Salesforce) or organizations (Pipedrive), each with its contact (the address the member is written to), and the replies to your campaigns as notes (Salesforce: completed tasks) on them, upserted by the listing id so that a second sync updates and never duplicates. Credentials are checked with the CRM when the connection is made, stored encrypted, write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.
  */
 export type CrmConnection = {
     /**
@@ -1473,7 +1473,7 @@ export type CrmConnection = {
      */
     readonly status: 'active' | 'error' | 'disconnected';
     /**
-     * Whether every new billed reply is pushed to the CRM as it arrives, besides explicit syncs.
+     * Whether each new human reply to a campaign is pushed to the CRM as it arrives (its member's company upserted, the reply added as a note), besides the syncs you start.
      */
     sync_replies: boolean;
     /**
@@ -1484,6 +1484,10 @@ export type CrmConnection = {
      * When the last sync succeeded, in Unix seconds, or null when none has yet.
      */
     readonly last_synced_at: number | null;
+    /**
+     * The id of the most recent sync of this connection, or null when none was started.
+     */
+    readonly last_sync_id: string | null;
     /**
      * What went wrong in the last sync, for humans, or null when it succeeded or none has run.
      */
@@ -1510,7 +1514,7 @@ export type CrmConnectionList = {
 /**
  * HubspotCredentials
  *
- * A HubSpot private-app access token with the `crm.objects.contacts.write` and `crm.objects.notes.write` scopes.
+ * A HubSpot private-app access token with the scopes `crm.objects.companies.read`, `crm.objects.companies.write`, `crm.objects.contacts.write` and `crm.schemas.companies.write` (notes are written with the contacts scope).
  */
 export type HubspotCredentials = {
     /**
@@ -1543,7 +1547,7 @@ export type CreateHubspotConnectionRequest = {
 /**
  * SalesforceCredentials
  *
- * The My Domain URL of a Salesforce org and an OAuth access token of a user who may create leads and tasks there.
+ * The My Domain URL of a Salesforce org and an OAuth access token of a user who may create and edit accounts, contacts and tasks there; Account and Contact need the external-id text field `Eurus_Listing_Id__c`.
  */
 export type SalesforceCredentials = {
     /**
@@ -1580,7 +1584,7 @@ export type CreateSalesforceConnectionRequest = {
 /**
  * PipedriveCredentials
  *
- * A Pipedrive personal API token of a user who may create persons, organisations and notes.
+ * A Pipedrive personal API token of a user who may create organizations, persons, notes and organization fields.
  */
 export type PipedriveCredentials = {
     /**
@@ -1624,11 +1628,75 @@ export type CreateCrmConnectionRequest = ({
 } & CreatePipedriveConnectionRequest);
 
 /**
+ * UpdateCrmConnectionRequest
+ *
+ * The settings of a CRM connection to change; credentials cannot be changed (make a new connection).
+ */
+export type UpdateCrmConnectionRequest = {
+    /**
+     * Whether each new human reply to a campaign is pushed to the CRM as it arrives.
+     */
+    sync_replies?: boolean;
+    metadata?: Metadata;
+};
+
+/**
+ * CrmSyncId
+ *
+ * The id of a CRM sync: `crms_` and 26 characters.
+ */
+export type CrmSyncId = string;
+
+/**
+ * CrmSyncCounts
+ *
+ * How far a sync has come: the records it will push, and per outcome those it has pushed. A member's record counts its company, account or organization (its contact is reported inside the record); a reply's record counts its note.
+ */
+export type CrmSyncCounts = {
+    /**
+     * The records this sync pushes, members and replies.
+     */
+    total: number;
+    /**
+     * The records the CRM created.
+     */
+    created: number;
+    /**
+     * The records the CRM already had and updated (matched by the listing id).
+     */
+    updated: number;
+    /**
+     * The records the CRM refused, each with its reason in the sync's records.
+     */
+    failed: number;
+};
+
+/**
+ * CrmSyncError
+ *
+ * Why a sync stopped.
+ */
+export type CrmSyncError = {
+    /**
+     * `crm_unauthorized` when the CRM rejected the credentials (the connection is then `disconnected`), `crm_unavailable` when the CRM kept failing after retries, `crm_rate_limited` when its limits did not lift within the time a sync waits (15 minutes in all) or its daily allowance is spent, `crm_setup_required` when the CRM lacks what an admin must add (Salesforce's external-id field), `target_list_not_found` when the list was deleted meanwhile.
+     */
+    code: 'crm_unauthorized' | 'crm_unavailable' | 'crm_rate_limited' | 'crm_setup_required' | 'target_list_not_found';
+    /**
+     * What went wrong, for humans, with the CRM's own reason where it gave one.
+     */
+    message: string;
+};
+
+/**
  * CrmSync
  *
- * A sync of a CRM connection: every billed reply not yet in the CRM is pushed to it, in the order received. The sync runs in the background; follow it on the connection (`last_synced_at`, `status`, `last_error`) or with another call to the sync operation, which returns the sync in progress instead of starting a second one.
+ * A sync of a target list to a CRM connection, run in the background: the list's members are upserted in the CRM's batches (HubSpot 100, Salesforce 200, Pipedrive one at a time), by their listing id, then the replies not yet in the CRM are added as notes. Each member and reply gets a record with its outcome (`GET .../records`). The CRM's rate limits are waited out (`429` with `Retry-After` or its rate headers), failures it calls temporary are retried with backoff, and a record the CRM refuses is kept as `failed` with its reason while the others go on. When the CRM rejects the credentials the sync stops as `failed` with `crm_unauthorized`: the records of the batch in flight are not written, so every record says what the CRM holds. `crm.sync.completed` is sent when it ends, either way.
  */
 export type CrmSync = {
+    /**
+     * The id of the sync.
+     */
+    id: CrmSyncId;
     /**
      * The object type, always `crm_sync`.
      */
@@ -1638,17 +1706,22 @@ export type CrmSync = {
      */
     connection_id: CrmConnectionId;
     /**
-     * `queued` until a worker takes it, `running`, then `succeeded` or `failed`.
+     * The target list whose members are pushed.
+     */
+    target_list_id: TargetListId;
+    /**
+     * `manual` for a sync you started, `reply` for one a new reply started (the connection's `sync_replies`), which pushes that reply's member and its replies only.
+     */
+    trigger: 'manual' | 'reply';
+    /**
+     * `queued` until a worker takes it, `running`, then `succeeded` (some records may have failed: see `counts`) or `failed` (see `error`).
      */
     status: 'queued' | 'running' | 'succeeded' | 'failed';
+    counts: CrmSyncCounts;
     /**
-     * How many replies were waiting to be pushed when the sync was queued.
+     * Why the sync failed, or null.
      */
-    replies_pending: number;
-    /**
-     * How many replies this sync has pushed so far.
-     */
-    replies_synced: number;
+    error: CrmSyncError | null;
     /**
      * When the sync was queued, in Unix seconds.
      */
@@ -1661,6 +1734,143 @@ export type CrmSync = {
      * When the sync succeeded or failed, in Unix seconds, or null before.
      */
     completed_at: number | null;
+    /**
+     * When the object was created, in Unix seconds.
+     */
+    created: number;
+};
+
+/**
+ * CrmSyncList
+ *
+ * A page of the syncs of a CRM connection, newest first, in the list envelope.
+ */
+export type CrmSyncList = {
+    object: ListObjectType;
+    /**
+     * The syncs of this page, newest first.
+     */
+    data: Array<CrmSync>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+};
+
+/**
+ * CreateCrmSyncRequest
+ *
+ * What to push to the CRM: the members of one target list, and the replies to them.
+ */
+export type CreateCrmSyncRequest = {
+    /**
+     * The target list whose members are pushed; it must be `ready`.
+     */
+    target_list_id: TargetListId;
+    /**
+     * Whether the human replies of the list's members that are not in the CRM yet are pushed too, as notes; true when omitted.
+     */
+    include_replies?: boolean;
+};
+
+/**
+ * CrmSyncResult
+ *
+ * What the CRM did with a record.
+ */
+export type CrmSyncResult = 'created' | 'updated' | 'failed';
+
+/**
+ * CrmContactResult
+ *
+ * The contact of a member's company: the address the member is written to, as a HubSpot contact, Salesforce contact or Pipedrive person, linked to the company.
+ */
+export type CrmContactResult = {
+    /**
+     * What the CRM did with the contact.
+     */
+    result: CrmSyncResult;
+    /**
+     * The kind of CRM object the contact is.
+     */
+    crm_object: 'contact' | 'person';
+    /**
+     * The id the CRM gave the contact, or null when it failed.
+     */
+    crm_id: string | null;
+    /**
+     * The CRM's reason when it refused the contact, or null.
+     */
+    error: string | null;
+};
+
+/**
+ * CrmSyncRecord
+ *
+ * The outcome of one member or one reply in a sync: what the CRM did with it, the id it has there, or the CRM's own reason for refusing it.
+ */
+export type CrmSyncRecord = {
+    /**
+     * The id of the record.
+     */
+    id: string;
+    /**
+     * The object type, always `crm_sync_record`.
+     */
+    object: 'crm_sync_record';
+    /**
+     * The sync the record belongs to.
+     */
+    sync_id: CrmSyncId;
+    /**
+     * `member` for a target-list member (its company and contact), `reply` for a reply (its note).
+     */
+    kind: 'member' | 'reply';
+    /**
+     * The listing of the member, the external id it has in the CRM.
+     */
+    listing_id: ListingId;
+    /**
+     * The reply, for a `reply` record; null for a member.
+     */
+    reply_id: string | null;
+    /**
+     * What the CRM did with the company (member) or the note (reply).
+     */
+    result: CrmSyncResult;
+    /**
+     * The kind of CRM object: `company` (HubSpot), `account` (Salesforce), `organization` (Pipedrive) for a member; `note` (HubSpot, Pipedrive) or `task` (Salesforce) for a reply.
+     */
+    crm_object: 'company' | 'account' | 'organization' | 'note' | 'task';
+    /**
+     * The id the object has in the CRM, or null when it failed.
+     */
+    crm_id: string | null;
+    /**
+     * The member's contact, or null for a reply.
+     */
+    contact: CrmContactResult | null;
+    /**
+     * The CRM's reason when it refused the record, or null.
+     */
+    error: string | null;
+    /**
+     * When the object was created, in Unix seconds.
+     */
+    created: number;
+};
+
+/**
+ * CrmSyncRecordList
+ *
+ * A page of the records of a sync, in the order they were pushed, in the list envelope.
+ */
+export type CrmSyncRecordList = {
+    object: ListObjectType;
+    /**
+     * The records of this page, in the order they were pushed.
+     */
+    data: Array<CrmSyncRecord>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
 };
 
 /**
@@ -2272,9 +2482,9 @@ export type WebhookUrl = string;
 /**
  * WebhookEventType
  *
- * The kind of a webhook event. `workflow.completed`, `workflow.failed` and `workflow.cancelled` carry a concierge workflow in its final state; `reply.received` a reply to a campaign; `campaign.completed` a campaign that sent its last message; `endpoint.disabled` the endpoint that was disabled (sent to the project's other endpoints subscribed to it); `test` is sent by `POST /v1/webhook-endpoints/{id}/test`.
+ * The kind of a webhook event. `workflow.completed`, `workflow.failed` and `workflow.cancelled` carry a concierge workflow in its final state; `reply.received` a reply to a campaign; `campaign.completed` a campaign that sent its last message; `crm.sync.completed` a CRM sync that ended (succeeded or failed); `endpoint.disabled` the endpoint that was disabled (sent to the project's other endpoints subscribed to it); `test` is sent by `POST /v1/webhook-endpoints/{id}/test`.
  */
-export type WebhookEventType = 'workflow.completed' | 'workflow.failed' | 'workflow.cancelled' | 'reply.received' | 'campaign.completed' | 'endpoint.disabled' | 'test';
+export type WebhookEventType = 'workflow.completed' | 'workflow.failed' | 'workflow.cancelled' | 'reply.received' | 'campaign.completed' | 'crm.sync.completed' | 'endpoint.disabled' | 'test';
 
 /**
  * WebhookEndpoint
@@ -2788,6 +2998,42 @@ export type CampaignWebhookEvent = {
 };
 
 /**
+ * CrmSyncEventData
+ *
+ * The payload of a CRM sync event.
+ */
+export type CrmSyncEventData = {
+    /**
+     * The sync, as `GET /v1/crm-connections/{id}/syncs/{sync_id}` returns it.
+     */
+    object: CrmSync;
+};
+
+/**
+ * CrmSyncWebhookEvent
+ *
+ * The event sent when a CRM sync has ended, succeeded or failed.
+ */
+export type CrmSyncWebhookEvent = {
+    /**
+     * The id of the message, equal to the `webhook-id` header.
+     */
+    id: WebhookMessageId;
+    /**
+     * The kind of event, always `crm.sync.completed`.
+     */
+    type: 'crm.sync.completed';
+    /**
+     * When the event happened, as an RFC 3339 date-time in UTC.
+     */
+    timestamp: string;
+    /**
+     * The payload of the event.
+     */
+    data: CrmSyncEventData;
+};
+
+/**
  * EndpointEventData
  *
  * The payload of an endpoint event.
@@ -2891,6 +3137,8 @@ export type WebhookEvent = ({
 } & ReplyWebhookEvent) | ({
     type: 'campaign.completed';
 } & CampaignWebhookEvent) | ({
+    type: 'crm.sync.completed';
+} & CrmSyncWebhookEvent) | ({
     type: 'endpoint.disabled';
 } & EndpointDisabledWebhookEvent) | ({
     type: 'test';
@@ -3202,7 +3450,7 @@ export type SuppressionListWritable = {
 /**
  * CrmConnection
  *
- * A connection to your HubSpot, Salesforce or Pipedrive account. Replies to campaigns are pushed to it: the company as an organisation (company, account), the sender as a contact (person, lead) and the reply text as a note (task) on it. Credentials are write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.
+ * A connection to your HubSpot, Salesforce or Pipedrive account. A sync pushes the members of a target list to it as companies (HubSpot), accounts (Salesforce) or organizations (Pipedrive), each with its contact (the address the member is written to), and the replies to your campaigns as notes (Salesforce: completed tasks) on them, upserted by the listing id so that a second sync updates and never duplicates. Credentials are checked with the CRM when the connection is made, stored encrypted, write-only and never returned. `status` is `active` while syncs succeed, `error` after a failed sync (see `last_error`; the next successful sync clears it) and `disconnected` when the CRM rejected the credentials, after which only a new connection helps.
  */
 export type CrmConnectionWritable = {
     /**
@@ -3210,7 +3458,7 @@ export type CrmConnectionWritable = {
      */
     provider: CrmProvider;
     /**
-     * Whether every new billed reply is pushed to the CRM as it arrives, besides explicit syncs.
+     * Whether each new human reply to a campaign is pushed to the CRM as it arrives (its member's company upserted, the reply added as a note), besides the syncs you start.
      */
     sync_replies: boolean;
     /**
@@ -3437,6 +3685,11 @@ export type ReplyIdPath = ReplyId;
  * The id of the CRM connection.
  */
 export type CrmConnectionIdPath = CrmConnectionId;
+
+/**
+ * The id of the sync.
+ */
+export type CrmSyncIdPath = CrmSyncId;
 
 /**
  * The id of the workflow.
@@ -5046,6 +5299,14 @@ export type CreateCrmConnectionErrors = {
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
     429: ErrorResponse;
+    /**
+     * An upstream (model engine, CRM, mail relay) failed. Retry once, or fail over to another model.
+     */
+    502: ErrorResponse;
+    /**
+     * An upstream did not answer in time. Retry with backoff, or use a smaller model.
+     */
+    504: ErrorResponse;
 };
 
 export type CreateCrmConnectionError = CreateCrmConnectionErrors[keyof CreateCrmConnectionErrors];
@@ -5151,8 +5412,8 @@ export type GetCrmConnectionResponses = {
 
 export type GetCrmConnectionResponse = GetCrmConnectionResponses[keyof GetCrmConnectionResponses];
 
-export type SyncCrmConnectionData = {
-    body?: never;
+export type UpdateCrmConnectionData = {
+    body: UpdateCrmConnectionRequest;
     path: {
         /**
          * The id of the CRM connection.
@@ -5160,7 +5421,122 @@ export type SyncCrmConnectionData = {
         id: CrmConnectionId;
     };
     query?: never;
-    url: '/v1/crm-connections/{id}/sync';
+    url: '/v1/crm-connections/{id}';
+};
+
+export type UpdateCrmConnectionErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type UpdateCrmConnectionError = UpdateCrmConnectionErrors[keyof UpdateCrmConnectionErrors];
+
+export type UpdateCrmConnectionResponses = {
+    /**
+     * The CRM connection as it is now.
+     */
+    200: CrmConnection;
+};
+
+export type UpdateCrmConnectionResponse = UpdateCrmConnectionResponses[keyof UpdateCrmConnectionResponses];
+
+export type ListCrmSyncsData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the CRM connection.
+         */
+        id: CrmConnectionId;
+    };
+    query?: {
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+    };
+    url: '/v1/crm-connections/{id}/syncs';
+};
+
+export type ListCrmSyncsErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListCrmSyncsError = ListCrmSyncsErrors[keyof ListCrmSyncsErrors];
+
+export type ListCrmSyncsResponses = {
+    /**
+     * A page of syncs.
+     */
+    200: CrmSyncList;
+};
+
+export type ListCrmSyncsResponse = ListCrmSyncsResponses[keyof ListCrmSyncsResponses];
+
+export type SyncCrmConnectionData = {
+    body: CreateCrmSyncRequest;
+    headers?: {
+        /**
+         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The id of the CRM connection.
+         */
+        id: CrmConnectionId;
+    };
+    query?: never;
+    url: '/v1/crm-connections/{id}/syncs';
 };
 
 export type SyncCrmConnectionErrors = {
@@ -5185,21 +5561,17 @@ export type SyncCrmConnectionErrors = {
      */
     409: ErrorResponse;
     /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
     429: ErrorResponse;
-    /**
-     * An upstream (model engine, CRM, mail relay) failed. Retry once, or fail over to another model.
-     */
-    502: ErrorResponse;
-    /**
-     * The service or an upstream is saturated or starting. Back off exponentially, starting from `Retry-After`.
-     */
-    503: ErrorResponse;
-    /**
-     * An upstream did not answer in time. Retry with backoff, or use a smaller model.
-     */
-    504: ErrorResponse;
 };
 
 export type SyncCrmConnectionError = SyncCrmConnectionErrors[keyof SyncCrmConnectionErrors];
@@ -5212,6 +5584,119 @@ export type SyncCrmConnectionResponses = {
 };
 
 export type SyncCrmConnectionResponse = SyncCrmConnectionResponses[keyof SyncCrmConnectionResponses];
+
+export type GetCrmSyncData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the CRM connection.
+         */
+        id: CrmConnectionId;
+        /**
+         * The id of the sync.
+         */
+        sync_id: CrmSyncId;
+    };
+    query?: never;
+    url: '/v1/crm-connections/{id}/syncs/{sync_id}';
+};
+
+export type GetCrmSyncErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetCrmSyncError = GetCrmSyncErrors[keyof GetCrmSyncErrors];
+
+export type GetCrmSyncResponses = {
+    /**
+     * The sync.
+     */
+    200: CrmSync;
+};
+
+export type GetCrmSyncResponse = GetCrmSyncResponses[keyof GetCrmSyncResponses];
+
+export type ListCrmSyncRecordsData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the CRM connection.
+         */
+        id: CrmConnectionId;
+        /**
+         * The id of the sync.
+         */
+        sync_id: CrmSyncId;
+    };
+    query?: {
+        /**
+         * Only records with this result.
+         */
+        result?: CrmSyncResult;
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+    };
+    url: '/v1/crm-connections/{id}/syncs/{sync_id}/records';
+};
+
+export type ListCrmSyncRecordsErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListCrmSyncRecordsError = ListCrmSyncRecordsErrors[keyof ListCrmSyncRecordsErrors];
+
+export type ListCrmSyncRecordsResponses = {
+    /**
+     * A page of records.
+     */
+    200: CrmSyncRecordList;
+};
+
+export type ListCrmSyncRecordsResponse = ListCrmSyncRecordsResponses[keyof ListCrmSyncRecordsResponses];
 
 export type CreateConciergeBriefData = {
     body: CreateConciergeBriefRequest;
@@ -6071,6 +6556,15 @@ export type ReceiveCampaignEventWebhookPayload = WebhookEvent;
 export type ReceiveCampaignEventWebhookRequest = {
     body: ReceiveCampaignEventWebhookPayload;
     key: 'campaign.completed';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveCrmSyncEventWebhookPayload = WebhookEvent;
+
+export type ReceiveCrmSyncEventWebhookRequest = {
+    body: ReceiveCrmSyncEventWebhookPayload;
+    key: 'crm.sync.completed';
     path?: never;
     query?: never;
 };
