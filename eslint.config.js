@@ -59,11 +59,12 @@ function layers() {
     directory: ['platform', ...SHARED, 'console', 'webhooks'],
     sales: ['platform', ...SHARED, 'directory', 'webhooks', 'console'],
     concierge: ['platform', ...SHARED, 'directory', 'webhooks', 'console', 'sales'],
+    crm: ['platform', ...SHARED, 'sales', 'webhooks'],
   };
   const ENTRIES = ['src/*/app.ts', 'src/directory/import.ts', 'src/directory/generate.ts'];
   // A service's assembly (its app.ts) also mounts features that build on the service's own
   // folder: the directory's Sales routes live in src/sales, which imports src/directory.
-  const ASSEMBLES = { directory: ['sales', 'concierge'] };
+  const ASSEMBLES = { directory: ['sales', 'concierge', 'crm'] };
   return Object.entries(MAY_IMPORT).flatMap(([folder, allowed]) => {
     // From src/<folder>/x.ts, `depth` 1 (or a file d - 1 folders deeper, `depth` d): exactly d
     // `../` leave the folder for src/<other>/... or the composition root src/<root>.ts; more

@@ -120,6 +120,8 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** WEBHOOK_TIMEOUT_MS: how long a webhook receiver has to answer; 15,000 by default. */
   webhookTimeoutMs: number;
+  /** CRM_CHECK_TIMEOUT_MS: how long a CRM has to accept new credentials (the check call); 10,000 by default. */
+  crmCheckTimeoutMs: number;
   /** SSE_KEEP_ALIVE_MS: a comment line on a quiet event stream this often; 15,000 by default. */
   sseKeepAliveMs: number;
   /** DATABASE_POOL_SIZE: connections to PostgreSQL per instance; 10 by default. */
@@ -311,6 +313,7 @@ const ENV = z.object({
     .describe(`takes ${DURATIONS}, 1 to 20 of them, comma-separated`),
   WEBHOOK_DISABLE_AFTER: duration.default(5 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
   WEBHOOK_TIMEOUT_MS: integer(100, 600_000, 15_000),
+  CRM_CHECK_TIMEOUT_MS: integer(100, 60_000, 10_000),
   VAT_RATE: z
     .string()
     .regex(/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/)
@@ -431,6 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE,
     webhookDisableAfterMs: v.WEBHOOK_DISABLE_AFTER,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    crmCheckTimeoutMs: v.CRM_CHECK_TIMEOUT_MS,
     sseKeepAliveMs: v.SSE_KEEP_ALIVE_MS,
     databasePoolSize: v.DATABASE_POOL_SIZE,
     demoListings: v.DEMO_LISTINGS,

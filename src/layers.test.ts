@@ -23,6 +23,7 @@ describe('layers', () => {
     ['src/directory/search/sql.ts', "import { openStorage } from '../../storage.ts';"],
     ['src/directory/search/sql.ts', "import { Hub } from '../../mcp/catalogue.ts';"],
     ['src/platform/db.ts', "import { x } from '../../contract-tests/support/server.ts';"],
+    ['src/crm/syncs.ts', "import type { Hub } from '../mcp/catalogue.ts';"],
   ])('refuses in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toHaveLength(1);
   });
@@ -38,6 +39,7 @@ describe('layers', () => {
       'src/directory/search/sql.ts',
       "import type { X } from '../../../generated/directory/client/types.gen.ts';",
     ],
+    ['src/crm/syncs.ts', "import type { TargetLists } from '../sales/target-lists.ts';"],
   ])('allows in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toEqual([]);
   });

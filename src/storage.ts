@@ -17,6 +17,7 @@ export const MIGRATIONS = [
   own('mail'),
   own('sales'),
   own('concierge'),
+  own('crm'),
 ];
 
 /** Opens PGlite under `dataDir` (or in memory), or the PostgreSQL of `databaseUrl`, migrated. */

@@ -7,6 +7,9 @@ import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { progressReporter } from '../platform/progress.ts';
 import { consoleCors, isConsoleOrigin } from '../console/cors.ts';
+import { CrmConnections } from '../crm/connections.ts';
+import { createCrmRouter } from '../crm/routes.ts';
+import { CrmSyncs } from '../crm/syncs.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { httpAgent, RuntimeKey } from '../concierge/agent.ts';
@@ -117,6 +120,16 @@ export async function createDirectoryService(
     runtimeAvailable: runtimeKey.available,
   });
   await workflows.start();
+  const crmConnections = new CrmConnections(platform.db, platform.secrets, platform.outbound, {
+    checkTimeoutMs: platform.config.crmCheckTimeoutMs,
+  });
+  const crmSyncs = new CrmSyncs(
+    platform.db,
+    platform.jobs,
+    { connections: crmConnections, targetLists, webhooks: delivery },
+    { logger },
+  );
+  await crmSyncs.start();
 
   const domains = new SendingDomainStore(platform.db, platform.secrets, {
     inboundHost: platform.config.mail.inboundHost,
@@ -184,6 +197,7 @@ export async function createDirectoryService(
       createSalesRouter({ targetLists, suppressions: new Suppressions(platform.db) }),
       createSendingDomainRouter(domains),
       createConciergeRouter(workflows),
+      createCrmRouter({ connections: crmConnections, syncs: crmSyncs }),
     ],
     isReady: () => platform.readiness(ready),
   });

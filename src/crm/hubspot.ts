@@ -1,0 +1,279 @@
+// HubSpot (CRM API v3, private-app token): members are companies upserted in batches of 100 by
+// the unique property `eurus_listing_id` (`POST /crm/v3/objects/companies/batch/upsert` with
+// `idProperty`), their contacts upserted by email and associated with the company (v4 default
+// association), replies are notes created in batches of 100 and associated with the company
+// (and the contact). The check call reads the property, and creates it when it is missing.
+import { clip, CrmError, CrmHttp } from './http.ts';
+import {
+  type ClientContext,
+  type CrmClient,
+  domainOf,
+  escapeHtml,
+  type MemberInput,
+  type MemberOutcome,
+  type NoteInput,
+  type NoteOutcome,
+  noteText,
+} from './providers.ts';
+
+export const HUBSPOT_URL = 'https://api.hubapi.com';
+export const HUBSPOT_PROPERTY = 'eurus_listing_id';
+const BATCH = 100;
+// HUBSPOT_DEFINED association types: note to company, note to contact
+const NOTE_TO_COMPANY = 190;
+const NOTE_TO_CONTACT = 202;
+
+interface StandardError {
+  message?: string;
+  category?: string;
+  context?: Record<string, string[]>;
+  errors?: { message?: string }[];
+}
+
+interface UpsertAnswer {
+  results?: { id: string; new?: boolean; properties?: Record<string, string | null> }[];
+  errors?: StandardError[];
+}
+
+function reason(body: unknown, text: string): string {
+  const b = body as StandardError | null;
+  return clip(b?.message ?? (text || 'no reason given'));
+}
+
+/** The input ids an error of a batch answer is about (HubSpot names them in its context). */
+function idsOf(error: StandardError): string[] {
+  const c = error.context ?? {};
+  return [...(c.objectWriteTraceId ?? []), ...(c.ids ?? []), ...(c.id ?? [])];
+}
+
+export function hubspotClient(ctx: ClientContext): CrmClient {
+  const http = new CrmHttp(ctx.outbound, {
+    vendor: 'HubSpot',
+    baseUrl: ctx.baseUrl ?? HUBSPOT_URL,
+    headers: { authorization: `Bearer ${ctx.credentials.access_token ?? ''}` },
+    reason,
+    unauthorized: (status) => status === 401,
+    ...ctx.http,
+  });
+
+  const failAll = <T>(n: number, error: string, make: (e: string) => T): T[] =>
+    Array.from({ length: n }, () => make(error));
+
+  async function upsertContacts(members: MemberInput[], companies: MemberOutcome[]): Promise<void> {
+    const byEmail = new Map<string, number[]>();
+    members.forEach((m, i) => {
+      if (companies[i]!.result === 'failed') return;
+      const email = m.email.toLowerCase();
+      byEmail.set(email, [...(byEmail.get(email) ?? []), i]);
+    });
+    if (byEmail.size === 0) return;
+    const inputs = [...byEmail.keys()].map((email) => {
+      const m = members[byEmail.get(email)![0]!]!;
+      return {
+        idProperty: 'email',
+        id: email,
+        objectWriteTraceId: email,
+        properties: { email, company: m.name, ...(m.website ? { website: m.website } : {}) },
+      };
+    });
+    const answer = await http.call('POST', '/crm/v3/objects/contacts/batch/upsert', { inputs });
+    const set = (email: string, outcome: MemberOutcome['contact']) => {
+      for (const i of byEmail.get(email) ?? []) companies[i]!.contact = outcome;
+    };
+    if (answer.status !== 200 && answer.status !== 207) {
+      const why = reason(answer.body, answer.text);
+      for (const email of byEmail.keys()) set(email, { result: 'failed', crmId: null, error: why });
+      return;
+    }
+    const body = answer.body as UpsertAnswer;
+    for (const r of body.results ?? []) {
+      const email = (r.properties?.email ?? '').toLowerCase();
+      set(email, { result: r.new ? 'created' : 'updated', crmId: r.id, error: null });
+    }
+    for (const e of body.errors ?? []) {
+      for (const email of idsOf(e))
+        set(email.toLowerCase(), { result: 'failed', crmId: null, error: clip(e.message ?? 'refused') });
+    }
+    // associate each contact with its company (idempotent: associating twice changes nothing)
+    const pairs = members.flatMap((_, i) => {
+      const c = companies[i]!;
+      return c.contact?.crmId && c.crmId ? [{ i, from: c.contact.crmId, to: c.crmId }] : [];
+    });
+    if (pairs.length > 0) {
+      const assoc = await http.call(
+        'POST',
+        '/crm/v4/associations/contacts/companies/batch/associate/default',
+        {
+          inputs: pairs.map((p) => ({ from: { id: p.from }, to: { id: p.to } })),
+        },
+      );
+      if (assoc.status !== 200 && assoc.status !== 207) {
+        const why = `the contact was not associated with the company: ${reason(assoc.body, assoc.text)}`;
+        for (const p of pairs)
+          companies[p.i]!.contact = { ...companies[p.i]!.contact!, result: 'failed', error: why };
+      }
+    }
+    for (const [email, indexes] of byEmail) {
+      for (const i of indexes) {
+        companies[i]!.contact ??= {
+          result: 'failed',
+          crmId: null,
+          error: `HubSpot returned no result for the contact ${email}.`,
+        };
+      }
+    }
+  }
+
+  return {
+    provider: 'hubspot',
+    batchSize: BATCH,
+    objects: { company: 'company', contact: 'contact', note: 'note' },
+
+    async check() {
+      const found = await http.call('GET', `/crm/v3/properties/companies/${HUBSPOT_PROPERTY}`);
+      if (found.status === 200) {
+        const unique = (found.body as { hasUniqueValue?: boolean } | null)?.hasUniqueValue;
+        if (unique === false) {
+          throw new CrmError(
+            'crm_setup_required',
+            `HubSpot's company property ${HUBSPOT_PROPERTY} exists but does not require unique values; delete it or make it unique, then connect again.`,
+          );
+        }
+        return {};
+      }
+      if (found.status !== 404) {
+        throw new CrmError(
+          'crm_unavailable',
+          `HubSpot answered ${found.status}: ${reason(found.body, found.text)}`,
+          found.status,
+        );
+      }
+      const made = await http.call('POST', '/crm/v3/properties/companies', {
+        name: HUBSPOT_PROPERTY,
+        label: 'Eurus listing ID',
+        description: 'The id of the company in the Eurus directory; synced companies are upserted by it.',
+        groupName: 'companyinformation',
+        type: 'string',
+        fieldType: 'text',
+        hasUniqueValue: true,
+      });
+      // 409: made meanwhile by another check
+      if (made.status !== 201 && made.status !== 200 && made.status !== 409) {
+        throw new CrmError(
+          made.status === 403 ? 'crm_unauthorized' : 'crm_unavailable',
+          `HubSpot refused to create the company property ${HUBSPOT_PROPERTY} (${made.status}): ${reason(made.body, made.text)}`,
+          made.status,
+        );
+      }
+      return {};
+    },
+
+    async upsertMembers(members) {
+      const inputs = members.map((m) => ({
+        idProperty: HUBSPOT_PROPERTY,
+        id: m.listingId,
+        objectWriteTraceId: m.listingId,
+        properties: {
+          [HUBSPOT_PROPERTY]: m.listingId,
+          name: m.name,
+          ...(domainOf(m.website) ? { domain: domainOf(m.website)! } : {}),
+          ...(m.website ? { website: m.website } : {}),
+          ...(m.phone ? { phone: m.phone } : {}),
+          ...(m.street ? { address: m.street } : {}),
+          ...(m.postalCode ? { zip: m.postalCode } : {}),
+          ...(m.city ? { city: m.city } : {}),
+          ...(m.region ? { state: m.region } : {}),
+          ...(m.country ? { country: m.country } : {}),
+        },
+      }));
+      const answer = await http.call('POST', '/crm/v3/objects/companies/batch/upsert', { inputs });
+      if (answer.status !== 200 && answer.status !== 207) {
+        const why = reason(answer.body, answer.text);
+        return failAll(members.length, why, (error) => ({
+          result: 'failed',
+          crmId: null,
+          error,
+          contact: null,
+        }));
+      }
+      const body = answer.body as UpsertAnswer;
+      const outcome = new Map<string, MemberOutcome>();
+      for (const r of body.results ?? []) {
+        const id = r.properties?.[HUBSPOT_PROPERTY];
+        if (id)
+          outcome.set(id, { result: r.new ? 'created' : 'updated', crmId: r.id, error: null, contact: null });
+      }
+      for (const e of body.errors ?? []) {
+        for (const id of idsOf(e)) {
+          outcome.set(id, {
+            result: 'failed',
+            crmId: null,
+            error: clip(e.message ?? 'refused'),
+            contact: null,
+          });
+        }
+      }
+      const companies = members.map(
+        (m) =>
+          outcome.get(m.listingId) ?? {
+            result: 'failed' as const,
+            crmId: null,
+            error: 'HubSpot returned no result for this company.',
+            contact: null,
+          },
+      );
+      await upsertContacts(members, companies);
+      return companies;
+    },
+
+    async addNotes(notes: NoteInput[]): Promise<NoteOutcome[]> {
+      const inputs = notes.map((n) => ({
+        objectWriteTraceId: n.replyId,
+        properties: {
+          hs_timestamp: new Date(n.receivedAt * 1000).toISOString(),
+          hs_note_body: escapeHtml(noteText(n)).replace(/\n/g, '<br>'),
+        },
+        associations: [
+          {
+            to: { id: n.companyId },
+            types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: NOTE_TO_COMPANY }],
+          },
+          ...(n.contactId
+            ? [
+                {
+                  to: { id: n.contactId },
+                  types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: NOTE_TO_CONTACT }],
+                },
+              ]
+            : []),
+        ],
+      }));
+      const answer = await http.call('POST', '/crm/v3/objects/notes/batch/create', { inputs });
+      if (answer.status !== 201 && answer.status !== 200 && answer.status !== 207) {
+        const why = reason(answer.body, answer.text);
+        return failAll(notes.length, why, (error) => ({ result: 'failed', crmId: null, error }));
+      }
+      const body = answer.body as {
+        results?: { id: string; objectWriteTraceId?: string }[];
+        errors?: StandardError[];
+      };
+      const byTrace = new Map<string, NoteOutcome>();
+      (body.results ?? []).forEach((r, i) => {
+        const key = r.objectWriteTraceId ?? (body.errors?.length ? undefined : notes[i]?.replyId);
+        if (key) byTrace.set(key, { result: 'created', crmId: r.id, error: null });
+      });
+      for (const e of body.errors ?? []) {
+        for (const id of idsOf(e))
+          byTrace.set(id, { result: 'failed', crmId: null, error: clip(e.message ?? 'refused') });
+      }
+      return notes.map(
+        (n) =>
+          byTrace.get(n.replyId) ?? {
+            result: 'failed',
+            crmId: null,
+            error: 'HubSpot returned no result for this note.',
+          },
+      );
+    },
+  };
+}
