@@ -270,6 +270,29 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
     }
   });
 
+  it('fails a brief nothing in the directory fits: the error on GET and in workflow.failed, not billed', async () => {
+    const before = await conciergeUsage();
+    const wf = await post({
+      brief: 'Find two undertakers in Leoben and compare them.',
+      activity: '96.03',
+      contact: false,
+    });
+    const done = await finished(wf.id);
+    expect(done.status).toBe('failed');
+    expect(validWorkflow(done), explain(validWorkflow)).toBe(true);
+    expect(done.error).toMatchObject({ type: 'invalid_request_error', code: 'no_providers_found' });
+    expect(done.error?.message).toMatch(
+      /^No provider in the directory fits the brief\. The agent searched the directory/,
+    );
+    expect(done.steps.at(-1)).toMatchObject({ kind: 'failed', stage: 'searching' });
+    const events = await until('the failed event', () =>
+      receiver.of(wf.id).length > 0 ? receiver.of(wf.id) : undefined,
+    );
+    expect(events.map((e) => e.type)).toEqual(['workflow.failed']);
+    expect(events[0]?.data.object).toEqual(done);
+    expect(await conciergeUsage()).toEqual(before);
+  });
+
   it('refuses bad input with a clear 4xx and creates nothing', async () => {
     const count = async () => (await listWorkflows({ client, query: { limit: 100 } })).data!.data.length;
     const before = await count();

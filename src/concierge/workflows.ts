@@ -671,7 +671,7 @@ export class Workflows {
         row.id,
         code,
         err instanceof Error ? err.message : String(err),
-        err instanceof ApiError ? err.status : 502,
+        err instanceof ApiError || err instanceof AgentFailed ? err.status : 502,
       );
     }
   }
