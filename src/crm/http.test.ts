@@ -8,6 +8,9 @@ function door(answers: (Partial<OutboundAnswer> | Error)[]): Outbound & { calls:
     calls: 0,
     check: () => Promise.reject(new Error('unused')),
     fetch: () => Promise.reject(new Error('unused')),
+    open: () => {
+      throw new Error('unused');
+    },
     close: () => Promise.resolve(),
     async request() {
       const a = answers[Math.min(d.calls++, answers.length - 1)]!;

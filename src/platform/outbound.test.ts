@@ -5,7 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dns2 from 'dns2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutboundUrl, forbiddenRange, outbound, OutboundRefused } from './outbound.ts';
+import {
+  checkOutboundUrl,
+  forbiddenRange,
+  outbound,
+  OutboundRefused,
+  OutboundTimeout,
+  OutboundTooLarge,
+} from './outbound.ts';
 
 describe('address ranges', () => {
   it.each([
@@ -44,6 +51,36 @@ describe('address ranges', () => {
   );
 });
 
+describe('address ranges of upstreams the operator configured (MODEL_ENGINES)', () => {
+  it.each([
+    '127.0.0.1',
+    '10.0.0.5',
+    '172.16.0.1',
+    '192.168.1.1',
+    '100.64.0.1',
+    '::1',
+    'fd12:3456::1',
+    '::ffff:10.0.0.1',
+    '1.1.1.1',
+  ])('allows %s (a network of the operator, or the internet)', (address) => {
+    expect(forbiddenRange(address, 'operator')).toBeUndefined();
+  });
+
+  it.each([
+    ['169.254.169.254', 'linkLocal'],
+    ['::ffff:169.254.169.254', 'linkLocal'],
+    ['fe80::1', 'linkLocal'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['240.0.0.1', 'reserved'],
+  ])('refuses %s (%s): no upstream lives there, the cloud metadata service does', (address, range) => {
+    expect(forbiddenRange(address, 'operator')).toBe(range);
+  });
+});
+
 describe('URLs as they are saved', () => {
   const strict = { allowPrivate: false };
   it.each([
@@ -75,6 +112,7 @@ describe('against real peers', () => {
   let dns: ReturnType<typeof dns2.createServer>;
   let dnsPort = 0;
   let answers = 0;
+  let metaAnswers = 0;
   let receiver: Server;
   let port = 0;
   const hits: string[] = [];
@@ -86,14 +124,22 @@ describe('against real peers', () => {
         const response = dns2.Packet.createResponseFromRequest(request);
         const [question] = request.questions;
         if (question && question.type === dns2.Packet.TYPE.A) {
-          // public while the URL is checked, loopback when the connection is made
-          answers++;
+          let address: string;
+          if (question.name.startsWith('meta.')) {
+            // an operator's upstream on loopback first, the cloud metadata service next
+            metaAnswers++;
+            address = metaAnswers === 1 ? '127.0.0.1' : '169.254.169.254';
+          } else {
+            // public while the URL is checked, loopback when the connection is made
+            answers++;
+            address = answers === 1 ? '93.184.215.14' : '127.0.0.1';
+          }
           response.answers.push({
             name: question.name,
             type: dns2.Packet.TYPE.A,
             class: dns2.Packet.CLASS.IN,
             ttl: 0,
-            address: answers === 1 ? '93.184.215.14' : '127.0.0.1',
+            address,
           } as unknown as (typeof response.answers)[number]); // dns2's type wants a class instance
         }
         void send(response);
@@ -105,6 +151,16 @@ describe('against real peers', () => {
     receiver = createServer((req, res) => {
       hits.push(req.url ?? '');
       if (req.url === '/hang') return; // never answers
+      if (req.url === '/slow-body') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('first');
+        return; // the rest never comes
+      }
+      if (req.url?.startsWith('/upstream')) {
+        // each answer closes its connection, so the next call looks the name up again
+        res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' }).end('ok');
+        return;
+      }
       if (req.url === '/redirect') {
         res.writeHead(302, { location: 'http://127.0.0.1/elsewhere' }).end();
         return;
@@ -224,6 +280,107 @@ describe('against real peers', () => {
         client.request(`https://127.0.0.1:${port}/literal`, { method: 'POST', headers: {} }),
       ).rejects.toBeInstanceOf(OutboundRefused);
       expect(hits).not.toContain('/literal');
+    } finally {
+      await client.close();
+    }
+  });
+
+  const openInit = {
+    method: 'POST' as const,
+    headers: {},
+    body: '{}',
+    origin: 'operator' as const,
+    connectTimeoutMs: 1000,
+    firstByteTimeoutMs: 1000,
+    totalTimeoutMs: 2000,
+    maxBodyBytes: 1024 * 1024,
+  };
+  const read = async (call: ReturnType<ReturnType<typeof outbound>['open']>) => {
+    try {
+      const head = await call.response;
+      const parts: Buffer[] = [];
+      for await (const part of call.body()) parts.push(part);
+      return { status: head.status, body: Buffer.concat(parts).toString() };
+    } catch (error) {
+      throw call.cause(error);
+    } finally {
+      call.close();
+    }
+  };
+
+  it('opens an upstream of the operator on 127.0.0.1, which a URL of a customer may not reach', async () => {
+    const client = outbound({ allowPrivate: false });
+    try {
+      const url = new URL(`http://127.0.0.1:${port}/upstream-literal`);
+      expect(await read(client.open(url, openInit))).toEqual({ status: 200, body: 'ok' });
+      await expect(read(client.open(url, { ...openInit, origin: 'customer' }))).rejects.toBeInstanceOf(
+        OutboundRefused,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses an upstream of the operator at the cloud metadata address, before connecting', async () => {
+    const client = outbound({ allowPrivate: false });
+    try {
+      const refused = await read(client.open(new URL('http://169.254.169.254/v1/chat'), openInit)).catch(
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(OutboundRefused);
+      expect((refused as Error).message).toBe('169.254.169.254 is a linkLocal address');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses an upstream name of the operator that rebinds from 127.0.0.1 to 169.254.169.254', async () => {
+    const client = outbound({ allowPrivate: false, dnsServers: [`127.0.0.1:${dnsPort}`] });
+    try {
+      const url = new URL(`http://meta.upstream.test:${port}/upstream-rebound`);
+      expect(await read(client.open(url, openInit))).toEqual({ status: 200, body: 'ok' });
+      const before = hits.length;
+      const refused = await read(client.open(url, openInit)).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(OutboundRefused);
+      expect((refused as Error).message).toMatch(/169\.254\.169\.254, a linkLocal address/);
+      expect(metaAnswers).toBe(2);
+      expect(hits.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('bounds a streamed call: the body cap, the first-byte and total timeouts, the abort of the caller, no redirect', async () => {
+    const client = outbound({ allowPrivate: false });
+    try {
+      const at = (path: string) => new URL(`http://127.0.0.1:${port}${path}`);
+      const large = await read(client.open(at('/flood'), { ...openInit, maxBodyBytes: 256 * 1024 })).catch(
+        (err: unknown) => err,
+      );
+      expect(large).toBeInstanceOf(OutboundTooLarge);
+      const silent = await read(client.open(at('/hang'), { ...openInit, firstByteTimeoutMs: 200 })).catch(
+        (err: unknown) => err,
+      );
+      expect(silent).toBeInstanceOf(OutboundTimeout);
+      expect([(silent as OutboundTimeout).phase, (silent as OutboundTimeout).ms]).toEqual([
+        'first_byte',
+        200,
+      ]);
+      // the first byte came, the rest never does: the whole exchange's bound ends it
+      const slow = client.open(at('/slow-body'), { ...openInit, totalTimeoutMs: 300 });
+      slow.firstByte();
+      const stalled = await read(slow).catch((err: unknown) => err);
+      expect([(stalled as OutboundTimeout).phase, (stalled as OutboundTimeout).ms]).toEqual(['total', 300]);
+      const controller = new AbortController();
+      const gone = new Error('the client left');
+      setTimeout(() => controller.abort(gone), 100);
+      const aborted = await read(client.open(at('/hang'), { ...openInit, signal: controller.signal })).catch(
+        (err: unknown) => err,
+      );
+      expect(aborted).toBe(gone);
+      const redirect = await read(client.open(at('/redirect'), openInit));
+      expect(redirect.status).toBe(302);
+      expect(hits).not.toContain('/elsewhere');
     } finally {
       await client.close();
     }

@@ -1,13 +1,18 @@
-// The one door out: every HTTP call the product makes to an address a customer gave (webhook
-// endpoints now; remote MCP servers, CRM base URLs and upstream engines as they move here) goes
-// through `checkOutboundUrl` when the address is saved and `outboundRequest` when it is called.
-// Both refuse loopback, private, link-local, multicast, reserved and unspecified addresses (IPv4
-// and IPv6, IPv4-mapped included). The check is made again on the address the connection
-// actually uses, inside the socket's own lookup, so a name that resolved to a public address at
-// create time and to 127.0.0.1 now (DNS rebinding) is refused. OUTBOUND_ALLOW_PRIVATE=true
-// lifts it (tests, on-premises installs). Answers are bounded: a timeout for the whole exchange,
-// no redirects followed, and at most `maxBodyBytes` of the body read.
+// The one door out: every HTTP call the product makes to an address someone gave goes through
+// here. Addresses a customer gave (webhook endpoints, remote MCP servers, CRM base URLs) are
+// checked by `checkOutboundUrl` when saved and called by `request` or `fetch`: loopback, private,
+// link-local, multicast, reserved and unspecified addresses are refused (IPv4 and IPv6,
+// IPv4-mapped included). The upstream engines the operator configured (MODEL_ENGINES) are called
+// by `open`, with origin `operator`: private networks are allowed there (a vLLM on 10.0.0.5 is
+// normal on premises), link-local (the cloud metadata service at 169.254.169.254), multicast,
+// broadcast, reserved and unspecified addresses still are not. Either way the check is made again
+// on the address the connection actually uses, inside the socket's own lookup, so a name that
+// resolved to an allowed address at create time and to a refused one now (DNS rebinding) is
+// refused. OUTBOUND_ALLOW_PRIVATE=true lifts all of it (tests, on-premises installs). Answers are
+// bounded: timeouts, no redirects followed, and at most `maxBodyBytes` of the body read.
 import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch, request } from 'undici';
@@ -20,6 +25,41 @@ export class OutboundRefused extends Error {
     this.code = code;
   }
 }
+
+/** A call that took longer than one of its bounds. */
+export class OutboundTimeout extends Error {
+  readonly phase: 'connect' | 'first_byte' | 'total';
+  readonly ms: number;
+  constructor(phase: OutboundTimeout['phase'], ms: number) {
+    super(
+      phase === 'connect'
+        ? `no connection within ${ms} ms`
+        : phase === 'first_byte'
+          ? `no answer within ${ms} ms`
+          : `the answer did not finish within ${ms} ms`,
+    );
+    this.phase = phase;
+    this.ms = ms;
+  }
+}
+
+/** An answer longer than the call's `maxBodyBytes`: the connection is dropped there. */
+export class OutboundTooLarge extends Error {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`the answer is longer than ${limit} bytes`);
+    this.limit = limit;
+  }
+}
+
+/**
+ * Who gave the address. `customer` (webhooks, MCP servers, CRMs): public addresses only.
+ * `operator` (MODEL_ENGINES upstreams): private networks too, as on-premises installs need.
+ */
+export type OutboundOrigin = 'customer' | 'operator';
+
+/** The ranges an operator's upstream may use besides the public internet: its own networks. */
+const OPERATOR_RANGES = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
 
 export interface OutboundPolicy {
   /** OUTBOUND_ALLOW_PRIVATE: private addresses and plain http are allowed. */
@@ -55,8 +95,8 @@ async function resolveAll(host: string, policy: OutboundPolicy): Promise<LookupA
   return found;
 }
 
-/** Why this address may not be called, or undefined when it may. */
-export function forbiddenRange(address: string): string | undefined {
+/** Why this address may not be called by a call of `origin`, or undefined when it may. */
+export function forbiddenRange(address: string, origin: OutboundOrigin = 'customer'): string | undefined {
   if (!ipaddr.isValid(address)) return 'not an IP address';
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
@@ -64,8 +104,9 @@ export function forbiddenRange(address: string): string | undefined {
   }
   const range = parsed.range();
   // 'unicast' is the public internet in both families; everything else is somebody's own network,
-  // this machine, or no single machine at all
-  return range === 'unicast' ? undefined : range;
+  // this machine, or no single machine at all. The operator's own networks are theirs to use.
+  if (range === 'unicast' || (origin === 'operator' && OPERATOR_RANGES.has(range))) return undefined;
+  return range;
 }
 
 /** Checks a URL as it is saved: https (http only with private addresses allowed), and every address it resolves to public. */
@@ -109,16 +150,16 @@ export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Pro
   return url;
 }
 
-/** A lookup that hands the socket only public addresses (the check at connect time). */
-function guardedLookup(policy: OutboundPolicy): LookupFunction {
+/** A lookup that hands the socket only allowed addresses (the check at connect time). */
+function guardedLookup(policy: OutboundPolicy, origin: OutboundOrigin = 'customer'): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, policy).then(
       (list) => {
-        const allowed = policy.allowPrivate ? list : list.filter((a) => !forbiddenRange(a.address));
+        const allowed = policy.allowPrivate ? list : list.filter((a) => !forbiddenRange(a.address, origin));
         if (allowed.length === 0) {
           const first = list[0]?.address ?? hostname;
           const refused = new OutboundRefused(
-            `${hostname} resolves to ${first}, a ${forbiddenRange(first) ?? 'forbidden'} address`,
+            `${hostname} resolves to ${first}, a ${forbiddenRange(first, origin) ?? 'forbidden'} address`,
             'private_network_url',
           );
           return callback(refused as NodeJS.ErrnoException, '', 0);
@@ -143,6 +184,42 @@ export interface OutboundRequest {
   maxBodyBytes?: number;
 }
 
+/** One streamed call (`open`): an upstream engine's request, its answer read as it arrives. */
+export interface OutboundOpen {
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  /** Who gave the address; `operator` for MODEL_ENGINES upstreams. */
+  origin: OutboundOrigin;
+  /** Time to open the TCP (and TLS) connection. */
+  connectTimeoutMs: number;
+  /** Time from sending to the caller's `firstByte()` (the caller says what counts: an SSE event). */
+  firstByteTimeoutMs: number;
+  /** Time for the whole exchange. */
+  totalTimeoutMs: number;
+  /** The most of the answer's body read; past it the call fails with OutboundTooLarge. */
+  maxBodyBytes: number;
+  /** The caller's abort (a client that left). */
+  signal?: AbortSignal | undefined;
+}
+
+export interface OutboundCall {
+  url: URL;
+  /** The answer's status and headers. */
+  response: Promise<{ status: number; headers: http.IncomingHttpHeaders }>;
+  /** The answer's body as it arrives, at most `maxBodyBytes`. */
+  body(): AsyncIterable<Buffer>;
+  /** Disarms the first-byte timeout. */
+  firstByte(): void;
+  /**
+   * What ended the call, for the caller's error: the timeout, the cap, the refusal or the abort
+   * that caused `error` (which may be a socket's "aborted"), else `error` itself.
+   */
+  cause(error: unknown): unknown;
+  /** Disarms the timers and frees the connection (a call not read to its end is dropped). */
+  close(): void;
+}
+
 export interface OutboundAnswer {
   status: number;
   /** The first `maxBodyBytes` of the body, as UTF-8 text. */
@@ -161,6 +238,13 @@ export interface Outbound {
   fetch(url: string | URL, init?: RequestInit): Promise<Response>;
   /** Calls `url`; rejects with OutboundRefused, a timeout or a network error. */
   request(url: string, init: OutboundRequest): Promise<OutboundAnswer>;
+  /**
+   * Opens one streamed call (an upstream engine's): the request is sent at once; `response`
+   * resolves with the answer's head, `body()` reads it. Never follows a redirect (a 3xx is an
+   * answer like any other). Errors: OutboundRefused, OutboundTimeout, OutboundTooLarge, the
+   * caller's abort reason, or the network's.
+   */
+  open(url: URL, init: OutboundOpen): OutboundCall;
   close(): Promise<void>;
 }
 
@@ -174,11 +258,24 @@ export function outbound(policy: OutboundPolicy): Outbound {
     keepAliveTimeout: 4000,
     connections: 64,
   });
+  // node:http for streamed calls: its socket events tell the connect from the wait for an answer
+  // (per-call connect timeouts), and it never follows a redirect. One keep-alive pool per origin,
+  // each with its origin's lookup.
+  const pools = {
+    customer: {
+      http: new http.Agent({ keepAlive: true, lookup: guardedLookup(policy, 'customer') }),
+      https: new https.Agent({ keepAlive: true, lookup: guardedLookup(policy, 'customer') }),
+    },
+    operator: {
+      http: new http.Agent({ keepAlive: true, lookup: guardedLookup(policy, 'operator') }),
+      https: new https.Agent({ keepAlive: true, lookup: guardedLookup(policy, 'operator') }),
+    },
+  };
   /** A literal address skips the lookup: it is checked here, before any connection. */
-  const checkLiteral = (target: URL) => {
+  const checkLiteral = (target: URL, origin: OutboundOrigin = 'customer') => {
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!policy.allowPrivate && isIP(host)) {
-      const range = forbiddenRange(host);
+      const range = forbiddenRange(host, origin);
       if (range) throw new OutboundRefused(`${host} is a ${range} address`, 'private_network_url');
     }
   };
@@ -242,6 +339,108 @@ export function outbound(policy: OutboundPolicy): Outbound {
         durationMs: Math.round(performance.now() - started),
       };
     },
-    close: () => agent.close(),
+    open: (url, init) => openCall(url, init, pools[init.origin], checkLiteral),
+    close: async () => {
+      for (const pool of Object.values(pools)) {
+        pool.http.destroy();
+        pool.https.destroy();
+      }
+      await agent.close();
+    },
+  };
+}
+
+function openCall(
+  url: URL,
+  init: OutboundOpen,
+  pool: { http: http.Agent; https: https.Agent },
+  checkLiteral: (target: URL, origin: OutboundOrigin) => void,
+): OutboundCall {
+  const secure = url.protocol === 'https:';
+  const signal = init.signal;
+  let failure: unknown;
+  let res: http.IncomingMessage | undefined;
+  let req: http.ClientRequest | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  let firstByteTimer: NodeJS.Timeout | undefined;
+  const fail = (error: unknown): void => {
+    failure ??= error;
+    res?.destroy(error as Error);
+    req?.destroy(error as Error);
+  };
+  const onAbort = (): void => fail(signal?.reason ?? new DOMException('Aborted', 'AbortError'));
+  const close = (): void => {
+    for (const timer of timers) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    if (res !== undefined && !res.complete) res.destroy();
+    if (req !== undefined && !req.destroyed && res === undefined) req.destroy();
+  };
+  const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    try {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new OutboundRefused(`${url.protocol} is not http or https`, 'insecure_url');
+      checkLiteral(url, init.origin);
+    } catch (error) {
+      failure = error;
+      reject(error as Error);
+      return;
+    }
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    req = (secure ? https : http).request(url, {
+      method: init.method,
+      headers,
+      agent: secure ? pool.https : pool.http,
+    });
+    const connect = setTimeout(
+      () => fail(new OutboundTimeout('connect', init.connectTimeoutMs)),
+      init.connectTimeoutMs,
+    );
+    firstByteTimer = setTimeout(
+      () => fail(new OutboundTimeout('first_byte', init.firstByteTimeoutMs)),
+      init.firstByteTimeoutMs,
+    );
+    timers.push(
+      connect,
+      firstByteTimer,
+      setTimeout(() => fail(new OutboundTimeout('total', init.totalTimeoutMs)), init.totalTimeoutMs),
+    );
+    req.on('socket', (socket) => {
+      if (!socket.connecting) clearTimeout(connect);
+      else socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connect));
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted === true) onAbort();
+    req.once('response', (answer) => {
+      res = answer;
+      req!.on('error', () => {}); // later errors surface through the body
+      resolve({ status: answer.statusCode ?? 0, headers: answer.headers });
+    });
+    req.once('error', (error) => reject((failure as Error | undefined) ?? error));
+    req.end(init.body);
+  });
+  response.catch(() => {});
+  return {
+    url,
+    response,
+    async *body() {
+      await response;
+      let size = 0;
+      try {
+        for await (const chunk of res as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > init.maxBodyBytes) {
+            fail(new OutboundTooLarge(init.maxBodyBytes));
+            throw failure;
+          }
+          yield chunk;
+        }
+      } catch (error) {
+        throw failure ?? error;
+      }
+    },
+    firstByte: () => clearTimeout(firstByteTimer),
+    cause: (error) => (signal?.aborted === true ? (signal.reason ?? error) : (failure ?? error)),
+    close,
   };
 }
