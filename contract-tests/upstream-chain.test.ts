@@ -1,6 +1,7 @@
 // The upstream engine, proven by chaining: one instance of our model API serves as the
 // OpenAI-compatible upstream of another, buffered and streamed; then the upstream down (502),
-// slow (504) and saturated (503 with Retry-After).
+// slow (504) and saturated (503 with Retry-After); and the outbound guard every upstream call goes
+// through (an operator's upstream on loopback is served, the cloud metadata address is refused).
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,4 +151,27 @@ describe('our model API as the upstream of another instance', () => {
     expect(Number(headers?.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(headers?.get('retry-after-ms'))).toBeGreaterThan(0);
   });
+
+  it('calls upstreams through the outbound guard: the metadata address refused, the fallback on loopback served', async () => {
+    // OUTBOUND_ALLOW_PRIVATE is not set: the operator's upstream on 127.0.0.1 is allowed by the
+    // guard's operator origin, the link-local address of the cloud metadata service never is
+    const client = await chained({
+      type: 'upstream',
+      baseUrl: 'http://169.254.169.254/v1',
+      connectTimeoutMs: 10_000,
+      fallback: { baseUrl: `${upstream.urls.model}/v1`, apiKey: upstream.adminKey },
+    });
+    const started = Date.now();
+    const answer = await client.chat.completions.create({ model: 'prince', messages, seed: 5 });
+    expect(answer.choices[0]?.message.content).toBeTruthy();
+    expect(Date.now() - started).toBeLessThan(5_000); // refused at once, no connect attempt to wait out
+
+    const alone = await chained({ type: 'upstream', baseUrl: 'http://169.254.169.254/v1', retries: 3 });
+    const error = await alone.chat.completions.create({ model: 'prince', messages }).catch((e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expectDocumented(error, 502);
+    expect((error as Error).message).toMatch(
+      /The upstream 169\.254\.169\.254 may not be called: 169\.254\.169\.254 is a linkLocal address/,
+    );
+  }, 180_000);
 });

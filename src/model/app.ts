@@ -54,8 +54,9 @@ export async function createModelService(
   const config = platform.config;
   const directoryUrl = (): string =>
     config.directoryApiUrl ?? options.directoryUrl?.() ?? `http://127.0.0.1:${config.directoryPort}`;
-  const engines = createEngines(platform.config.engines);
-  const media = createMediaEngines(config.mediaEngines, {
+  // upstreams are the operator's addresses, called through the one outbound guard
+  const engines = createEngines(platform.config.engines, platform.outbound);
+  const media = createMediaEngines(config.mediaEngines, platform.outbound, {
     recognizerModelDir: config.recognizerModelDir,
     imageWorkers: config.imageWorkers,
   });

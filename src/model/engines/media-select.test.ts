@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { outbound } from '../../platform/outbound.ts';
 import { BuiltinImageEngine, BuiltinVoiceEngine } from '../../media/engines.ts';
 import { UpstreamImageEngine, UpstreamVoiceEngine, utterancesOf } from './media-upstream.ts';
 import {
@@ -8,12 +9,15 @@ import {
   loadMediaEnginesConfig,
 } from './select.ts';
 
+const door = outbound({ allowPrivate: false });
+afterAll(() => door.close());
+
 describe('media engine configuration', () => {
   it('puts imagine and voice on the built-in engines by default, and `default` sets text models only', () => {
     const env = {
       MODEL_ENGINES: JSON.stringify({ default: { type: 'upstream', baseUrl: 'http://127.0.0.1:9/v1' } }),
     };
-    const media = createMediaEngines(loadMediaEnginesConfig(env));
+    const media = createMediaEngines(loadMediaEnginesConfig(env), door);
     expect(media.image).toBeInstanceOf(BuiltinImageEngine);
     expect(media.voice).toBeInstanceOf(BuiltinVoiceEngine);
     media.close();
@@ -32,6 +36,7 @@ describe('media engine configuration', () => {
           },
         }),
       }),
+      door,
     );
     expect(media.image).toBeInstanceOf(UpstreamImageEngine);
     expect(media.voice).toBeInstanceOf(UpstreamVoiceEngine);

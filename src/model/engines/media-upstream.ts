@@ -13,19 +13,19 @@ import type {
   VoiceEngine,
 } from '../../media/engines.ts';
 import type { RecognizedWord, Utterance } from '../../media/recognize.ts';
+import type { Outbound } from '../../platform/outbound.ts';
 import { failed, UpstreamEngine, type UpstreamConfig } from './upstream.ts';
 
-const MAX_JSON_ANSWER = 200 * 1024 * 1024;
+/** Ten 1792x1024 PNGs in base64 fit (the guard drops the connection past it: a 502). */
+const MAX_IMAGES_ANSWER = 200 * 1024 * 1024;
+/** A verbose_json of three hours with every word's times fits. */
+const MAX_TRANSCRIPTION_ANSWER = 64 * 1024 * 1024;
+/** 4,096 characters spoken at speed 0.25 as 24 kHz 16-bit PCM (about 80 minutes) fit. */
+const MAX_SPEECH_ANSWER = 256 * 1024 * 1024;
 
 async function readJson(response: AsyncIterable<Buffer>, host: string): Promise<unknown> {
   const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of response) {
-    size += part.length;
-    if (size > MAX_JSON_ANSWER)
-      throw failed(`The upstream ${host} answered more than ${MAX_JSON_ANSWER / 1024 / 1024} MB.`, false);
-    parts.push(part);
-  }
+  for await (const part of response) parts.push(part);
   try {
     return JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
   } catch {
@@ -43,8 +43,8 @@ export class UpstreamImageEngine implements ImageEngine {
   readonly name: string;
   readonly #upstream: UpstreamEngine;
 
-  constructor(config: UpstreamConfig) {
-    this.#upstream = new UpstreamEngine(config);
+  constructor(config: UpstreamConfig, door: Outbound) {
+    this.#upstream = new UpstreamEngine(config, door);
     this.name = this.#upstream.name;
   }
 
@@ -71,11 +71,11 @@ export class UpstreamImageEngine implements ImageEngine {
         if (request.seed !== undefined) body.seed = request.seed;
         return body;
       },
-      { model: 'imagine', accept: 'application/json', signal },
+      { model: 'imagine', accept: 'application/json', maxBodyBytes: MAX_IMAGES_ANSWER, signal },
     );
     let answer: { data?: { b64_json?: unknown; revised_prompt?: unknown }[] };
     try {
-      answer = (await readJson(call.response, call.host)) as typeof answer;
+      answer = (await readJson(call.body, call.host)) as typeof answer;
     } catch (error) {
       throw call.mapError(error);
     } finally {
@@ -150,8 +150,8 @@ export class UpstreamVoiceEngine implements VoiceEngine {
   readonly languages = undefined;
   readonly #upstream: UpstreamEngine;
 
-  constructor(config: UpstreamConfig) {
-    this.#upstream = new UpstreamEngine(config);
+  constructor(config: UpstreamConfig, door: Outbound) {
+    this.#upstream = new UpstreamEngine(config, door);
     this.name = this.#upstream.name;
   }
 
@@ -173,14 +173,14 @@ export class UpstreamVoiceEngine implements VoiceEngine {
         if (request.instructions !== undefined) body.instructions = request.instructions;
         return body;
       },
-      { model: 'voice', accept: 'audio/pcm', signal },
+      { model: 'voice', accept: 'audio/pcm', maxBodyBytes: MAX_SPEECH_ANSWER, signal },
     );
-    const type = String(call.response.headers['content-type'] ?? '');
+    const type = String(call.headers['content-type'] ?? '');
     try {
       if (type.includes('json') || type.includes('text/'))
         throw failed(`The upstream ${call.host} answered ${type}, not audio.`, false);
       let odd: Buffer | undefined;
-      for await (const raw of call.response as AsyncIterable<Buffer>) {
+      for await (const raw of call.body) {
         let chunk = odd ? Buffer.concat([odd, raw]) : raw;
         odd = undefined;
         if (chunk.length % 2 === 1) {
@@ -211,11 +211,11 @@ export class UpstreamVoiceEngine implements VoiceEngine {
         if (request.temperature !== undefined) fields.push(['temperature', String(request.temperature)]);
         return multipart(fields, { name: 'file', filename: request.filename, bytes: request.bytes });
       },
-      { model: 'voice', accept: 'application/json', signal },
+      { model: 'voice', accept: 'application/json', maxBodyBytes: MAX_TRANSCRIPTION_ANSWER, signal },
     );
     let answer: VerboseTranscription;
     try {
-      answer = (await readJson(call.response, call.host)) as VerboseTranscription;
+      answer = (await readJson(call.body, call.host)) as VerboseTranscription;
     } catch (error) {
       throw call.mapError(error);
     } finally {

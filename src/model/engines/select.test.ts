@@ -1,14 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { outbound } from '../../platform/outbound.ts';
 import { EngineConfigError, createEngines, loadEnginesConfig } from './select.ts';
 import { ReferenceEngine } from './reference.ts';
 import { UpstreamEngine } from './upstream.ts';
 
+const door = outbound({ allowPrivate: false });
+afterAll(() => door.close());
+
 describe('engine configuration', () => {
   it('defaults to the reference engine for king, queen and prince', () => {
-    const engines = createEngines(loadEnginesConfig({}));
+    const engines = createEngines(loadEnginesConfig({}), door);
     for (const model of ['king', 'queen', 'prince'] as const)
       expect(engines(model)).toBeInstanceOf(ReferenceEngine);
     expect(engines.describe()).toEqual({ king: 'reference', queen: 'reference', prince: 'reference' });
@@ -32,6 +36,7 @@ describe('engine configuration', () => {
           },
         }),
       }),
+      door,
     );
     const king = engines('king');
     expect(king).toBeInstanceOf(UpstreamEngine);
@@ -90,7 +95,7 @@ describe('engine configuration', () => {
       /queen\.retrys is not a known setting/,
     ],
   ])('rejects %s with a clear error', (value, message) => {
-    expect(() => createEngines(loadEnginesConfig({ MODEL_ENGINES: value }))).toThrow(EngineConfigError);
-    expect(() => createEngines(loadEnginesConfig({ MODEL_ENGINES: value }))).toThrow(message);
+    expect(() => createEngines(loadEnginesConfig({ MODEL_ENGINES: value }), door)).toThrow(EngineConfigError);
+    expect(() => createEngines(loadEnginesConfig({ MODEL_ENGINES: value }), door)).toThrow(message);
   });
 });

@@ -14,6 +14,7 @@ import {
   type ImageEngine,
   type VoiceEngine,
 } from '../../media/engines.ts';
+import type { Outbound } from '../../platform/outbound.ts';
 import type { Engine } from './types.ts';
 import { UpstreamImageEngine, UpstreamVoiceEngine } from './media-upstream.ts';
 import { UpstreamEngine, type UpstreamConfig } from './upstream.ts';
@@ -218,8 +219,11 @@ export type EngineSelector = ((model: TextModelId) => Engine) & {
   close(): void;
 };
 
-/** Builds each engine of the configuration (MODEL_ENGINES, read by src/config.ts) once and returns the selector. */
-export function createEngines(config: EnginesConfig): EngineSelector {
+/**
+ * Builds each engine of the configuration (MODEL_ENGINES, read by src/config.ts) once and returns
+ * the selector. Upstreams are called through `door`, the outbound guard.
+ */
+export function createEngines(config: EnginesConfig, door: Outbound): EngineSelector {
   const built = new Map<EngineConfig, Engine>();
   const engines = {} as Record<TextModelId, Engine>;
   for (const model of MODELS) {
@@ -229,7 +233,7 @@ export function createEngines(config: EnginesConfig): EngineSelector {
       engine =
         entry.type === 'reference'
           ? new ReferenceEngine({ latency: entry.latency })
-          : new UpstreamEngine(entry);
+          : new UpstreamEngine(entry, door);
       built.set(entry, engine);
     }
     engines[model] = engine;
@@ -276,15 +280,16 @@ export interface MediaEngines {
 /** Builds the media engines of MODEL_ENGINES (the built-in voice engine finds its Debian tools on PATH). */
 export function createMediaEngines(
   config: MediaEnginesConfig,
+  door: Outbound,
   options: { recognizerModelDir?: string | undefined; imageWorkers?: number } = {},
 ): MediaEngines {
   const image =
     config.imagine.type === 'upstream'
-      ? new UpstreamImageEngine(config.imagine)
+      ? new UpstreamImageEngine(config.imagine, door)
       : new BuiltinImageEngine(options.imageWorkers);
   const voice =
     config.voice.type === 'upstream'
-      ? new UpstreamVoiceEngine(config.voice)
+      ? new UpstreamVoiceEngine(config.voice, door)
       : new BuiltinVoiceEngine({ modelDir: options.recognizerModelDir });
   return {
     image,

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { CreateChatCompletionRequest } from '../../../generated/model/client/types.gen.ts';
 import { ApiError } from '../../platform/errors.ts';
+import { outbound } from '../../platform/outbound.ts';
 import { ChatAssembly } from './assemble.ts';
 import type { EngineEvent } from './types.ts';
 import { UpstreamEngine, parseRetryAfter } from './upstream.ts';
@@ -16,6 +17,10 @@ interface Fake {
 }
 
 const servers: http.Server[] = [];
+// the one outbound guard, as production has it: private addresses not allowed to customers, and
+// the operator's upstreams (origin `operator`) on 127.0.0.1 allowed
+const door = outbound({ allowPrivate: false });
+afterAll(() => door.close());
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -121,11 +126,14 @@ describe('UpstreamEngine', () => {
       res.end('data: [DONE]\n\n');
       finished = true;
     });
-    const engine = new UpstreamEngine({
-      baseUrl: upstream.url,
-      apiKey: 'sk-up',
-      modelMap: { king: 'llama3' },
-    });
+    const engine = new UpstreamEngine(
+      {
+        baseUrl: upstream.url,
+        apiKey: 'sk-up',
+        modelMap: { king: 'llama3' },
+      },
+      door,
+    );
     const events: EngineEvent[] = [];
     for await (const event of engine.chat(REQUEST)) {
       events.push(event);
@@ -174,7 +182,7 @@ describe('UpstreamEngine', () => {
       res.write(chunk({}, 'tool_calls'));
       res.end('data: [DONE]\n\n');
     });
-    const engine = new UpstreamEngine({ baseUrl: upstream.url });
+    const engine = new UpstreamEngine({ baseUrl: upstream.url }, door);
     const completion = await new ChatAssembly({
       model: 'queen',
       promptTokens: 5,
@@ -197,7 +205,7 @@ describe('UpstreamEngine', () => {
         }),
       );
     });
-    expect(await collect(new UpstreamEngine({ baseUrl: buffered.url }).chat(REQUEST))).toEqual([
+    expect(await collect(new UpstreamEngine({ baseUrl: buffered.url }, door).chat(REQUEST))).toEqual([
       { type: 'content', choice: 0, text: 'Hi there' },
       { type: 'finish', choice: 0, reason: 'stop' },
       { type: 'usage', promptTokens: 4, completionTokens: 2 },
@@ -215,7 +223,7 @@ describe('UpstreamEngine', () => {
       }
       return answer(req, res, body);
     });
-    const engine = new UpstreamEngine({ baseUrl: upstream.url, retries: 2, retryBaseMs: 10 });
+    const engine = new UpstreamEngine({ baseUrl: upstream.url, retries: 2, retryBaseMs: 10 }, door);
     const events = await collect(engine.chat(REQUEST));
     expect(calls).toBe(2);
     expect(
@@ -226,12 +234,15 @@ describe('UpstreamEngine', () => {
   it('fails over to the fallback when the primary is down', async () => {
     const port = await freePort();
     const fallback = await fake(answer);
-    const engine = new UpstreamEngine({
-      baseUrl: `http://127.0.0.1:${port}/v1`,
-      retries: 1,
-      retryBaseMs: 5,
-      fallback: { baseUrl: fallback.url, model: 'backup-model' },
-    });
+    const engine = new UpstreamEngine(
+      {
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        retries: 1,
+        retryBaseMs: 5,
+        fallback: { baseUrl: fallback.url, model: 'backup-model' },
+      },
+      door,
+    );
     const events = await collect(engine.chat(REQUEST));
     expect(events.some((e) => e.type === 'content' && e.text === 'Hello')).toBe(true);
     expect(fallback.requests[0]?.body.model).toBe('backup-model');
@@ -239,7 +250,10 @@ describe('UpstreamEngine', () => {
 
   it('answers 502 upstream_failed when the upstream refuses the connection', async () => {
     const port = await freePort();
-    const engine = new UpstreamEngine({ baseUrl: `http://127.0.0.1:${port}/v1`, retries: 1, retryBaseMs: 5 });
+    const engine = new UpstreamEngine(
+      { baseUrl: `http://127.0.0.1:${port}/v1`, retries: 1, retryBaseMs: 5 },
+      door,
+    );
     const error = await failure(collect(engine.chat(REQUEST)));
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_failed');
@@ -251,7 +265,7 @@ describe('UpstreamEngine', () => {
     const upstream = await fake(() => {
       // never answers
     });
-    const engine = new UpstreamEngine({ baseUrl: upstream.url, firstByteTimeoutMs: 150, retries: 0 });
+    const engine = new UpstreamEngine({ baseUrl: upstream.url, firstByteTimeoutMs: 150, retries: 0 }, door);
     const started = Date.now();
     const error = await failure(collect(engine.chat(REQUEST)));
     expect(error.status).toBe(504);
@@ -267,7 +281,7 @@ describe('UpstreamEngine', () => {
       res.write(chunk({ content: 'slow' }));
       // and nothing more
     });
-    const engine = new UpstreamEngine({ baseUrl: upstream.url, totalTimeoutMs: 200, retries: 0 });
+    const engine = new UpstreamEngine({ baseUrl: upstream.url, totalTimeoutMs: 200, retries: 0 }, door);
     const events = await collect(engine.chat(REQUEST));
     expect(events[0]).toEqual({ type: 'content', choice: 0, text: 'slow' });
     const last = events[events.length - 1];
@@ -285,12 +299,15 @@ describe('UpstreamEngine', () => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end('{"error":{"message":"busy"}}');
       });
-      const engine = new UpstreamEngine({
-        baseUrl: upstream.url,
-        retries: 1,
-        retryBaseMs: 5,
-        maxRetryWaitMs: 100,
-      });
+      const engine = new UpstreamEngine(
+        {
+          baseUrl: upstream.url,
+          retries: 1,
+          retryBaseMs: 5,
+          maxRetryWaitMs: 100,
+        },
+        door,
+      );
       const error = await failure(collect(engine.chat(REQUEST)));
       expect(error.status).toBe(503);
       expect(error.code).toBe('upstream_overloaded');
@@ -309,7 +326,7 @@ describe('UpstreamEngine', () => {
       res.write(chunk({ role: 'assistant', content: 'Partial' }));
       setTimeout(() => res.socket?.destroy(), 20);
     });
-    const engine = new UpstreamEngine({ baseUrl: upstream.url, retries: 3, retryBaseMs: 5 });
+    const engine = new UpstreamEngine({ baseUrl: upstream.url, retries: 3, retryBaseMs: 5 }, door);
     const events = await collect(engine.chat(REQUEST));
     expect(calls).toBe(1);
     expect(events[0]).toEqual({ type: 'content', choice: 0, text: 'Partial' });
@@ -335,7 +352,7 @@ describe('UpstreamEngine', () => {
       res.write(chunk({ content: 'Par' }));
       res.end('data: {"error":{"message":"model crashed"}}\n\n');
     });
-    const events = await collect(new UpstreamEngine({ baseUrl: upstream.url }).chat(REQUEST));
+    const events = await collect(new UpstreamEngine({ baseUrl: upstream.url }, door).chat(REQUEST));
     const last = events[events.length - 1];
     expect(last?.type === 'error' && last.error.message).toMatch(/model crashed/);
   });
@@ -346,7 +363,7 @@ describe('UpstreamEngine', () => {
       res.writeHead(307, { location: `${elsewhere.url}/chat/completions` });
       res.end();
     });
-    const error = await failure(collect(new UpstreamEngine({ baseUrl: upstream.url }).chat(REQUEST)));
+    const error = await failure(collect(new UpstreamEngine({ baseUrl: upstream.url }, door).chat(REQUEST)));
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/redirect/);
     expect(elsewhere.requests).toHaveLength(0);
@@ -360,7 +377,7 @@ describe('UpstreamEngine', () => {
       res.on('close', () => clearInterval(timer));
     });
     const controller = new AbortController();
-    const engine = new UpstreamEngine({ baseUrl: upstream.url });
+    const engine = new UpstreamEngine({ baseUrl: upstream.url }, door);
     const run = (async () => {
       let n = 0;
       for await (const event of engine.chat(REQUEST, { signal: controller.signal })) {
@@ -369,6 +386,34 @@ describe('UpstreamEngine', () => {
     })();
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
     await upstream.closed;
+  });
+
+  it('refuses an upstream at a link-local address through the outbound guard, without retrying it', async () => {
+    const fallback = await fake((_req, res) => {
+      sseHead(res);
+      res.write(chunk({ role: 'assistant', content: 'from the fallback' }));
+      res.write(chunk({}, 'stop'));
+      res.end('data: [DONE]\n\n');
+    });
+    const engine = new UpstreamEngine(
+      {
+        baseUrl: 'http://169.254.169.254/v1',
+        retries: 3,
+        retryBaseMs: 2000,
+        fallback: { baseUrl: fallback.url },
+      },
+      door,
+    );
+    const started = Date.now();
+    const events = await collect(engine.chat(REQUEST));
+    expect(events).toContainEqual({ type: 'content', choice: 0, text: 'from the fallback' });
+    expect(Date.now() - started).toBeLessThan(1500); // no backoff, no connect attempt
+    const alone = new UpstreamEngine({ baseUrl: 'http://[fe80::1]:8000/v1', retries: 0 }, door);
+    const error = await failure(collect(alone.chat(REQUEST)));
+    expect([error.status, error.code]).toEqual([502, 'upstream_failed']);
+    expect(error.message).toBe(
+      'The upstream [fe80::1]:8000 may not be called: fe80::1 is a linkLocal address.',
+    );
   });
 
   it('reads Retry-After as seconds, milliseconds or an HTTP date', () => {

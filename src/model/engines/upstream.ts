@@ -3,14 +3,21 @@
 // retries with exponential backoff and jitter while nothing was relayed yet, then failover to a
 // fallback upstream. Failures map to 502 upstream_failed, 503 upstream_overloaded, 504 upstream_timeout.
 //
-// node:http rather than fetch: fetch cannot tell the TCP connect from the wait for the answer
-// (no connect timeout without undici's Agent), and http.request never follows a redirect.
+// Every call goes through the outbound guard (platform/outbound.ts `open`, origin `operator`): its
+// connection pools, its address check at connect time (an operator's private network is allowed,
+// link-local and the like never), its timeouts and body caps; it never follows a redirect.
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreateChatCompletionRequest, TextModelId } from '../../../generated/model/client/types.gen.ts';
 import { ApiError } from '../../platform/errors.ts';
+import {
+  type Outbound,
+  OutboundRefused,
+  OutboundTimeout,
+  OutboundTooLarge,
+} from '../../platform/outbound.ts';
 import { SseParser } from './sse.ts';
 import { DEFAULT_DIMENSIONS } from '../../embeddings/index.ts';
 import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './types.ts';
@@ -51,6 +58,29 @@ const DEFAULTS = {
   maxRetryWaitMs: 5_000,
 };
 const MAX_ERROR_BODY = 64 * 1024;
+/** The most of a streamed chat answer read (about 16 million tokens of deltas): past it, a 502. */
+const MAX_CHAT_ANSWER = 64 * 1024 * 1024;
+/** The most of an embeddings answer read (2,048 inputs of 3,072 floats as JSON text fit). */
+const MAX_EMBEDDINGS_ANSWER = 256 * 1024 * 1024;
+
+/** A whole answer as UTF-8 text (the guard caps its length). */
+async function readText(body: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of body) parts.push(part);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** The first 64 KiB of an error answer, for its message; the rest is dropped unread. */
+export async function readError(body: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of body) {
+    parts.push(part);
+    size += part.length;
+    if (size >= MAX_ERROR_BODY) break;
+  }
+  return Buffer.concat(parts).subarray(0, MAX_ERROR_BODY).toString('utf8');
+}
 
 /** An ApiError of the upstream, with what the retry loop needs to know. */
 export class UpstreamError extends ApiError {
@@ -85,7 +115,7 @@ const overloaded = (message: string, retryAfterMs: number | undefined): Upstream
   new UpstreamError(503, 'upstream_overloaded', message, { retryable: true, retryAfterMs });
 
 /** Milliseconds of a `retry-after-ms` or `Retry-After` (seconds or an HTTP date) header. */
-export function parseRetryAfter(headers: http.IncomingHttpHeaders, now = Date.now()): number | undefined {
+export function parseRetryAfter(headers: IncomingHttpHeaders, now = Date.now()): number | undefined {
   const ms = Number(headers['retry-after-ms']);
   if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return Math.round(ms);
   const raw = headers['retry-after'];
@@ -242,13 +272,12 @@ function withDefaults(
 export class UpstreamEngine implements Engine {
   readonly name: string;
   readonly config: UpstreamConfig;
-  readonly #agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({ keepAlive: true }),
-  };
+  readonly #door: Outbound;
 
-  constructor(config: UpstreamConfig) {
+  /** `door` is the outbound guard every call goes through (platform/outbound.ts), as the operator's. */
+  constructor(config: UpstreamConfig, door: Outbound) {
     this.config = config;
+    this.#door = door;
     this.name = `upstream:${new URL(config.baseUrl).host}`;
   }
 
@@ -260,11 +289,8 @@ export class UpstreamEngine implements Engine {
     return `fp_${model}_up_${hash}`;
   }
 
-  /** Closes idle keep-alive connections (at shutdown). */
-  close(): void {
-    this.#agents.http.destroy();
-    this.#agents.https.destroy();
-  }
+  /** Nothing to release: the outbound guard holds the connections (and is closed with the platform). */
+  close(): void {}
 
   /**
    * The attempts of one call: each upstream in failover order, each tried up to `retries + 1`
@@ -338,18 +364,18 @@ export class UpstreamEngine implements Engine {
 
   /**
    * One POST relayed with this engine's timeouts, retries and failover, for the media models: the
-   * upstream's answer once it is a 200 (its body still to read, as bytes), else the mapped
-   * UpstreamError of the last attempt. `body` is JSON, or bytes with their content type
-   * (multipart); `model` names our model, mapped by `model` / `modelMap` of each upstream.
+   * upstream's answer once it is a 200 (its body still to read, as bytes, at most `maxBodyBytes`),
+   * else the mapped UpstreamError of the last attempt. `body` is JSON, or bytes with their
+   * content type (multipart); `model` names our model, mapped by `model` / `modelMap` of each upstream.
    */
   async exchange(
     path: string,
     body: (model: string) => Record<string, unknown> | { payload: Buffer; contentType: string },
-    options: { model: string; accept: string; signal?: AbortSignal | undefined },
+    options: { model: string; accept: string; maxBodyBytes: number; signal?: AbortSignal | undefined },
   ): Promise<{
-    response: http.IncomingMessage;
+    headers: IncomingHttpHeaders;
+    body: AsyncIterable<Buffer>;
     host: string;
-    firstByte(): void;
     mapError(error: unknown): unknown;
     close(): void;
   }> {
@@ -357,22 +383,24 @@ export class UpstreamEngine implements Engine {
     const state: { lastError?: UpstreamError } = {};
     for await (const settings of this.#attempts(signal, state)) {
       const upstreamModel = settings.modelMap?.[options.model] ?? settings.model ?? options.model;
-      const call = this.#open(settings, path, body(upstreamModel), options.accept, signal, true);
+      const call = this.#open(
+        settings,
+        path,
+        body(upstreamModel),
+        options.accept,
+        signal,
+        options.maxBodyBytes,
+      );
       try {
         const res = await call.response;
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          let text = '';
-          for await (const part of res as AsyncIterable<Buffer>) {
-            if (text.length < MAX_ERROR_BODY) text += part.toString('utf8');
-          }
-          throw this.#statusError(call.url.host, status, res.headers, text);
+        if (res.status !== 200) {
+          throw this.#statusError(call.url.host, res.status, res.headers, await readError(call.body()));
         }
         call.firstByte();
         return {
-          response: res,
+          headers: res.headers,
+          body: call.body(),
           host: call.url.host,
-          firstByte: call.firstByte,
           mapError: call.mapError,
           close: call.close,
         };
@@ -387,9 +415,10 @@ export class UpstreamEngine implements Engine {
   }
 
   /**
-   * Sends one POST to one upstream, with the connect, first-byte and total timeouts armed and the
-   * client's abort wired in. `response` resolves with the answer's head; `mapError` turns whatever
-   * the caller caught into the error to throw; `close` disarms and frees everything.
+   * Sends one POST to one upstream through the outbound guard (origin `operator`: the operator
+   * configured this address), with the connect, first-byte and total timeouts and the body cap
+   * armed and the client's abort wired in. `mapError` turns whatever the caller caught into the
+   * UpstreamError to throw (or the client's abort reason); `close` disarms and frees everything.
    */
   #open(
     config: ReturnType<typeof withDefaults>,
@@ -397,103 +426,71 @@ export class UpstreamEngine implements Engine {
     body: Record<string, unknown> | { payload: Buffer; contentType: string },
     accept: string,
     signal: AbortSignal | undefined,
-    binary = false,
+    maxBodyBytes: number,
   ): {
     url: URL;
-    response: Promise<http.IncomingMessage>;
+    response: Promise<{ status: number; headers: IncomingHttpHeaders }>;
+    body(): AsyncIterable<Buffer>;
     firstByte(): void;
     mapError(error: unknown): unknown;
     close(): void;
   } {
     const base = config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`;
     const url = new URL(path, base);
-    const secure = url.protocol === 'https:';
     const raw =
       body.payload instanceof Buffer ? (body as { payload: Buffer; contentType: string }) : undefined;
-    const payload = raw ? raw.payload : JSON.stringify(body);
     const headers: Record<string, string> = {
       ...config.headers,
       'content-type': raw ? raw.contentType : 'application/json',
       accept,
-      'content-length': String(Buffer.byteLength(payload)),
     };
     if (config.apiKey !== undefined) headers.authorization = `Bearer ${config.apiKey}`;
-
-    const timers: NodeJS.Timeout[] = [];
-    const client = secure ? https : http;
-    const req = client.request(url, {
+    const call = this.#door.open(url, {
       method: 'POST',
       headers,
-      agent: secure ? this.#agents.https : this.#agents.http,
+      body: raw ? raw.payload : JSON.stringify(body),
+      origin: 'operator',
+      connectTimeoutMs: config.connectTimeoutMs,
+      firstByteTimeoutMs: config.firstByteTimeoutMs,
+      totalTimeoutMs: config.totalTimeoutMs,
+      maxBodyBytes,
+      signal,
     });
-    let failure: Error | undefined;
-    let response: http.IncomingMessage | undefined;
-    const fail = (error: Error): void => {
-      failure ??= error;
-      if (response !== undefined) response.destroy(error);
-      req.destroy(error);
-    };
-    const onAbort = (): void =>
-      fail((signal?.reason as Error | undefined) ?? new DOMException('Aborted', 'AbortError'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const connectTimer = setTimeout(
-      () =>
-        fail(
-          timedOut(
-            `The upstream ${url.host} did not accept a connection within ${config.connectTimeoutMs} ms.`,
-          ),
-        ),
-      config.connectTimeoutMs,
-    );
-    const firstByteTimer = setTimeout(
-      () =>
-        fail(
-          timedOut(
-            `The upstream ${url.host} did not start answering within ${config.firstByteTimeoutMs} ms.`,
-          ),
-        ),
-      config.firstByteTimeoutMs,
-    );
-    timers.push(
-      connectTimer,
-      firstByteTimer,
-      setTimeout(
-        () => fail(timedOut(`The upstream ${url.host} did not finish within ${config.totalTimeoutMs} ms.`)),
-        config.totalTimeoutMs,
-      ),
-    );
-    req.on('socket', (socket) => {
-      if (!socket.connecting) clearTimeout(connectTimer);
-      else socket.once('connect', () => clearTimeout(connectTimer));
-    });
-    if (signal?.aborted === true) onAbort();
-    const responsePromise = new Promise<http.IncomingMessage>((resolve, reject) => {
-      req.once('response', (res) => {
-        response = res;
-        req.on('error', () => {}); // later errors surface through the response stream
-        if (!binary) res.setEncoding('utf8');
-        resolve(res);
-      });
-      req.once('error', reject);
-      req.end(payload);
-    });
-    responsePromise.catch(() => {});
     return {
       url,
-      response: responsePromise,
-      firstByte: () => clearTimeout(firstByteTimer),
+      response: call.response,
+      body: () => call.body(),
+      firstByte: call.firstByte,
       mapError: (error: unknown) => {
-        if (signal?.aborted === true) return (signal.reason as unknown) ?? error;
-        if (failure !== undefined) return failure;
-        if (error instanceof UpstreamError) return error;
-        return this.#networkError(url.host, error as NodeJS.ErrnoException);
+        const cause = call.cause(error);
+        if (signal?.aborted === true) return cause;
+        return this.#guardError(url.host, config, cause);
       },
-      close: () => {
-        for (const timer of timers) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (!req.destroyed) req.destroy();
-      },
+      close: call.close,
     };
+  }
+
+  /** The UpstreamError of what ended a call: the guard's timeouts, cap and refusals, or the network's. */
+  #guardError(host: string, config: ReturnType<typeof withDefaults>, cause: unknown): UpstreamError {
+    if (cause instanceof UpstreamError) return cause;
+    if (cause instanceof OutboundTimeout) {
+      if (cause.phase === 'connect')
+        return timedOut(
+          `The upstream ${host} did not accept a connection within ${config.connectTimeoutMs} ms.`,
+        );
+      if (cause.phase === 'first_byte')
+        return timedOut(
+          `The upstream ${host} did not start answering within ${config.firstByteTimeoutMs} ms.`,
+        );
+      return timedOut(`The upstream ${host} did not finish within ${config.totalTimeoutMs} ms.`);
+    }
+    if (cause instanceof OutboundTooLarge) {
+      return failed(`The upstream ${host} answered more than ${cause.limit / 1024 / 1024} MiB.`, false);
+    }
+    if (cause instanceof OutboundRefused) {
+      return failed(`The upstream ${host} may not be called: ${cause.message}.`, false);
+    }
+    return this.#networkError(host, cause as NodeJS.ErrnoException);
   }
 
   /** One request to one upstream; yields its events as they arrive; throws UpstreamError on failure. */
@@ -508,23 +505,18 @@ export class UpstreamEngine implements Engine {
       upstreamBody(request, this.#upstreamModel(config, request.model)),
       'text/event-stream',
       signal,
+      MAX_CHAT_ANSWER,
     );
     const url = call.url;
     try {
       const res = await call.response;
-      const status = res.statusCode ?? 0;
+      const status = res.status;
       const type = String(res.headers['content-type'] ?? '');
-      if (status !== 200) {
-        let body = '';
-        for await (const text of res as AsyncIterable<string>) {
-          if (body.length < MAX_ERROR_BODY) body += text;
-        }
-        throw this.#statusError(url.host, status, res.headers, body);
-      }
+      if (status !== 200)
+        throw this.#statusError(url.host, status, res.headers, await readError(call.body()));
       if (type.includes('application/json')) {
         // an upstream that ignored `stream: true`: relay its buffered answer as events
-        let body = '';
-        for await (const text of res as AsyncIterable<string>) body += text;
+        const body = await readText(call.body());
         call.firstByte();
         let parsed: UpstreamChunk;
         try {
@@ -543,10 +535,11 @@ export class UpstreamEngine implements Engine {
         );
       }
       const parser = new SseParser();
+      const decoder = new StringDecoder('utf8');
       let done = false;
       let finished = false;
-      for await (const text of res as AsyncIterable<string>) {
-        for (const event of parser.push(text)) {
+      for await (const bytes of call.body()) {
+        for (const event of parser.push(decoder.write(bytes))) {
           call.firstByte();
           if (event.data === '[DONE]') {
             done = true;
@@ -589,18 +582,14 @@ export class UpstreamEngine implements Engine {
       encoding_format: 'float',
     };
     if (request.dimensions !== DEFAULT_DIMENSIONS) body.dimensions = request.dimensions;
-    const call = this.#open(config, 'embeddings', body, 'application/json', signal);
+    const call = this.#open(config, 'embeddings', body, 'application/json', signal, MAX_EMBEDDINGS_ANSWER);
     const url = call.url;
     try {
       const res = await call.response;
       call.firstByte();
-      const status = res.statusCode ?? 0;
-      let text = '';
-      for await (const part of res as AsyncIterable<string>) {
-        if (status === 200 || text.length < MAX_ERROR_BODY) text += part;
-      }
-      if (status !== 200) throw this.#statusError(url.host, status, res.headers, text);
-      return parseEmbeddings(text, request, url.host);
+      if (res.status !== 200)
+        throw this.#statusError(url.host, res.status, res.headers, await readError(call.body()));
+      return parseEmbeddings(await readText(call.body()), request, url.host);
     } catch (error) {
       throw call.mapError(error);
     } finally {
@@ -608,7 +597,7 @@ export class UpstreamEngine implements Engine {
     }
   }
 
-  #statusError(host: string, status: number, headers: http.IncomingHttpHeaders, body: string): UpstreamError {
+  #statusError(host: string, status: number, headers: IncomingHttpHeaders, body: string): UpstreamError {
     const detail = upstreamMessage(body);
     const suffix = detail === '' ? '' : `: ${detail}`;
     if (status === 429 || status === 503) {
