@@ -143,8 +143,9 @@ export interface Config {
   /** REALTIME_MAX_SECONDS: the longest a realtime voice session may stay open; 1,800 by default. */
   realtimeMaxSeconds: number;
   /**
-   * MODEL_RATE_LIMIT_RPM, MODEL_RATE_LIMIT_TPM, DIRECTORY_RATE_LIMIT_RPS, DIRECTORY_DAILY_QUOTA:
-   * what replaces the plans' limits (tests, fuzzing); unset in production.
+   * MODEL_RATE_LIMIT_RPM, MODEL_RATE_LIMIT_TPM, MODEL_IMAGES_PER_MINUTE,
+   * MODEL_AUDIO_SECONDS_PER_MINUTE, DIRECTORY_RATE_LIMIT_RPS, DIRECTORY_DAILY_QUOTA: what replaces
+   * the plans' limits (tests, fuzzing); unset in production.
    */
   limits: LimitSettings;
   /** WORKERS: processes sharing the ports (src/cluster.ts); `auto`, one per core; 1 by default. */
@@ -323,6 +324,8 @@ const ENV = z.object({
   DEMO_LISTINGS: integer(0, 10_000_000, 20_000),
   MODEL_RATE_LIMIT_RPM: wholeNumber,
   MODEL_RATE_LIMIT_TPM: wholeNumber,
+  MODEL_IMAGES_PER_MINUTE: wholeNumber,
+  MODEL_AUDIO_SECONDS_PER_MINUTE: wholeNumber,
   DIRECTORY_RATE_LIMIT_RPS: z.coerce
     .number()
     .positive()
@@ -449,6 +452,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: {
       modelRpm: v.MODEL_RATE_LIMIT_RPM,
       modelTpm: v.MODEL_RATE_LIMIT_TPM,
+      imagesPerMinute: v.MODEL_IMAGES_PER_MINUTE,
+      audioSecondsPerMinute: v.MODEL_AUDIO_SECONDS_PER_MINUTE,
       directoryRps: v.DIRECTORY_RATE_LIMIT_RPS,
       directoryDailyQuota: v.DIRECTORY_DAILY_QUOTA,
     },

@@ -89,7 +89,9 @@ export async function takeModelTokens(
  */
 export async function takeMediaUnits(
   limiter: Limiter,
-  res: Response,
+  limits: LimitSettings,
+  /** The HTTP answer whose RateLimit headers get the bucket; undefined on a WebSocket. */
+  res: Response | undefined,
   principal: Principal,
   model: string,
   unit: 'images' | 'audio_seconds',
@@ -97,10 +99,10 @@ export async function takeMediaUnits(
 ): Promise<void> {
   const taken = await limiter.take(
     `model:${principal.keyId}:${model}:${unit}`,
-    [mediaBucket(principal.plan, unit)],
+    [mediaBucket(principal.plan, unit, limits)],
     amount,
   );
-  if (!res.headersSent) {
+  if (res !== undefined && !res.headersSent) {
     const requestStates = res.locals.rateLimitStates ?? [];
     setRateLimitHeaders(res, [...requestStates, ...taken.states]);
   }

@@ -10,12 +10,17 @@ export const MODEL_PLANS: Record<string, { rpm: number; tpm: number }> = {
 /**
  * What replaces the plans' figures (src/config.ts reads them): `MODEL_RATE_LIMIT_RPM` and
  * `_TPM` every plan's requests and tokens per minute (lowered to exercise 429s, raised so a
- * fuzzer is not throttled), `DIRECTORY_RATE_LIMIT_RPS` scales every directory figure from the
+ * fuzzer is not throttled), `MODEL_IMAGES_PER_MINUTE` and `MODEL_AUDIO_SECONDS_PER_MINUTE` the
+ * media figures, `DIRECTORY_RATE_LIMIT_RPS` scales every directory figure from the
  * seed's 60/s, `DIRECTORY_DAILY_QUOTA` the unlimited plan's 50,000 a day. Unset in production.
  */
 export interface LimitSettings {
   modelRpm?: number | undefined;
   modelTpm?: number | undefined;
+  /** MODEL_IMAGES_PER_MINUTE: every plan's images a minute per key. */
+  imagesPerMinute?: number | undefined;
+  /** MODEL_AUDIO_SECONDS_PER_MINUTE: every plan's seconds of audio (in and out) a minute per key. */
+  audioSecondsPerMinute?: number | undefined;
   directoryRps?: number | undefined;
   directoryDailyQuota?: number | undefined;
 }
@@ -36,10 +41,17 @@ export const MEDIA_PLANS: Record<string, { imagesPerMinute: number; audioSeconds
   enterprise: { imagesPerMinute: 1_000, audioSecondsPerMinute: 36_000 },
 };
 
-/** The per-minute bucket of `images` or `audio_seconds` of a plan. */
-export function mediaBucket(plan: string, unit: 'images' | 'audio_seconds'): Bucket {
+/** The per-minute bucket of `images` or `audio_seconds` of a plan (or of its override). */
+export function mediaBucket(
+  plan: string,
+  unit: 'images' | 'audio_seconds',
+  settings: LimitSettings = {},
+): Bucket {
   const limits = MEDIA_PLANS[plan] ?? (MEDIA_PLANS.standard as (typeof MEDIA_PLANS)[string]);
-  const perMinute = unit === 'images' ? limits.imagesPerMinute : limits.audioSecondsPerMinute;
+  const perMinute =
+    unit === 'images'
+      ? (settings.imagesPerMinute ?? limits.imagesPerMinute)
+      : (settings.audioSecondsPerMinute ?? limits.audioSecondsPerMinute);
   return { name: unit, rate: perMinute / 60, capacity: perMinute, window: 60, quota: perMinute };
 }
 

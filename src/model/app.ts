@@ -142,6 +142,7 @@ export async function createModelService(
       createImagesRouter({
         db: platform.db,
         limiter: platform.limiter,
+        limits: platform.config.limits,
         engine: media.image,
         store: new MediaStore(platform.db),
         logger,
@@ -150,6 +151,7 @@ export async function createModelService(
       createAudioRouter({
         db: platform.db,
         limiter: platform.limiter,
+        limits: platform.config.limits,
         engine: media.voice,
         encoders,
         logger,

@@ -15,6 +15,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeMediaUnits } from '../limits/middleware.ts';
+import type { LimitSettings } from '../limits/policies.ts';
 import { decodeAudio } from '../media/audio/decode.ts';
 import {
   type Encoders,
@@ -37,6 +38,8 @@ import { encodeText } from './tokens.ts';
 export interface AudioDeps {
   db: Db;
   limiter: Limiter;
+  /** The plans' limits and their overrides (MODEL_IMAGES_PER_MINUTE, MODEL_AUDIO_SECONDS_PER_MINUTE). */
+  limits: LimitSettings;
   engine: VoiceEngine;
   encoders: Encoders;
   logger: Logger;
@@ -159,6 +162,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
       // about 14 characters a second at normal pace: reserved before speaking, so a 429 comes first
       await takeMediaUnits(
         deps.limiter,
+        deps.limits,
         res,
         principal,
         'voice',
@@ -260,6 +264,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
       const principal = caller();
       await takeMediaUnits(
         deps.limiter,
+        deps.limits,
         res,
         principal,
         'voice',

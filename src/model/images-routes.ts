@@ -10,6 +10,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeMediaUnits } from '../limits/middleware.ts';
+import type { LimitSettings } from '../limits/policies.ts';
 import type { ImageEngine, ImageRequest } from '../media/engines.ts';
 import { CONTENT_TYPES, type ImageFormat } from '../media/images/encode.ts';
 import type { MediaStore } from '../media/store.ts';
@@ -23,6 +24,8 @@ import { imagesCostNano } from './catalogue.ts';
 export interface ImagesDeps {
   db: Db;
   limiter: Limiter;
+  /** The plans' limits and their overrides (MODEL_IMAGES_PER_MINUTE, MODEL_AUDIO_SECONDS_PER_MINUTE). */
+  limits: LimitSettings;
   engine: ImageEngine;
   store: MediaStore;
   logger: Logger;
@@ -88,7 +91,7 @@ export function createImagesRouter(deps: ImagesDeps): Router {
       const started = Date.now();
       const request = imageRequest(body);
       const principal = caller();
-      await takeMediaUnits(deps.limiter, res, principal, 'imagine', 'images', request.n);
+      await takeMediaUnits(deps.limiter, deps.limits, res, principal, 'imagine', 'images', request.n);
       const controller = new AbortController();
       res.on('close', () => {
         if (!res.writableFinished)

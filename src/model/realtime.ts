@@ -453,12 +453,10 @@ class Session {
       this.#ws.close(1008, 'key no longer valid');
       throw new ApiError(401, 'invalid_api_key', 'The key is no longer valid.');
     }
-    const res = { headersSent: true, locals: {}, setHeader: () => undefined } as unknown as Parameters<
-      typeof takeMediaUnits
-    >[1];
     await takeMediaUnits(
       this.#deps.limiter,
-      res,
+      this.#deps.limits,
+      undefined,
       this.#principal,
       'voice',
       'audio_seconds',
