@@ -172,6 +172,7 @@ export async function createModelService(
   const realtime = createRealtime({
     db: platform.db,
     auth: platform.auth,
+    revocations: platform.bus,
     limiter: platform.limiter,
     limits: platform.config.limits,
     voice: media.voice,

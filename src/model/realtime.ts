@@ -15,6 +15,7 @@ import type {
   CreateChatCompletionRequest,
 } from '../../generated/model/client/types.gen.ts';
 import type { Authenticator } from '../accounts/auth.ts';
+import type { Bus } from '../accounts/bus.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeMediaUnits } from '../limits/middleware.ts';
 import { type LimitSettings, modelRequestBucket } from '../limits/policies.ts';
@@ -36,6 +37,8 @@ import { countPromptTokens } from './tokens.ts';
 export interface RealtimeDeps {
   db: Db;
   auth: Authenticator;
+  /** The revocation fan-out: a key revoked or rotated on any instance is named here at once. */
+  revocations: Pick<Bus, 'subscribe'>;
   limiter: Limiter;
   /** The plans' limits and their overrides (MODEL_RATE_LIMIT_RPM). */
   limits: LimitSettings;
@@ -59,6 +62,20 @@ const DEFAULT_INSTRUCTIONS =
   'You are a helpful voice assistant. Answer briefly, in one to three sentences of plain speech.';
 
 type ClientEvent = { type?: unknown; event_id?: unknown; [key: string]: unknown };
+
+/** Why the server ends a session: the error event it sends last, the close code, and what a cut response says. */
+interface Ending {
+  type: 'invalid_request_error' | 'authentication_error' | 'permission_error';
+  code: string;
+  message: string;
+  closeCode: 1000 | 1008;
+  closeReason: string;
+  /** `status_details.reason` of a response the ending cut short. */
+  cancelReason: 'session_expired' | 'key_revoked';
+}
+
+/** How long an ending waits for the work in flight to stop and be billed before it closes anyway. */
+const ENDING_GRACE_MS = 5000;
 
 interface Item {
   id: string;
@@ -158,6 +175,20 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     perMessageDeflate: false,
     handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false),
   });
+  // the open sessions by key id: a key revoked (or rotated) on any instance re-checks its sessions
+  const byKey = new Map<string, Set<Session>>();
+  deps.revocations.subscribe((keyId) => {
+    for (const session of byKey.get(keyId) ?? []) void session.recheck();
+  });
+  const track = (session: Session, keyId: string) => {
+    let sessions = byKey.get(keyId);
+    if (sessions === undefined) byKey.set(keyId, (sessions = new Set()));
+    sessions.add(session);
+    return () => {
+      sessions.delete(session);
+      if (sessions.size === 0) byKey.delete(keyId);
+    };
+  };
   return {
     upgrade(req, socket, head) {
       const requestId = `req_${randomBytes(8).toString('hex')}`;
@@ -207,7 +238,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
             );
           }
           wss.handleUpgrade(req, socket, head, (ws) => {
-            new Session(ws, principal, secret, deps, requestId).start();
+            const session = new Session(ws, principal, secret, deps, requestId);
+            const untrack = track(session, principal.keyId);
+            ws.once('close', untrack);
+            session.start();
           });
         } catch (err) {
           const error =
@@ -244,9 +278,14 @@ class Session {
   #bufferBytes = 0;
   readonly #items: Item[] = [];
   #response: AbortController | undefined;
+  /** The response in flight, settled once it is billed and its response.done sent. */
+  #responding: Promise<void> = Promise.resolve();
   #transcriptions = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Set when the server ends the session (its time is up, its key revoked); aborts the work in flight. */
+  #ending: Ending | undefined;
+  readonly #life = new AbortController();
 
   constructor(ws: WebSocket, principal: Principal, secret: string, deps: RealtimeDeps, requestId: string) {
     this.#ws = ws;
@@ -258,14 +297,18 @@ class Session {
 
   start(): void {
     this.#timer = setTimeout(() => {
-      this.#error(
-        'session_expired',
-        `The session reached its limit of ${this.#deps.maxSeconds} seconds; open a new one.`,
-      );
-      this.#ws.close(1000, 'session expired');
+      void this.#end({
+        type: 'invalid_request_error',
+        code: 'session_expired',
+        message: `The session reached its limit of ${this.#deps.maxSeconds} seconds; open a new one.`,
+        closeCode: 1000,
+        closeReason: 'session expired',
+        cancelReason: 'session_expired',
+      });
     }, this.#deps.maxSeconds * 1000);
     this.#timer.unref();
     this.#ws.on('message', (data, isBinary) => {
+      if (this.#ending !== undefined) return; // the session is closing: nothing new starts
       if (isBinary) {
         this.#error('invalid_event', 'Send events as JSON text messages, not binary ones.');
         return;
@@ -284,13 +327,20 @@ class Session {
       void this.#handle(event).catch((err: unknown) => {
         const api = err instanceof ApiError ? err : undefined;
         if (!api) this.#deps.logger.error({ err, request_id: this.#requestId }, 'realtime event failed');
-        this.#error(api?.code ?? 'internal_error', api?.message ?? 'The event could not be handled.', event);
+        this.#error(
+          api?.code ?? 'internal_error',
+          api?.message ?? 'The event could not be handled.',
+          event,
+          null,
+          api?.type,
+        );
       });
     });
     this.#ws.on('close', () => {
       this.#closed = true;
       clearTimeout(this.#timer);
       this.#response?.abort(new DOMException('The client disconnected.', 'AbortError'));
+      this.#life.abort(new DOMException('The client disconnected.', 'AbortError'));
     });
     this.#ws.on('error', () => {});
     this.#send({ type: 'session.created', session: this.#session() });
@@ -301,11 +351,52 @@ class Session {
     this.#ws.send(JSON.stringify({ event_id: id('event'), ...event }));
   }
 
-  #error(code: string, message: string, event?: ClientEvent, param: string | null = null): void {
+  /**
+   * Ends the session from the server's side: nothing new starts, the response in flight is cut
+   * (billed for the tokens and audio it made, with a response.done that says why), a
+   * transcription in flight is dropped unbilled, then the error event and the close.
+   */
+  async #end(ending: Ending): Promise<void> {
+    if (this.#ending !== undefined || this.#closed) return;
+    this.#ending = ending;
+    clearTimeout(this.#timer);
+    this.#life.abort(new DOMException(ending.message, 'AbortError'));
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([this.#responding, this.#transcriptions]),
+      new Promise((resolve) => (grace = setTimeout(resolve, ENDING_GRACE_MS))),
+    ]);
+    clearTimeout(grace);
+    this.#error(ending.code, ending.message, undefined, null, ending.type);
+    this.#ws.close(ending.closeCode, ending.closeReason);
+  }
+
+  /**
+   * The key of this session was revoked or rotated somewhere: asks again whether its secret is
+   * valid, and ends the session at once when it is not (a rotation's grace keeps it open).
+   */
+  async recheck(): Promise<void> {
+    if (this.#ending !== undefined || this.#closed) return;
+    try {
+      await this.#deps.auth.principalOf(this.#secret, ['voice'], 'GET /v1/realtime');
+    } catch (err) {
+      // only a verdict on the key ends the session; a database hiccup does not
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403))
+        await this.#end(keyEnding(err));
+    }
+  }
+
+  #error(
+    code: string,
+    message: string,
+    event?: ClientEvent,
+    param: string | null = null,
+    type = 'invalid_request_error',
+  ): void {
     this.#send({
       type: 'error',
       error: {
-        type: 'invalid_request_error',
+        type,
         code,
         message,
         param,
@@ -441,17 +532,17 @@ class Session {
     this.#send({ type: 'session.updated', session: this.#session() });
   }
 
-  /** Re-checks the key (a revoked key ends the session at its next turn) and the audio per minute. */
+  /**
+   * Re-checks the key before each billable turn (a key that expired, or whose rotation grace
+   * ended, since the last check ends the session here) and takes the audio per minute.
+   */
   async #stillAllowed(seconds: number): Promise<void> {
     try {
       await this.#deps.auth.principalOf(this.#secret, ['voice'], 'GET /v1/realtime');
     } catch (err) {
-      this.#error(
-        err instanceof ApiError ? err.code : 'invalid_api_key',
-        err instanceof ApiError ? err.message : 'The key is no longer valid.',
-      );
-      this.#ws.close(1008, 'key no longer valid');
-      throw new ApiError(401, 'invalid_api_key', 'The key is no longer valid.');
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403))
+        void this.#end(keyEnding(err));
+      throw err;
     }
     await takeMediaUnits(
       this.#deps.limiter,
@@ -496,7 +587,14 @@ class Session {
     this.#send({ type: 'conversation.item.added', previous_item_id: previous, item: shown });
     this.#send({ type: 'conversation.item.done', previous_item_id: previous, item: shown });
     const turn = this.#transcriptions.then(async () => {
-      await this.#stillAllowed(ms / 1000);
+      if (this.#ending !== undefined) return;
+      try {
+        await this.#stillAllowed(ms / 1000);
+      } catch (err) {
+        // the item was committed: say that its transcript will not come, and why
+        if (err instanceof ApiError && this.#ending === undefined) this.#transcriptionFailed(item, err);
+        throw err;
+      }
       await this.#transcribe(item, pcm, ms);
     });
     this.#transcriptions = turn.catch(() => {});
@@ -513,14 +611,17 @@ class Session {
     let status = 200;
     try {
       const parts: string[] = [];
-      for await (const u of this.#deps.voice.transcribe({
-        bytes: wav,
-        filename: 'audio.wav',
-        audio: { kind: 'wav', samples: pcm16k, sampleRate: RECOGNIZER_RATE, seconds: ms / 1000 },
-        language: 'en',
-        prompt: undefined,
-        temperature: undefined,
-      })) {
+      for await (const u of this.#deps.voice.transcribe(
+        {
+          bytes: wav,
+          filename: 'audio.wav',
+          audio: { kind: 'wav', samples: pcm16k, sampleRate: RECOGNIZER_RATE, seconds: ms / 1000 },
+          language: 'en',
+          prompt: undefined,
+          temperature: undefined,
+        },
+        this.#life.signal,
+      )) {
         parts.push(u.text);
         this.#send({
           type: 'conversation.item.input_audio_transcription.delta',
@@ -538,18 +639,17 @@ class Session {
         usage: { type: 'duration', seconds: Math.round(ms) / 1000 },
       });
     } catch (err) {
-      status = err instanceof ApiError ? err.status : 500;
-      this.#send({
-        type: 'conversation.item.input_audio_transcription.failed',
-        item_id: item.id,
-        content_index: 0,
-        error: {
-          type: 'transcription_error',
-          code: err instanceof ApiError ? err.code : 'engine_failed',
-          message: err instanceof ApiError ? err.message : 'The transcription failed.',
-          param: null,
-        },
-      });
+      // ended by the server or the client: dropped before its transcript, so not billed
+      status = this.#life.signal.aborted ? 499 : err instanceof ApiError ? err.status : 500;
+      const ending = this.#ending;
+      this.#transcriptionFailed(
+        item,
+        ending !== undefined
+          ? new ApiError(400, ending.code, ending.message)
+          : err instanceof ApiError
+            ? err
+            : new ApiError(500, 'engine_failed', 'The transcription failed.'),
+      );
     }
     await this.#bill({
       model: 'voice',
@@ -557,6 +657,15 @@ class Session {
       costNano: status === 200 ? audioCostNano(ms) : 0,
       status,
       latencyMs: Date.now() - started,
+    });
+  }
+
+  #transcriptionFailed(item: Item, error: ApiError): void {
+    this.#send({
+      type: 'conversation.item.input_audio_transcription.failed',
+      item_id: item.id,
+      content_index: 0,
+      error: { type: 'transcription_error', code: error.code, message: error.message, param: null },
     });
   }
 
@@ -627,6 +736,10 @@ class Session {
     const heard = this.#transcriptions; // the commits before this event, not after
     const controller = new AbortController();
     this.#response = controller;
+    // cancelled by the client, or cut by the server ending the session
+    const signal = AbortSignal.any([controller.signal, this.#life.signal]);
+    let settle: () => void = () => {};
+    this.#responding = new Promise<void>((resolve) => (settle = resolve));
     const responseId = id('resp');
     const itemId = id('item');
     const modalities = options.output_modalities ?? options.modalities;
@@ -674,7 +787,7 @@ class Session {
       });
       try {
         const completion = await assembly.collect(
-          engine.chat(request, { signal: controller.signal, promptTokens: countPromptTokens(request) }),
+          engine.chat(request, { signal, promptTokens: countPromptTokens(request) }),
         );
         text = completion.choices[0]?.message.content ?? '';
       } finally {
@@ -716,7 +829,7 @@ class Session {
               speed: this.#config.speed,
               instructions: undefined,
             },
-            controller.signal,
+            signal,
           )) {
             samples += chunk.length / 2;
             this.#send({ type: 'response.output_audio.delta', ...at, delta: chunk.toString('base64') });
@@ -743,7 +856,7 @@ class Session {
       });
       this.#remember({ id: itemId, role: 'assistant', text, audio });
     } catch (err) {
-      if (controller.signal.aborted) status = 'cancelled';
+      if (signal.aborted || this.#ending !== undefined) status = 'cancelled';
       else {
         status = 'failed';
         failure = err instanceof ApiError ? err : new ApiError(500, 'engine_failed', 'The response failed.');
@@ -770,7 +883,7 @@ class Session {
           status_details: failure
             ? { type: 'failed', error: { type: failure.type, code: failure.code, message: failure.message } }
             : status === 'cancelled'
-              ? { type: 'cancelled', reason: 'client_cancelled' }
+              ? { type: 'cancelled', reason: this.#ending?.cancelReason ?? 'client_cancelled' }
               : null,
           output:
             status === 'completed'
@@ -795,6 +908,7 @@ class Session {
           },
         },
       });
+      settle();
     }
   }
 
@@ -814,4 +928,16 @@ class Session {
       ...record,
     }).catch((err: unknown) => this.#deps.logger.error({ err }, 'usage record failed'));
   }
+}
+
+/** The ending of a session whose key is no longer valid (revoked, expired, rotated past its grace). */
+function keyEnding(err: ApiError): Ending {
+  return {
+    type: err.status === 403 ? 'permission_error' : 'authentication_error',
+    code: err.code,
+    message: `${err.message} The session ends.`,
+    closeCode: 1008,
+    closeReason: 'key no longer valid',
+    cancelReason: 'key_revoked',
+  };
 }
