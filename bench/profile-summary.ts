@@ -1,6 +1,7 @@
 // Summarizes a V8 .cpuprofile (from `node --cpu-prof`): the functions with the most self time,
 // and the same time grouped by package or source folder, so "where does the time go" is one table.
-// `node bench/profile-summary.ts FILE.cpuprofile [top]`
+// `node bench/profile-summary.ts FILE.cpuprofile [top] [last-ms]` (last-ms: only the profile's last
+// milliseconds, e.g. the load after start-up)
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -92,10 +93,18 @@ export function layer(name: string, group: string): string {
 export function summarize(
   profile: CpuProfile,
   top = 25,
+  /** only the last this many ms of the profile (leaves start-up out); all of it by default */
+  lastMs = Number.POSITIVE_INFINITY,
 ): { functions: ProfileRow[]; origins: ProfileRow[]; layers: ProfileRow[]; totalMs: number; busyMs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const spanUs = profile.timeDeltas.reduce((a, b) => a + b, 0);
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (spanUs - at > lastMs * 1000) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const functions = new Map<string, ProfileRow>();
   const origins = new Map<string, ProfileRow>();
@@ -155,12 +164,13 @@ export function summarize(
 if (import.meta.main) {
   const file = process.argv[2];
   if (!file) {
-    console.error('usage: node bench/profile-summary.ts FILE.cpuprofile [top]');
+    console.error('usage: node bench/profile-summary.ts FILE.cpuprofile [top] [last-ms]');
     process.exit(2);
   }
   const { functions, origins, layers, totalMs, busyMs } = summarize(
     JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
     Number(process.argv[3] ?? 25),
+    Number(process.argv[4] ?? Number.POSITIVE_INFINITY),
   );
   console.log(
     `total sampled: ${totalMs} ms, busy (not idle): ${busyMs} ms\n\nby layer (share of busy time):`,
