@@ -140,7 +140,7 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
   );
 }
 
-/** `logger` serves a request that has no `req.log` (pino-http's child carrying its id). */
+/** `logger` serves a request that has no `req.log` (requestLogger's child carrying its id). */
 export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const error = toApiError(raw, req, res);

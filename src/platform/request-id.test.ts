@@ -1,4 +1,4 @@
-// A request's log lines carry its id: the error handler logs through req.log, pino-http's child.
+// A request's log lines carry its id: the error handler logs through req.log, the request's child logger.
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';
