@@ -69,6 +69,12 @@ export interface Config {
   /** MAIL_OUTBOX_DIR: where mail is written as .eml files (src/mail/outbox.ts); DATA_DIR/outbox by default. */
   outboxDir: string;
   /**
+   * USAGE_JOURNAL_DIR: where billed calls' usage records wait for the database, so none is lost
+   * when the process dies (src/platform/metering.ts); DATA_DIR/usage-journal by default, none
+   * (records awaited in the database) with `off` or an in-memory DATA_DIR.
+   */
+  usageJournalDir: string | undefined;
+  /**
    * DIRECTORY_API_URL: where the MCP hub calls the Directory API (with the caller's own key);
    * unset: the directory this process serves, else the local DIRECTORY_API_PORT.
    */
@@ -288,6 +294,7 @@ const ENV = z.object({
   MODEL_API_PUBLIC_URL: httpUrl,
   PUBLIC_DIRECTORY_URL: httpUrl,
   MAIL_OUTBOX_DIR: z.string().optional(),
+  USAGE_JOURNAL_DIR: z.string().optional(),
   DIRECTORY_API_URL: httpUrl,
   MODEL_API_URL: httpUrl,
   // JSON or a file, checked field by field by loadEnginesConfig (it names the faulty field)
@@ -417,6 +424,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDir:
       v.MAIL_OUTBOX_DIR ??
       (dataDir.startsWith('memory://') ? join(tmpdir(), 'eurus-outbox') : join(dataDir, 'outbox')),
+    usageJournalDir:
+      v.USAGE_JOURNAL_DIR === 'off'
+        ? undefined
+        : (v.USAGE_JOURNAL_DIR ??
+          (dataDir.startsWith('memory://') ? undefined : join(dataDir, 'usage-journal'))),
     vatRate: v.VAT_RATE,
     corsOrigins: v.CORS_ORIGINS,
     connections: {

@@ -1,6 +1,7 @@
 // The composition root: what both services share in one process (storage, accounts and keys,
 // the revocation bus, limits, the job queue, the outbound guard, the secrets box), made from the
 // configuration and handed to each service. It sits above every folder (ARCHITECTURE.md).
+import { closeUsageJournal, openUsageJournal, usageJournalDir } from './platform/metering.ts';
 import { type Authenticator, createAuthenticator } from './accounts/auth.ts';
 import { type Bus, memoryBus, redisBus } from './accounts/bus.ts';
 import { AccountStore } from './accounts/store.ts';
@@ -77,6 +78,12 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
       process.stdout.write(firstRunMessage(first.secret, config));
     }
   }
+  if (config.usageJournalDir) {
+    const dir = usageJournalDir(config.usageJournalDir, config);
+    const replayed = await openUsageJournal(db, dir, logger);
+    if (replayed > 0)
+      logger.warn({ replayed, dir }, 'usage records of a stopped process stored from the journal');
+  }
   const auth = createAuthenticator(accounts, bus);
   const jobs = await openJobs(db, { workers: config.jobWorkers, logger });
   const key = secretsKeyOf(config.secretsKey, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -94,6 +101,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     readiness: readyInCluster,
     async close() {
       await jobs.stop();
+      await closeUsageJournal(db);
       await door.close();
       await limiter.close();
       await bus.close();

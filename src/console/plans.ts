@@ -28,7 +28,7 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { decodeCursor, type Page, pageOf, pageReply } from '../platform/pagination.ts';
 import { typedRouter } from '../platform/route.ts';
-import { formatEur, NANO_PER_EUR } from '../platform/metering.ts';
+import { flushUsage, formatEur, NANO_PER_EUR } from '../platform/metering.ts';
 
 interface PlanInfo {
   name: string;
@@ -188,6 +188,7 @@ export class PlanStore {
         amount: formatEur(amount),
       });
     }
+    await flushUsage(this.db);
     const usage = await this.db.query<{ service: string; model: string; requests: number; cost: number }>(
       `select service, model, count(*)::bigint as requests, sum(cost_nano)::bigint as cost from usage_records
        where account_id = $1 and day >= $2::date and day < $3::date group by 1, 2 order by 1, 2`,

@@ -16,7 +16,7 @@ import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
-import { formatEur, recordUsage } from '../platform/metering.ts';
+import { formatEur, recordUsageBatched } from '../platform/metering.ts';
 import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
 import type { Engine } from './engines/types.ts';
 import { decodeTokens, encodeText } from './tokens.ts';
@@ -118,7 +118,7 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
           controller.abort(new DOMException('The client disconnected.', 'AbortError'));
       });
       const bill = async (status: number, tokens: number) => {
-        await recordUsage(deps.db, principal, {
+        await recordUsageBatched(deps.db, principal, {
           service: 'model',
           model,
           endpoint: '/v1/embeddings',

@@ -1,7 +1,20 @@
 // One usage record per billable call (DESIGN.md): who, what, how much, what it cost in integer
 // nano-EUR, how it ended. GET /v1/usage of each service sums these rows and nothing else.
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { Queryable } from './db.ts';
-import { newId } from './ids.ts';
+import { newId, pooledRandomBytes } from './ids.ts';
 import type { Principal } from './principal.ts';
 import type { ServiceName } from './app.ts';
 
@@ -91,8 +104,9 @@ async function insertRows(db: Queryable, rows: unknown[][]): Promise<void> {
   const values = rows.map(
     (_, r) => `(${COLUMNS.map((_c, c) => `$${r * COLUMNS.length + c + 1}`).join(',')})`,
   );
+  // a record replayed from the journal (below) may be stored already: its id says so
   await db.query(
-    `insert into usage_records (${COLUMNS.join(', ')}) values ${values.join(', ')}`,
+    `insert into usage_records (${COLUMNS.join(', ')}) values ${values.join(', ')} on conflict (id) do nothing`,
     rows.flat(),
   );
 }
@@ -139,12 +153,20 @@ export async function recordUsage(db: Queryable, principal: Principal, record: U
 }
 
 /**
- * Writes one usage record with the others of the same moment (group commit); resolves when it
- * is stored. For a caller that awaits the record before it answers (chat), so a usage read after
- * the answer always finds it; a caller that records after answering uses recordUsage, or a read
- * right after the answer could run before the batch.
+ * Stores one usage record durably before it resolves. With a journal open for `db`
+ * (openUsageJournal) the record is appended to the journal file at once and the promise is
+ * already resolved: the database gets it within JOURNAL_FLUSH_MS, in a batch, off the request's
+ * path (a usage read in this process first waits for it: flushUsage). Without one, it is written
+ * with the others of the same moment (group commit) and resolves once stored. For a caller that
+ * awaits the record before it answers (chat), so a call answered is a call billed; a caller that
+ * records after answering uses recordUsage.
  */
 export function recordUsageBatched(db: Queryable, principal: Principal, record: UsageRecord): Promise<void> {
+  const journal = journals.get(db);
+  if (journal) {
+    journal.append(usageRow(principal, record));
+    return Promise.resolve();
+  }
   let queue = queues.get(db);
   if (!queue) {
     queue = { pending: [], flushing: false };
@@ -159,4 +181,228 @@ export function recordUsageBatched(db: Queryable, principal: Principal, record: 
       setImmediate(() => void flush(db, target));
     }
   });
+}
+
+// --- the usage journal ---------------------------------------------------------------------
+//
+// A chat call's usage record is what bills it, so it must survive a crash of the process between
+// the answer and the database. Awaiting the insert before answering did that, at the price of a
+// database round trip (and, on PGlite, the insert itself) inside every call. The journal keeps
+// the guarantee off that path: before a call answers, its record is appended (one write(2), a
+// line of JSON) to a segment file of this process's own; the kernel holds the bytes from then on,
+// so kill -9, an out-of-memory kill or a crash cannot lose them (a power loss can: no fsync).
+// Every JOURNAL_FLUSH_MS the records of the closed segment go to the database in one insert
+// (`on conflict (id) do nothing`), then the segment file is deleted. At start-up, and every
+// minute, segments left by a process that is gone are replayed the same way: the records of a
+// killed process reach the database when any process with the same journal starts.
+//
+// Segments are named usage-<pid>-<instance>-<n>.jsonl. A segment of a process that is no longer
+// alive is replayed at once; one of this process's pid (a predecessor in a container restarted
+// with the same pid, or another thread of this process) only once it has not been written for
+// STALE_MS, far longer than a live writer keeps a segment open.
+
+/** How often records go from the journal to the database (and the most a usage read waits). */
+export const JOURNAL_FLUSH_MS = 50;
+/** Pending records that start a flush before the interval is over. */
+const FLUSH_AT = 1000;
+/** A segment of this process's pid untouched for this long belongs to no live writer. */
+const STALE_MS = 30_000;
+const SEGMENT = /^usage-(\d+)-([0-9a-f]+)-(\d+)\.jsonl$/;
+
+interface Logs {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+class UsageJournal {
+  readonly #db: Queryable;
+  readonly #dir: string;
+  readonly #logger: Logs | undefined;
+  readonly #instance = `${threadId.toString(16)}${pooledRandomBytes(4).toString('hex')}`;
+  #segment = 0;
+  #fd: number | undefined;
+  #path = '';
+  /** rows appended to the open segment */
+  #rows: unknown[][] = [];
+  /** closed segments whose rows are not stored yet, oldest first */
+  readonly #closed: { path: string; rows: unknown[][] }[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(db: Queryable, dir: string, logger: Logs | undefined) {
+    this.#db = db;
+    this.#dir = dir;
+    this.#logger = logger;
+    mkdirSync(dir, { recursive: true });
+    this.#sweeper = setInterval(() => void this.recover().catch(() => undefined), 60_000);
+    this.#sweeper.unref();
+  }
+
+  /** Appends one row to the open segment (durable once this returns) and schedules a flush. */
+  append(row: unknown[]): void {
+    if (this.#fd === undefined) {
+      this.#path = join(this.#dir, `usage-${process.pid}-${this.#instance}-${this.#segment++}.jsonl`);
+      this.#fd = openSync(this.#path, 'a');
+    }
+    const line = Buffer.from(`${JSON.stringify(row)}\n`);
+    // writeSync may write part of a buffer: the rest follows (a torn last line is never replayed)
+    for (let at = 0; at < line.length;) at += writeSync(this.#fd, line, at);
+    this.#rows.push(row);
+    if (this.#rows.length >= FLUSH_AT) this.flush().catch(() => undefined);
+    else if (!this.#timer) {
+      this.#timer = setTimeout(() => this.flush().catch(() => undefined), JOURNAL_FLUSH_MS);
+    }
+  }
+
+  /** Closes the open segment and stores every closed one; resolves when all rows so far are stored. */
+  flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#fd !== undefined) {
+      closeSync(this.#fd);
+      this.#fd = undefined;
+      this.#closed.push({ path: this.#path, rows: this.#rows });
+      this.#rows = [];
+    }
+    // one flush at a time; a flush asked for meanwhile runs after it (and takes what came since)
+    const previous = this.#flushing?.catch(() => undefined) ?? Promise.resolve();
+    const run = previous.then(() => this.#store());
+    this.#flushing = run;
+    run.then(
+      () => {
+        if (this.#flushing === run) this.#flushing = undefined;
+      },
+      () => undefined,
+    );
+    return run;
+  }
+
+  async #store(): Promise<void> {
+    while (this.#closed.length > 0) {
+      const segment = this.#closed[0]!;
+      try {
+        for (let i = 0; i < segment.rows.length; i += MAX_BATCH)
+          await insertRows(this.#db, segment.rows.slice(i, i + MAX_BATCH));
+      } catch (err) {
+        // the rows stay in their file and in memory: tried again on the next flush, and after a
+        // crash by the next start; the caller of flush() learns of it
+        this.#logger?.error({ err, segment: segment.path }, 'usage records not stored yet');
+        if (!this.#timer) this.#timer = setTimeout(() => this.flush().catch(() => undefined), 1000);
+        throw err;
+      }
+      this.#closed.shift();
+      removeFile(segment.path);
+    }
+  }
+
+  /** Replays the segments of writers that are gone (see above); the number of rows replayed. */
+  async recover(): Promise<number> {
+    let replayed = 0;
+    for (const name of readdirSync(this.#dir).sort()) {
+      const match = SEGMENT.exec(name);
+      if (!match || match[2] === this.#instance) continue;
+      const path = join(this.#dir, name);
+      const pid = Number(match[1]);
+      if (pid === process.pid || alive(pid)) {
+        let age: number;
+        try {
+          age = Date.now() - statSync(path).mtimeMs;
+        } catch {
+          continue; // stored and removed by its writer meanwhile
+        }
+        if (age < STALE_MS) continue;
+      }
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch {
+        continue;
+      }
+      // a line without its newline was being written when the process died: that call never answered
+      const lines = text.split('\n').slice(0, -1);
+      const rows: unknown[][] = [];
+      for (const line of lines) {
+        try {
+          rows.push(JSON.parse(line) as unknown[]);
+        } catch {
+          this.#logger?.warn({ segment: path }, 'a usage journal line is not JSON: skipped');
+        }
+      }
+      for (let i = 0; i < rows.length; i += MAX_BATCH)
+        await insertRows(this.#db, rows.slice(i, i + MAX_BATCH));
+      removeFile(path);
+      replayed += rows.length;
+    }
+    return replayed;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await this.flush();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // removed already (by a recovering process)
+  }
+}
+
+const journals = new WeakMap<Queryable, UsageJournal>();
+
+/**
+ * The journal directory of one database under `base`: records are replayed into the database
+ * they were written for, whichever process starts first (a PostgreSQL URL without its password,
+ * or the PGlite data directory, names it).
+ */
+export function usageJournalDir(
+  base: string,
+  storage: { databaseUrl?: string | undefined; dataDir: string },
+): string {
+  let identity = `pglite:${resolve(storage.dataDir)}`;
+  if (storage.databaseUrl) {
+    const url = new URL(storage.databaseUrl);
+    url.password = '';
+    identity = `postgres:${url.toString()}`;
+  }
+  return join(base, createHash('sha256').update(identity).digest('hex').slice(0, 16));
+}
+
+/**
+ * Opens the usage journal of `db` in `dir` (one directory per database: see usageJournalDir),
+ * after replaying what writers that are gone left in it; recordUsageBatched then appends to it.
+ * Returns how many records were replayed.
+ */
+export async function openUsageJournal(db: Queryable, dir: string, logger?: Logs): Promise<number> {
+  const journal = new UsageJournal(db, dir, logger);
+  const replayed = await journal.recover();
+  journals.set(db, journal);
+  return replayed;
+}
+
+/** Stores what this process's journal holds for `db` now (before a usage read); no-op without one. */
+export async function flushUsage(db: Queryable): Promise<void> {
+  await journals.get(db)?.flush();
+}
+
+/** Stores what the journal holds and closes it (before the database closes). */
+export async function closeUsageJournal(db: Queryable): Promise<void> {
+  const journal = journals.get(db);
+  if (!journal) return;
+  journals.delete(db);
+  await journal.close();
 }

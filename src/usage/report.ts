@@ -3,6 +3,7 @@
 // are the sums of the same rows, so they equal the sum of every result.
 import type { Queryable } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
+import { flushUsage } from '../platform/metering.ts';
 import type { ServiceName } from '../platform/app.ts';
 
 const DAY_MS = 86_400_000;
@@ -68,6 +69,7 @@ export async function usageReport<Result>(
   shape: ReportShape<Result>,
   query: ReportQuery,
 ) {
+  await flushUsage(db); // this process's journal first: a call answered here is in the report
   const from = parseDay(query.from, 'from');
   const to = parseDay(query.to, 'to');
   if (from > to) throw new BadRequestError('invalid_period', '`from` is after `to`.', { param: 'from' });
