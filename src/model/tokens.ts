@@ -1,6 +1,7 @@
 // Token counting with a real BPE tokenizer (o200k_base, pure JS, loaded once with this module),
 // and the context-window check that runs before a request is dispatched to an engine.
-import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { decode, encode, encodeGenerator } from 'gpt-tokenizer/encoding/o200k_base';
+import { LRUCache } from 'lru-cache';
 import type {
   ChatCompletionRequestMessageContent,
   CreateChatCompletionRequest,
@@ -31,10 +32,37 @@ export function decodeTokens(tokens: readonly number[]): string {
   return decode(tokens);
 }
 
+/**
+ * The first tokens of `text`, at most `max + 1` of them (enough to tell whether it fits in `max`),
+ * encoding no further than that: a long answer cut to a short budget costs the budget, not the text.
+ */
+export function encodePrefix(text: string, max: number): number[] {
+  const out: number[] = [];
+  for (const tokens of encodeGenerator(text, PLAIN)) {
+    for (const token of tokens) out.push(token);
+    if (out.length > max) break;
+  }
+  return out;
+}
+
+/**
+ * Counts of texts seen lately. A conversation sends its earlier messages again on every turn,
+ * and a system prompt comes with every call: each is counted once, then looked up (a count costs
+ * tens of microseconds of BPE; a lookup, hashing the string). Long texts are not kept.
+ */
+const counted = new LRUCache<string, number>({ max: 4096 });
+const CACHED_UP_TO = 16_384;
+
 /** The number of o200k_base tokens of `text`: `countTokens('Hello, world!')` is 4. */
 export function countTokens(text: string): number {
   if (text === '') return 0;
-  return encode(text, PLAIN).length;
+  if (text.length > CACHED_UP_TO) return encode(text, PLAIN).length;
+  let count = counted.get(text);
+  if (count === undefined) {
+    count = encode(text, PLAIN).length;
+    counted.set(text, count);
+  }
+  return count;
 }
 
 /** The text of a message's content: a string, or text parts joined in order. */

@@ -18,7 +18,7 @@ import {
   countPromptTokens,
   countTokens,
   decodeTokens,
-  encodeText,
+  encodePrefix,
 } from '../tokens.ts';
 import { generateInstance, type InstanceContext, type Json } from './json-instance.ts';
 import { type Random, seededRandom } from './random.ts';
@@ -111,22 +111,26 @@ function readPrompt(messages: readonly ChatCompletionRequestMessage[]): Prompt {
 function sample(random: Random, count: number, temperature: number, topP: number, offset: number): number {
   if (count <= 1) return 0;
   if (temperature <= 0.01) return offset % count;
-  const weights = Array.from({ length: count }, (_, i) => Math.exp((-0.35 * i) / temperature));
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const kept: number[] = [];
+  // the weights are recomputed at each pass rather than kept in arrays (this runs a few times per
+  // sentence); the sums are taken in the same order, so the draw is the same to the last bit
+  const weight = (i: number) => Math.exp((-0.35 * i) / temperature);
+  let sum = 0;
+  for (let i = 0; i < count; i++) sum += weight(i);
+  let kept = 0;
+  let keptSum = 0;
   let mass = 0;
-  for (const weight of weights) {
-    kept.push(weight);
-    mass += weight / sum;
+  while (kept < count) {
+    const w = weight(kept++);
+    keptSum += w;
+    mass += w / sum;
     if (mass >= topP) break;
   }
-  const keptSum = kept.reduce((a, b) => a + b, 0);
   let r = random.next() * keptSum;
-  for (let i = 0; i < kept.length; i++) {
-    r -= kept[i] ?? 0;
+  for (let i = 0; i < kept; i++) {
+    r -= weight(i);
     if (r <= 0) return (i + offset) % count;
   }
-  return (kept.length - 1 + offset) % count;
+  return (kept - 1 + offset) % count;
 }
 
 const OPENINGS_QUESTION = [
@@ -390,7 +394,7 @@ function chooseTools(request: CreateChatCompletionRequest, prompt: Prompt): Chat
 
 /** The longest prefix of `text` of at most `max` tokens (never splitting a character). */
 export function truncateToTokens(text: string, max: number): string {
-  const tokens = encodeText(text);
+  const tokens = encodePrefix(text, max);
   if (tokens.length <= max) return text;
   let keep = Math.max(0, max);
   let out = decodeTokens(tokens.slice(0, keep));
