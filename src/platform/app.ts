@@ -20,7 +20,7 @@ import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { corsFor, securityHeaders } from './browser.ts';
 import { refuseDeepJson } from './json-depth.ts';
-import { requestId, requestLogger } from './request-id.ts';
+import { installRequestLogger, requestId } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
 
 /** The two services, named once. */
@@ -165,7 +165,7 @@ export function createServiceApp(options: ServiceOptions): Express {
   const { registry, observe } = metrics(options.name);
 
   app.use(requestId);
-  app.use(requestLogger(options.logger));
+  installRequestLogger(app, options.logger);
   app.use(observe);
   app.use(securityHeaders);
   const bearerCors = corsFor(options.corsOrigins ?? '*');

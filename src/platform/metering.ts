@@ -96,8 +96,16 @@ function usageRow(principal: Principal, record: UsageRecord): unknown[] {
     record.streamed ?? false,
     record.disconnected ?? false,
     Math.floor(now / 1000),
-    new Date(now).toISOString().slice(0, 10),
+    dayOf(now),
   ];
+}
+
+let lastDay = { number: -1, text: '' };
+/** The UTC date of `ms` as YYYY-MM-DD (the day changes once a day: kept, not formatted per record). */
+function dayOf(ms: number): string {
+  const number = Math.floor(ms / 86_400_000);
+  if (number !== lastDay.number) lastDay = { number, text: new Date(ms).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 async function insertRows(db: Queryable, rows: unknown[][]): Promise<void> {

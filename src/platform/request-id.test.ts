@@ -5,7 +5,7 @@ import express from 'express';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { errorHandler } from './error-handler.ts';
-import { requestId, requestLogger } from './request-id.ts';
+import { installRequestLogger, requestId } from './request-id.ts';
 
 describe('the request logger', () => {
   it("logs a failed request's error with the id the client sent", async () => {
@@ -19,7 +19,7 @@ describe('the request logger', () => {
     const logger = pino({ level: 'info' }, sink);
     const app = express();
     app.use(requestId);
-    app.use(requestLogger(logger));
+    installRequestLogger(app, logger);
     app.get('/boom', () => {
       throw new Error('boom');
     });

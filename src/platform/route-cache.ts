@@ -32,7 +32,16 @@ export function cacheRouteMatchers(): void {
   const compile = pathToRegexpModule.pathToRegexp;
   const memo = new Map<string, ReturnType<Compile>>();
   pathToRegexpModule.pathToRegexp = (path, options = {}) => {
-    const key = typeof path === 'string' ? `${path}\u0000${JSON.stringify(options)}` : undefined;
+    // the validator asks with { sensitive, strict } for every route of the spec on every request:
+    // those two flags make the key without serialising the options; anything else is serialised
+    const keys = Object.keys(options);
+    const plain =
+      keys.length <= 2 &&
+      keys.every((k) => (k === 'sensitive' || k === 'strict') && typeof options[k] === 'boolean');
+    const flags = plain
+      ? `${options.sensitive === true ? 's' : ''}${options.strict === true ? 't' : ''}`
+      : JSON.stringify(options);
+    const key = typeof path === 'string' ? `${path}\u0000${flags}` : undefined;
     const hit = key !== undefined ? memo.get(key) : undefined;
     if (hit) return hit;
     const made = compile(path, options);
