@@ -8,6 +8,7 @@ import { createChatCompletion as streamChatCompletion } from '../generated/model
 import { createClient as createStreamClient } from '../generated/model/stream/client/index.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { componentValidator, explain, operations, responseValidator } from './support/spec.ts';
+import { flushUsage } from '../src/platform/metering.ts';
 
 const STORAGES = await storages();
 const chatOp = operations('model').find((o) => o.operationId === 'createChatCompletion')!;
@@ -166,6 +167,7 @@ describe.each(STORAGES)('chat completions on %s', (storage: Storage) => {
     await reader.read();
     controller.abort();
     await new Promise((r) => setTimeout(r, 500));
+    await flushUsage(servers.platform.db); // the record waits in the journal up to 50 ms
     const [row] = await servers.platform.db.query<{
       disconnected: boolean;
       streamed: boolean;

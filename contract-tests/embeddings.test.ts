@@ -8,6 +8,7 @@ import { createEmbedding, createKey } from '../generated/model/client/sdk.gen.ts
 import { cosine, embedOne } from '../src/embeddings/index.ts';
 import { countTokens, encodeText } from '../src/model/tokens.ts';
 import { expectError } from './support/envelope.ts';
+import { flushUsage } from '../src/platform/metering.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { explain, operations, responseValidator } from './support/spec.ts';
 
@@ -68,6 +69,7 @@ describe.each(STORAGES)('embeddings on %s', (storage: Storage) => {
     });
     expect(res.response?.headers.get('ratelimit-policy')).toContain('"tokens"');
 
+    await flushUsage(servers.platform.db); // the records wait in the journal up to 50 ms
     const rows = await servers.platform.db.query<{ input_tokens: number; cost_nano: string; status: number }>(
       `select input_tokens, cost_nano, status from usage_records where endpoint = '/v1/embeddings' order by created desc limit 1`,
     );
@@ -128,6 +130,7 @@ describe.each(STORAGES)('embeddings on %s', (storage: Storage) => {
   });
 
   it('refuses bad input with a clear 400, and bills nothing for it', async () => {
+    await flushUsage(servers.platform.db); // the records wait in the journal up to 50 ms
     const before = await servers.platform.db.query<{ n: string }>(
       `select count(*) as n from usage_records where endpoint = '/v1/embeddings'`,
     );
@@ -162,6 +165,7 @@ describe.each(STORAGES)('embeddings on %s', (storage: Storage) => {
     ]) {
       await expectError('model', await post(body), 400, 'invalid_request_error', 'validation_failed');
     }
+    await flushUsage(servers.platform.db);
     const after = await servers.platform.db.query<{ n: string }>(
       `select count(*) as n from usage_records where endpoint = '/v1/embeddings'`,
     );
