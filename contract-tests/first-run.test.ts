@@ -38,6 +38,16 @@ async function startModel(env: Record<string, string>): Promise<Started> {
   return { child, url, output: () => output };
 }
 
+/** The child's pipe and its HTTP answer race in the parent's event loop: wait for the words. */
+async function printed(started: Started, pattern: RegExp, ms = 10_000): Promise<string | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = pattern.exec(started.output())?.[1];
+    if (found || Date.now() > until) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const models = (url: string, secret: string) =>
   fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
 
@@ -63,19 +73,19 @@ for (const storage of await storages()) {
       const env = await database();
       const first = await startModel(env);
       cleanups.push(() => stop(first.child));
-      const secret = SECRET.exec(first.output())?.[1];
+      const secret = await printed(first, SECRET);
       expect(secret, first.output()).toBeDefined();
       expect(first.output()).toContain('shown this once');
       // The console's sign-up address beside it (issue 20, point 8).
       expect(first.output()).toMatch(/sign up .* in the console: http:\/\/\S+\/console\/signup/);
       expect(first.output()).not.toMatch(/\{"level"[^\n]*sk_/); // not in a JSON log line
-      expect((await models(first.url, secret ?? '')).status).toBe(200);
+      expect((await models(first.url, secret ?? '')).status, first.output()).toBe(200);
       await stop(first.child);
 
       const second = await startModel(env);
       cleanups.push(() => stop(second.child));
       expect(second.output()).not.toMatch(/sk_[A-Za-z0-9]{48}/);
-      expect((await models(second.url, secret ?? '')).status).toBe(200);
+      expect((await models(second.url, secret ?? '')).status, second.output()).toBe(200);
     });
 
     if (storage === 'postgres') {
