@@ -7,6 +7,7 @@ import type { Api } from '../support/spec.ts';
 import { covers, openSession, type Session, targets } from '../support/target.ts';
 
 const TARGETS = await targets();
+const OVER_10_MB = 'x'.repeat(11 * 1024 * 1024);
 
 interface Case {
   api: Api;
@@ -16,8 +17,10 @@ interface Case {
   otherScope: string;
   /** A POST taking JSON. */
   post: string;
-  /** A path that does not take PUT, and what it allows. */
-  put: { path: string; allow: string[] };
+  /** Methods paths do not take, and what each path allows. */
+  notAllowed: { method: string; path: string; allow: string[] }[];
+  /** POSTs taking JSON, each with a body over 10 MB: 413 from every one. */
+  tooLarge: { path: string; body: unknown }[];
   /** How many requests a burst may take to reach 429 on one fresh key. */
   burst: number;
   /**
@@ -34,7 +37,17 @@ const CASES: Case[] = [
     get: { path: '/v1/keys', scope: 'admin' },
     otherScope: 'chat',
     post: '/v1/projects',
-    put: { path: '/v1/keys', allow: ['GET', 'POST'] },
+    notAllowed: [
+      { method: 'PUT', path: '/v1/keys', allow: ['GET', 'POST'] },
+      { method: 'GET', path: '/v1/chat/completions', allow: ['POST'] },
+    ],
+    tooLarge: [
+      { path: '/v1/projects', body: { name: OVER_10_MB } },
+      {
+        path: '/v1/chat/completions',
+        body: { model: 'queen', messages: [{ role: 'user', content: OVER_10_MB }] },
+      },
+    ],
     burst: 900, // 600 a minute per key and model on the standard plan
   },
   {
@@ -42,7 +55,8 @@ const CASES: Case[] = [
     get: { path: '/v1/search?q=bakery', scope: 'search' },
     otherScope: 'places',
     post: '/v1/target-lists',
-    put: { path: '/v1/search', allow: ['GET'] },
+    notAllowed: [{ method: 'PUT', path: '/v1/search', allow: ['GET'] }],
+    tooLarge: [{ path: '/v1/target-lists', body: { name: OVER_10_MB } }],
     burst: 3000, // 600 in any second per key
     // a photo that does not exist: a 404 from one indexed lookup, far cheaper than a search; the
     // limiter counts it all the same (every call of the key shares its buckets)
@@ -106,18 +120,18 @@ describe.each(TARGETS)('errors (%s)', (label) => {
       await expectError(c.api, res, 404, 'invalid_request_error', 'not_found');
     });
 
-    it('405 with Allow on a method the path does not take', async () => {
-      const res = await fetch(url(c.put.path), { method: 'PUT', headers: bearer(session.adminKey) });
-      const allow = res.headers.get('allow') ?? '';
+    it.each(c.notAllowed)('405 with Allow on $method $path', async ({ method, path, allow }) => {
+      const res = await fetch(url(path), { method, headers: bearer(session.adminKey) });
+      const allowed = res.headers.get('allow') ?? '';
       await expectError(c.api, res, 405, 'invalid_request_error', 'method_not_allowed');
-      for (const method of c.put.allow) expect(allow).toContain(method);
+      for (const m of allow) expect(allowed).toContain(m);
     });
 
-    it('413 on a JSON body over 10 MB', async () => {
-      const res = await fetch(url(c.post), {
+    it.each(c.tooLarge)('413 on a JSON body over 10 MB to POST $path', async ({ path, body }) => {
+      const res = await fetch(url(path), {
         method: 'POST',
         headers: { ...bearer(session.adminKey), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'x'.repeat(11 * 1024 * 1024) }),
+        body: JSON.stringify(body),
       });
       await expectError(c.api, res, 413, 'invalid_request_error', 'payload_too_large');
     });
