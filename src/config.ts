@@ -118,6 +118,11 @@ export interface Config {
    */
   outboundAllowPrivate: boolean;
   /**
+   * OUTBOUND_DNS_SERVERS: the resolvers the outbound guard asks for the addresses customers give
+   * (webhook endpoints, CRM base URLs), when saved and when each call connects; the system's when empty.
+   */
+  outboundDnsServers: string[];
+  /**
    * WEBHOOK_RETRY_SCHEDULE: the delays of a webhook message's attempts, each after the one before
    * (`0s,5s,5m,30m,2h,5h,10h,14h,20h,24h`, the default: 10 attempts over about 3 days).
    */
@@ -313,6 +318,12 @@ const ENV = z.object({
     .describe('must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`'),
   JOB_WORKERS: integer(0, 256, 16),
   OUTBOUND_ALLOW_PRIVATE: flag,
+  OUTBOUND_DNS_SERVERS: z
+    .string()
+    .transform((raw) => raw.split(','))
+    .pipe(z.array(dnsServer))
+    .optional()
+    .describe('takes IP addresses with an optional port, comma-separated (1.1.1.1,127.0.0.1:5353,[::1]:53)'),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('0s,5s,5m,30m,2h,5h,10h,14h,20h,24h')
@@ -446,6 +457,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: v.SECRETS_ENCRYPTION_KEY,
     jobWorkers: v.JOB_WORKERS,
     outboundAllowPrivate: v.OUTBOUND_ALLOW_PRIVATE,
+    outboundDnsServers: v.OUTBOUND_DNS_SERVERS ?? [],
     webhookRetryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE,
     webhookDisableAfterMs: v.WEBHOOK_DISABLE_AFTER,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,

@@ -87,7 +87,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
   const auth = createAuthenticator(accounts, bus);
   const jobs = await openJobs(db, { workers: config.jobWorkers, logger });
   const key = secretsKeyOf(config.secretsKey, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const door = outbound({ allowPrivate: config.outboundAllowPrivate });
+  const door = outbound({ allowPrivate: config.outboundAllowPrivate, dnsServers: config.outboundDnsServers });
   return {
     config,
     db,
