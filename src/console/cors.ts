@@ -15,12 +15,21 @@ const CONSOLE_PATHS: Array<{ prefix: string; methods: string[] }> = [
   { prefix: '/v1/sending-domains', methods: ['GET', 'POST', 'DELETE'] },
 ];
 
-/** Whether `origin` is the console's: MODEL_API_PUBLIC_URL's origin, or a page on the host this request came to. */
+/** Loopback names: one machine, one user, as `npm start` serves both services on it. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Whether `origin` is the console's: MODEL_API_PUBLIC_URL's origin, or, on a loopback host only
+ * (`npm start` on one machine, where the model API's port may be any), a page on the host this
+ * request came to. On a host others reach, another port of the same name may be someone else's
+ * site: there only MODEL_API_PUBLIC_URL's origin is the console's.
+ */
 export function isConsoleOrigin(req: Request, origin: string, modelPublicUrl: string): boolean {
   try {
     const from = new URL(origin);
     if (from.origin === new URL(modelPublicUrl).origin) return true;
-    return from.hostname === new URL(`http://${req.get('host') ?? ''}`).hostname;
+    const to = new URL(`http://${req.get('host') ?? ''}`).hostname;
+    return LOOPBACK.test(to) && from.hostname === to;
   } catch {
     return false;
   }
