@@ -27,6 +27,8 @@ interface Loose {
 interface Browser {
   cookie?: string | undefined;
   csrf?: string | undefined;
+  /** The cookies the service set on this browser (the session's, the verification link's). */
+  jar?: Record<string, string>;
 }
 
 describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
@@ -53,8 +55,15 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     });
     const setCookie = res.headers.get('set-cookie');
     if (browser && setCookie) {
-      const value = /^eurus_session=([^;]*)/.exec(setCookie)?.[1];
-      browser.cookie = value ? `eurus_session=${value}` : undefined;
+      browser.jar ??= {};
+      for (const line of res.headers.getSetCookie()) {
+        const [, name, value] = /^([^=]+)=([^;]*)/.exec(line) ?? [];
+        if (!name) continue;
+        if (value && !/Max-Age=0(;|$)/.test(line)) browser.jar[name] = value;
+        else delete browser.jar[name];
+      }
+      const cookies = Object.entries(browser.jar).map(([name, value]) => `${name}=${value}`);
+      browser.cookie = cookies.length ? cookies.join('; ') : undefined;
     }
     const text = await res.text();
     const json = text ? (JSON.parse(text) as Loose) : undefined;
@@ -65,7 +74,7 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
   /** Signs up, follows the verification link from the mail: a logged-in browser. */
   async function signedUp(email: string): Promise<Browser> {
     const browser: Browser = {};
-    const signUp = await call(undefined, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
+    const signUp = await call(browser, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
     expect(signUp.status).toBe(202);
     const link = new URL(lastLink(outbox, email, '/console/verify'));
     const token = link.searchParams.get('token');
@@ -89,8 +98,12 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
 
   it('signs up, mails a verification link, verifies and starts a session with a default project', async () => {
     const email = `Ada.${storage}@example.eu`;
-    const signUp = await call(undefined, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
+    const browser: Browser = {};
+    const signUp = await call(browser, 'POST', '/v1/sign-ups', { email, password: PASSWORD });
     expect(signUp.status).toBe(202);
+    expect(signUp.setCookie).toMatch(
+      /^eurus_verify=[A-Za-z0-9_-]{43}; Path=\/v1\/email-verifications; HttpOnly; SameSite=Lax; Max-Age=86400; Secure$/,
+    );
     const validate = responseValidator(ops.createSignUp!, '202');
     expect(validate(signUp.json), explain(validate)).toBe(true);
     expect(signUp.json).toEqual({
@@ -109,7 +122,6 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     expect(early.status).toBe(403);
     expect(early.json?.error?.code).toBe('email_not_verified');
 
-    const browser: Browser = {};
     const token = new URL(link).searchParams.get('token');
     const verified = await call(browser, 'POST', '/v1/email-verifications', { token });
     expect(verified.status).toBe(201);
@@ -216,6 +228,43 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
       const own = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD }, headers);
       expect(own.status, JSON.stringify(headers)).toBe(201);
     }
+  });
+
+  it("verifies by a link opened in another browser but signs nobody in there: login CSRF by someone's link", async () => {
+    // an attacker signs up and mails their own link to a victim: opening it must not sign the
+    // victim into the attacker's account
+    const email = `link-csrf.${storage}@example.eu`;
+    const attacker: Browser = {};
+    expect((await call(attacker, 'POST', '/v1/sign-ups', { email, password: PASSWORD })).status).toBe(202);
+    const token = new URL(lastLink(outbox, email, '/console/verify')).searchParams.get('token');
+    const victim: Browser = {};
+    const opened = await call(victim, 'POST', '/v1/email-verifications', { token });
+    expect(opened.status).toBe(200);
+    const validate = responseValidator(ops.verifyEmail!, '200');
+    expect(validate(opened.json), explain(validate)).toBe(true);
+    expect(opened.json).toEqual({ object: 'email_verification', email, status: 'verified' });
+    expect(opened.setCookie).toBeNull();
+    expect(opened.json?.csrf_token).toBeUndefined();
+    expect((await call(victim, 'GET', '/v1/sessions/current')).status).toBe(401);
+    // a forged browser cookie is not the one that asked either
+    const other = `link-csrf-2.${storage}@example.eu`;
+    await call({}, 'POST', '/v1/sign-ups', { email: other, password: PASSWORD });
+    const second = new URL(lastLink(outbox, other, '/console/verify')).searchParams.get('token');
+    const forged = await call({ cookie: 'eurus_verify=guessed' }, 'POST', '/v1/email-verifications', {
+      token: second,
+    });
+    expect(forged.status).toBe(200);
+    // the address is verified all the same: its owner logs in with the password
+    expect((await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD })).status).toBe(201);
+    // a log-in before verifying mails a new link bound to the browser that logged in
+    const third = `link-csrf-3.${storage}@example.eu`;
+    await call({}, 'POST', '/v1/sign-ups', { email: third, password: PASSWORD });
+    const owner: Browser = {};
+    const early = await call(owner, 'POST', '/v1/sessions', { email: third, password: PASSWORD });
+    expect(early.status).toBe(403);
+    expect(owner.jar?.eurus_verify).toBeDefined();
+    const relinked = new URL(lastLink(outbox, third, '/console/verify')).searchParams.get('token');
+    expect((await call(owner, 'POST', '/v1/email-verifications', { token: relinked })).status).toBe(201);
   });
 
   it('prevents session fixation: log-in mints a new session and ends the one the browser had', async () => {

@@ -1,6 +1,7 @@
 // The console's own operations (tag Console of the model spec): sign-up, email verification,
 // log in and out, password reset. Everything else the console does (projects, keys, usage) is
 // the public API, called with the session cookie instead of a key (session.ts).
+import { randomBytes } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import type {
   ConfirmPasswordResetData,
@@ -25,7 +26,15 @@ import type { Mailer } from '../mail/outbox.ts';
 import { AuthenticationError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import { typedRouter } from '../platform/route.ts';
 import { checkStrength, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
-import { cookieOf, refuseCrossSite, SESSION_COOKIE, sessionCookie, sessionOf } from './session.ts';
+import {
+  cookieOf,
+  refuseCrossSite,
+  SESSION_COOKIE,
+  sessionCookie,
+  sessionOf,
+  VERIFY_BROWSER_COOKIE,
+  verifyBrowserCookie,
+} from './session.ts';
 import { type ConsoleStore, csrfTokenOf, normalizeEmail, type SessionRow, type UserRow } from './store.ts';
 
 export interface ConsoleRoutesOptions {
@@ -101,8 +110,12 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
     const email = normalizeEmail(body.email);
     checkStrength(body.password, email);
     const user = await store.createUser(email, await hashPassword(body.password));
+    // this browser asked for the link: opened here, it signs in; anywhere else it only verifies
+    // (set in both cases, so the answer still never tells whether the address is taken)
+    const browser = randomBytes(32).toString('base64url');
+    res.append('Set-Cookie', verifyBrowserCookie(browser, secure));
     if (user) {
-      const token = await store.createToken(user.id, 'verify_email');
+      const token = await store.createToken(user.id, 'verify_email', browser);
       await mailer.send({
         to: email,
         subject: 'Verify your email address for the Eurus console',
@@ -133,16 +146,23 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   api.post<VerifyEmailData, VerifyEmailResponses>('/v1/email-verifications', async ({ body, req, res }) => {
     refuseCrossSite(req, publicOrigin);
     await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
-    const user = await store.useToken(body.token, 'verify_email');
-    if (!user) {
+    const used = await store.useTokenFrom(body.token, 'verify_email', cookieOf(req, VERIFY_BROWSER_COOKIE));
+    if (!used) {
       throw new BadRequestError(
         'invalid_token',
         'This verification link is unknown, already used or expired. Log in to get a new one sent.',
         { param: 'token' },
       );
     }
-    await store.markVerified(user.id);
-    return startSession(req, user);
+    await store.markVerified(used.user.id);
+    // Only the browser that asked for the link is signed in by it: a link someone mailed to a
+    // victim must not sign the victim into the sender's account (login CSRF through a link).
+    if (used.sameBrowser) return startSession(req, used.user);
+    return {
+      status: 200 as const,
+      headers: { 'Cache-Control': 'no-store' },
+      body: { object: 'email_verification' as const, email: used.user.email, status: 'verified' as const },
+    };
   });
 
   api.post<CreateSessionData, CreateSessionResponses>('/v1/sessions', async ({ body, req, res }) => {
@@ -158,7 +178,9 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
       throw new AuthenticationError('invalid_credentials', 'The email address or the password is wrong.');
     }
     if (user.email_verified_at === null) {
-      const token = await store.createToken(user.id, 'verify_email');
+      const browser = randomBytes(32).toString('base64url');
+      res.append('Set-Cookie', verifyBrowserCookie(browser, secure));
+      const token = await store.createToken(user.id, 'verify_email', browser);
       await mailer.send({
         to: email,
         subject: 'Verify your email address for the Eurus console',

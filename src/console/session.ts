@@ -28,6 +28,25 @@ export function cookieOf(req: Request, name: string): string | undefined {
   return value ? value : undefined;
 }
 
+/**
+ * The cookie of the browser that asked for a verification link (sign-up, or a log-in before the
+ * address is verified): only that browser is signed in by the link. Sent to the verification
+ * operation alone, for the link's lifetime.
+ */
+export const VERIFY_BROWSER_COOKIE = 'eurus_verify';
+
+export function verifyBrowserCookie(secret: string, secure: boolean): string {
+  const attributes = [
+    `${VERIFY_BROWSER_COOKIE}=${secret}`,
+    'Path=/v1/email-verifications',
+    'HttpOnly',
+    'SameSite=Lax',
+    'Max-Age=86400',
+  ];
+  if (secure) attributes.push('Secure');
+  return attributes.join('; ');
+}
+
 /** The Set-Cookie value for a session secret, or one that clears it (`token` undefined). */
 export function sessionCookie(token: string | undefined, secure: boolean): string {
   const attributes = [

@@ -121,7 +121,8 @@ export class ConsoleStore {
 
   // Link tokens (verification, password reset): single use, expiring.
 
-  async createToken(userId: string, purpose: TokenPurpose): Promise<string> {
+  /** A single-use token; `browser` is the secret of the cookie of the browser that asked for it. */
+  async createToken(userId: string, purpose: TokenPurpose, browser?: string): Promise<string> {
     const token = mintToken(purpose === 'verify_email' ? 'vt' : 'pr');
     const now = nowSeconds();
     // The user's spent tokens go first, so the table holds only what may still be used.
@@ -130,8 +131,15 @@ export class ConsoleStore {
       [userId, now],
     );
     await this.db.query(
-      'insert into console_tokens (token_hash, user_id, purpose, created, expires_at) values ($1, $2, $3, $4, $5)',
-      [sha256(token), userId, purpose, now, now + (purpose === 'verify_email' ? VERIFY_TTL_S : RESET_TTL_S)],
+      'insert into console_tokens (token_hash, user_id, purpose, created, expires_at, browser_hash) values ($1, $2, $3, $4, $5, $6)',
+      [
+        sha256(token),
+        userId,
+        purpose,
+        now,
+        now + (purpose === 'verify_email' ? VERIFY_TTL_S : RESET_TTL_S),
+        browser === undefined ? null : sha256(browser),
+      ],
     );
     return token;
   }
@@ -147,16 +155,31 @@ export class ConsoleStore {
   }
 
   /** Uses a token up: the user it was for, or undefined if unknown, used, expired or of another purpose. */
-  async useToken(token: string, purpose: TokenPurpose): Promise<UserRow | undefined> {
+  async useToken(token: string, purpose: TokenPurpose, browser?: string): Promise<UserRow | undefined> {
+    return (await this.useTokenFrom(token, purpose, browser))?.user;
+  }
+
+  /**
+   * Uses up a token: its user, and whether `browser` (the cookie's secret) is the browser that
+   * asked for the token.
+   */
+  async useTokenFrom(
+    token: string,
+    purpose: TokenPurpose,
+    browser: string | undefined,
+  ): Promise<{ user: UserRow; sameBrowser: boolean } | undefined> {
     const now = nowSeconds();
-    const [used] = await this.db.query<{ user_id: string }>(
+    const [used] = await this.db.query<{ user_id: string; browser_hash: string | null }>(
       `update console_tokens set used_at = $3
-       where token_hash = $1 and purpose = $2 and used_at is null and expires_at > $3 returning user_id`,
+       where token_hash = $1 and purpose = $2 and used_at is null and expires_at > $3 returning user_id, browser_hash`,
       [sha256(token), purpose, now],
     );
     if (!used) return undefined;
     const [user] = await this.db.query<UserRow>('select * from console_users where id = $1', [used.user_id]);
-    return user;
+    if (!user) return undefined;
+    const sameBrowser =
+      browser !== undefined && used.browser_hash !== null && sha256(browser) === used.browser_hash;
+    return { user, sameBrowser };
   }
 
   // Sessions

@@ -667,7 +667,7 @@ export const createSignUp = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Verify an email address
  *
- * Verifies the address of a sign-up with the token of the link mailed to it, and logs the user in: the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. At most 60 tries per 15 minutes per client IP (429). No key is needed. A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
+ * Verifies the address of a sign-up with the token of the link mailed to it. In the browser that asked for the link (it holds the `eurus_verify` cookie set by the sign-up or log-in answer) it also logs the user in: 201, the answer sets the session cookie (a new session, see `SessionCookie`) and holds the session's `csrf_token`. Opened anywhere else (another device, or a link someone else sent: login CSRF), it only verifies: 200, and the person logs in with the password. A token is single use and valid 24 hours; an unknown, used or expired token answers 400 `invalid_token`. At most 60 tries per 15 minutes per client IP (429). No key is needed. A request a browser sends from another site (its `Origin` or `Sec-Fetch-Site` says so) answers 403 `cross_site_request` (login CSRF).
  */
 export const verifyEmail = <ThrowOnError extends boolean = false>(options: Options<VerifyEmailData, ThrowOnError>): RequestResult<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError> => (options.client ?? client).post<VerifyEmailResponses, VerifyEmailErrors, ThrowOnError>({
     url: '/v1/email-verifications',

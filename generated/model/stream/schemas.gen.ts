@@ -6202,6 +6202,34 @@ export const VerifyEmailRequestSchema = {
     }
 } as const;
 
+export const EmailVerificationSchema = {
+    title: 'EmailVerification',
+    description: 'An address verified by a link opened in another browser than the one that asked for it (another device, or a link someone else sent): no session starts; the person logs in with the password.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'email',
+        'status'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `email_verification`.',
+            type: 'string',
+            const: 'email_verification'
+        },
+        email: {
+            description: 'The address now verified.',
+            type: 'string'
+        },
+        status: {
+            description: 'Always `verified`.',
+            type: 'string',
+            const: 'verified'
+        }
+    }
+} as const;
+
 export const SessionSchema = {
     title: 'Session',
     description: 'A console session. Its secret is the HttpOnly cookie, which scripts never see; the `csrf_token` goes back in the `X-CSRF-Token` header of every POST, PATCH and DELETE.',

@@ -3431,6 +3431,26 @@ export type VerifyEmailRequest = {
 };
 
 /**
+ * EmailVerification
+ *
+ * An address verified by a link opened in another browser than the one that asked for it (another device, or a link someone else sent): no session starts; the person logs in with the password.
+ */
+export type EmailVerification = {
+    /**
+     * The object type, always `email_verification`.
+     */
+    object: 'email_verification';
+    /**
+     * The address now verified.
+     */
+    email: string;
+    /**
+     * Always `verified`.
+     */
+    status: 'verified';
+};
+
+/**
  * Session
  *
  * A console session. Its secret is the HttpOnly cookie, which scripts never see; the `csrf_token` goes back in the `X-CSRF-Token` header of every POST, PATCH and DELETE.

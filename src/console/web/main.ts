@@ -229,6 +229,13 @@ async function verifyPage(): Promise<void> {
     main().append(h('p', {}, h('a', { href: `${BASE}/login` }, 'Log in')));
     return;
   }
+  history.replaceState({}, '', `${BASE}/verify`); // the token leaves the address bar and history
+  if (data.object === 'email_verification') {
+    // opened in another browser than the one that signed up: verified, not signed in
+    say(out, `${data.email} is verified. Log in with your password to continue.`, 'ok');
+    main().append(h('p', {}, h('a', { href: `${BASE}/login` }, 'Log in')));
+    return;
+  }
   session = data;
   history.replaceState({}, '', `${BASE}/keys`); // the token leaves the address bar and history
   await route();
