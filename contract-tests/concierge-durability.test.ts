@@ -1,8 +1,8 @@
 // Concierge workflows are durable jobs: an instance killed with SIGKILL while a workflow waits for
 // answers (`awaiting_replies`, the wait being a job due at `respond_by`) or while the agent
 // compares (`comparing`) finishes the workflow after a restart, with exactly one completion event
-// (one webhook-id) and one charge. Real processes on PGlite on disk, started as an operator starts
-// them; the providers are listings of the demo directory.
+// (one webhook-id) and one charge. Real processes on PGlite on disk and on PostgreSQL, started as
+// an operator starts them; the providers are listings of the demo directory.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { HoldingProxy, until, VerifyingReceiver } from './support/concierge.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { type Instance, startInstance, waitReady } from './support/instances.ts';
 import { freePort } from './support/processes.ts';
+import { createTestDatabase, storages, type TestDatabase } from './support/server.ts';
 import { type SmtpSink, sendSmtp, startSmtpSink } from './support/smtp.ts';
 
 interface Hit {
@@ -24,7 +25,8 @@ interface Hit {
   };
 }
 
-describe('concierge workflows killed with SIGKILL (PGlite on disk)', () => {
+describe.each(await storages())('concierge workflows killed with SIGKILL (%s)', (storage) => {
+  let database: TestDatabase | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'concierge-kill-'));
   const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;
   const proxy = new HoldingProxy();
@@ -77,7 +79,9 @@ describe('concierge workflows killed with SIGKILL (PGlite on disk)', () => {
     sink = await startSmtpSink();
     await proxy.start();
     await receiver.start();
+    if (storage === 'postgres') database = await createTestDatabase();
     env = {
+      ...(database ? { DATABASE_URL: database.url, SECRETS_ENCRYPTION_KEY: '5e'.repeat(32) } : {}),
       DATA_DIR: dir,
       BOOTSTRAP_ADMIN_KEY: key,
       MODEL_API_URL: proxy.url,
@@ -108,6 +112,7 @@ describe('concierge workflows killed with SIGKILL (PGlite on disk)', () => {
     await receiver.stop();
     await sink?.close();
     await dns?.close();
+    await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
