@@ -134,6 +134,102 @@ function navigate(path: string): void {
 const when = (unix: number | null | undefined) =>
   unix ? new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '—';
 
+/** A small form choosing what a page shows: one field and its button; on submit, the page `to()`. */
+function picker(
+  aria: string,
+  label: string,
+  input: HTMLInputElement | HTMLSelectElement,
+  button: string,
+  to: () => string,
+): HTMLFormElement {
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': aria },
+    h('div', { class: 'row' }, field(label, input), h('button', { type: 'submit' }, button)),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(to());
+  });
+  return form;
+}
+
+/**
+ * A card form making something: its heading, one row of fields, more (fieldsets), its button and
+ * `out` for the outcome; `submit` runs on submit, the page not left.
+ */
+function makeForm(
+  title: string,
+  fields: HTMLElement[],
+  more: Child[],
+  button: string,
+  out: HTMLElement,
+  submit: (form: HTMLFormElement) => Promise<unknown>,
+): HTMLFormElement {
+  const form = h(
+    'form',
+    { class: 'card', 'aria-label': title },
+    h('h2', {}, title),
+    h('div', { class: 'row' }, ...fields),
+    ...more,
+    h('button', { type: 'submit' }, button),
+    out,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    await submit(form);
+  });
+  return form;
+}
+
+/** The values of a form's checked boxes named `name`. */
+const checked = <T extends string>(form: HTMLFormElement, name: string): T[] =>
+  [...form.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value as T);
+
+/** Shows a new secret's panel in the page's slot for it, scrolled to. */
+function showNewSecret(panel: HTMLElement): void {
+  document.getElementById('secret-slot')?.replaceChildren(panel);
+  document.getElementById('new-secret')?.scrollIntoView();
+}
+
+/** Saves `text` as the file `name`, as a download of the browser. */
+function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = h('a', { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(url);
+}
+
+/** A column heading holding numbers (right-aligned). */
+const numeric = (text: string) => h('th', { scope: 'col', class: 'num' }, text);
+
+/**
+ * A table: its caption, one row of column headings (a string is a plain one), its body (rows, or
+ * a tbody filled later) and what follows the body (a tfoot).
+ */
+function table(
+  attrs: Record<string, string>,
+  caption: string,
+  headings: (string | HTMLTableCellElement)[],
+  body: HTMLTableSectionElement | Node[],
+  ...after: Child[]
+): HTMLTableElement {
+  return h(
+    'table',
+    attrs,
+    h('caption', { class: 'hint' }, caption),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...headings.map((t) => (typeof t === 'string' ? h('th', { scope: 'col' }, t) : t))),
+    ),
+    Array.isArray(body) ? h('tbody', {}, ...body) : body,
+    ...after,
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signed-out pages
 
@@ -329,32 +425,17 @@ async function projectsPage(): Promise<void> {
     'Projects',
     h('p', {}, 'Projects group API keys and their usage.'),
     form,
-    h(
-      'table',
+    table(
       {},
-      h('caption', { class: 'hint' }, `${projects.length} project(s)`),
-      h(
-        'thead',
-        {},
+      `${projects.length} project(s)`,
+      ['Name', 'Id', 'Created'],
+      projects.map((p) =>
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, 'Name'),
-          h('th', { scope: 'col' }, 'Id'),
-          h('th', { scope: 'col' }, 'Created'),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        ...projects.map((p) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, p.name, p.is_default ? ' (default)' : ''),
-            h('td', {}, h('code', {}, p.id)),
-            h('td', {}, when(p.created)),
-          ),
+          h('td', {}, p.name, p.is_default ? ' (default)' : ''),
+          h('td', {}, h('code', {}, p.id)),
+          h('td', {}, when(p.created)),
         ),
       ),
     ),
@@ -376,55 +457,15 @@ const SCOPES: Record<Scope, { service: 'Model API' | 'Directory API'; label: str
   concierge: { service: 'Directory API', label: 'concierge' },
 };
 
-/** The panel that shows a secret this once, with a copy button and the warning. */
-function secretPanel(key: KeyWithSecret, verb: string): HTMLElement {
-  const copied = status();
-  const code = h('code', { id: 'new-secret' }, key.secret);
-  return h(
-    'section',
-    { class: 'secret', 'aria-labelledby': 'secret-title' },
-    h('h2', { id: 'secret-title' }, `Key “${key.name}” ${verb}`),
-    h(
-      'p',
-      {},
-      h('strong', {}, 'Copy the secret now: it is shown this once. '),
-      'We keep only a hash of it and cannot show it again; if you lose it, rotate the key.',
-    ),
-    code,
-    h(
-      'button',
-      {
-        type: 'button',
-        click: async () => {
-          try {
-            await navigator.clipboard.writeText(key.secret);
-            say(copied, 'Copied to the clipboard.', 'ok');
-          } catch {
-            getSelection()?.selectAllChildren(code);
-            say(copied, 'Select the secret and copy it by hand (the clipboard was refused).', 'error');
-          }
-        },
-      },
-      'Copy secret',
-    ),
-    copied,
-  );
-}
-
-/** A webhook endpoint's signing secret, shown this once, with a copy button and the warning. */
-function webhookSecretPanel(url: string, secret: string, verb: string): HTMLElement {
+/** The panel that shows a secret this once, with a copy button and the warning (`advice`). */
+function secretPanel(title: string, secret: string, advice: string): HTMLElement {
   const copied = status();
   const code = h('code', { id: 'new-secret' }, secret);
   return h(
     'section',
     { class: 'secret', 'aria-labelledby': 'secret-title' },
-    h('h2', { id: 'secret-title' }, `Signing secret of ${url} ${verb}`),
-    h(
-      'p',
-      {},
-      h('strong', {}, 'Copy the secret now: it is shown this once. '),
-      'Your receiver verifies every event with it (Standard Webhooks); if you lose it, rotate it.',
-    ),
+    h('h2', { id: 'secret-title' }, title),
+    h('p', {}, h('strong', {}, 'Copy the secret now: it is shown this once. '), advice),
     code,
     h(
       'button',
@@ -445,6 +486,22 @@ function webhookSecretPanel(url: string, secret: string, verb: string): HTMLElem
     copied,
   );
 }
+
+/** A new key's secret, shown this once. */
+const keySecretPanel = (key: KeyWithSecret, verb: string) =>
+  secretPanel(
+    `Key “${key.name}” ${verb}`,
+    key.secret,
+    'We keep only a hash of it and cannot show it again; if you lose it, rotate the key.',
+  );
+
+/** A webhook endpoint's signing secret, shown this once. */
+const webhookSecretPanel = (url: string, secret: string, verb: string) =>
+  secretPanel(
+    `Signing secret of ${url} ${verb}`,
+    secret,
+    'Your receiver verifies every event with it (Standard Webhooks); if you lose it, rotate it.',
+  );
 
 async function keysPage(): Promise<void> {
   const projects = await allProjects();
@@ -474,29 +531,23 @@ async function keysPage(): Promise<void> {
         ),
     ),
   );
-  const form = h(
-    'form',
-    { class: 'card', 'aria-label': 'Create a key' },
-    h('h2', {}, 'Create a key'),
-    h('div', { class: 'row' }, field('Key name', name), field('Project', project)),
-    ...groups,
-    h('button', { type: 'submit' }, 'Create key'),
+  const form = makeForm(
+    'Create a key',
+    [field('Key name', name), field('Project', project)],
+    groups,
+    'Create key',
     out,
+    async (form) => {
+      const scopes = checked<Scope>(form, 'scope');
+      if (scopes.length === 0) return say(out, 'Choose at least one scope.', 'error');
+      const { data, error } = await createKey({
+        body: { name: name.value, project_id: project.value, scopes },
+      });
+      if (!data) return say(out, messageOf(error), 'error');
+      await keysPage();
+      showNewSecret(keySecretPanel(data, 'created'));
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const scopes = [...form.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map(
-      (i) => i.value as Scope,
-    );
-    if (scopes.length === 0) return say(out, 'Choose at least one scope.', 'error');
-    const { data, error } = await createKey({
-      body: { name: name.value, project_id: project.value, scopes },
-    });
-    if (!data) return say(out, messageOf(error), 'error');
-    await keysPage();
-    document.getElementById('secret-slot')?.replaceChildren(secretPanel(data, 'created'));
-    document.getElementById('new-secret')?.scrollIntoView();
-  });
 
   const rows = keys.map((key) => {
     const grace = h(
@@ -526,7 +577,7 @@ async function keysPage(): Promise<void> {
                   });
                   if (!data) return say(out, messageOf(error), 'error');
                   await keysPage();
-                  document.getElementById('secret-slot')?.replaceChildren(secretPanel(data, 'rotated'));
+                  document.getElementById('secret-slot')?.replaceChildren(keySecretPanel(data, 'rotated'));
                 },
               },
               'Rotate',
@@ -571,22 +622,11 @@ async function keysPage(): Promise<void> {
     'API keys',
     slot,
     form,
-    h(
-      'table',
+    table(
       {},
-      h('caption', { class: 'hint' }, `${keys.length} key(s), newest first; secrets are never shown again`),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['Name', 'Secret', 'Scopes', 'Project', 'Status', 'Created', 'Last used', 'Actions'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
-      h('tbody', {}, ...rows),
+      `${keys.length} key(s), newest first; secrets are never shown again`,
+      ['Name', 'Secret', 'Scopes', 'Project', 'Status', 'Created', 'Last used', 'Actions'],
+      rows,
     ),
   );
 }
@@ -861,14 +901,7 @@ async function usagePage(): Promise<void> {
     {
       type: 'button',
       class: 'secondary',
-      click: () => {
-        const url = URL.createObjectURL(new Blob([report.csv], { type: 'text/csv' }));
-        const link = h('a', { href: url, download: `usage-${chosen}-${report.from}-${report.to}.csv` });
-        document.body.append(link);
-        link.click();
-        link.remove();
-        URL.revokeObjectURL(url);
-      },
+      click: () => download(`usage-${chosen}-${report.from}-${report.to}.csv`, 'text/csv', report.csv),
     },
     'Download CSV',
   );
@@ -888,32 +921,17 @@ async function usagePage(): Promise<void> {
     ),
     barChart(`Cost by day and ${what} (EUR)`, days, cost, eur),
     barChart(`Requests by day and ${what}`, days, requests, (v) => String(v)),
-    h(
-      'table',
+    table(
       {},
-      h('caption', { class: 'hint' }, `By ${what}, ${report.from} to ${report.to} (UTC)`),
-      h(
-        'thead',
-        {},
+      `By ${what}, ${report.from} to ${report.to} (UTC)`,
+      [what === 'model' ? 'Model' : 'Interface', numeric('Requests'), numeric('Cost (EUR)')],
+      [...byModel.entries()].map(([m, s]) =>
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, what === 'model' ? 'Model' : 'Interface'),
-          h('th', { scope: 'col', class: 'num' }, 'Requests'),
-          h('th', { scope: 'col', class: 'num' }, 'Cost (EUR)'),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        ...[...byModel.entries()].map(([m, s]) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, m),
-            h('td', { class: 'num' }, String(s.requests)),
-            h('td', { class: 'num' }, s.cost.toFixed(9)),
-          ),
+          h('td', {}, m),
+          h('td', { class: 'num' }, String(s.requests)),
+          h('td', { class: 'num' }, s.cost.toFixed(9)),
         ),
       ),
     ),
@@ -950,23 +968,51 @@ function directory(): DirectoryClient | undefined {
   return directoryClient;
 }
 
-/** The project the webhook pages act in: `?project_id=`, else the default one. */
-async function webhookProject(): Promise<{ projects: Project[]; projectId: string }> {
+/** What a page of the directory API's acts with: its client, the project and the header naming it. */
+interface DirectoryPage {
+  dir: DirectoryClient;
+  projects: Project[];
+  /** `?project_id=`, else the default project. */
+  projectId: string;
+  headers: { 'Eurus-Project': string };
+}
+
+/** Opens a page of the directory API's; undefined, the page saying so, where it is not served. */
+async function directoryPage(title: string): Promise<DirectoryPage | undefined> {
   const projects = await allProjects();
   const asked = new URLSearchParams(location.search).get('project_id');
   const projectId = projects.find((p) => p.id === asked)?.id ?? projects.find((p) => p.is_default)?.id ?? '';
-  return { projects, projectId };
+  const dir = directory();
+  if (!dir) {
+    show(title, h('p', { class: 'error' }, 'The directory API is not served with this console.'));
+    return undefined;
+  }
+  return { dir, projects, projectId, headers: { 'Eurus-Project': projectId } };
+}
+
+/** The form choosing the project a directory page acts in. */
+function projectPicker(page: DirectoryPage, button: string, path: string): HTMLFormElement {
+  const project = h(
+    'select',
+    { name: 'project_id' },
+    ...page.projects.map((p) => h('option', { value: p.id, selected: p.id === page.projectId }, p.name)),
+  );
+  return picker(
+    'Choose the project',
+    'Project',
+    project,
+    button,
+    () => `${BASE}/${path}?project_id=${encodeURIComponent(project.value)}`,
+  );
 }
 
 const endpointStatus = (e: WebhookEndpoint) =>
   e.status === 'disabled' ? `disabled (${e.disabled_reason ?? 'manual'})` : e.status;
 
 async function webhooksPage(): Promise<void> {
-  const { projects, projectId } = await webhookProject();
-  const dir = directory();
-  if (!dir)
-    return show('Webhooks', h('p', { class: 'error' }, 'The directory API is not served with this console.'));
-  const headers = { 'Eurus-Project': projectId };
+  const page = await directoryPage('Webhooks');
+  if (!page) return;
+  const { dir, projectId, headers } = page;
   const query = `?project_id=${encodeURIComponent(projectId)}`;
   const { data: list, error: listError } = await listWebhookEndpoints({
     client: dir,
@@ -975,21 +1021,7 @@ async function webhooksPage(): Promise<void> {
   });
   const endpoints = list?.data ?? [];
   const out = status();
-
-  const project = h(
-    'select',
-    { name: 'project_id' },
-    ...projects.map((p) => h('option', { value: p.id, selected: p.id === projectId }, p.name)),
-  );
-  const pick = h(
-    'form',
-    { class: 'card', 'aria-label': 'Choose the project' },
-    h('div', { class: 'row' }, field('Project', project), h('button', { type: 'submit' }, 'Show endpoints')),
-  );
-  pick.addEventListener('submit', (event) => {
-    event.preventDefault();
-    navigate(`${BASE}/webhooks?project_id=${encodeURIComponent(project.value)}`);
-  });
+  const pick = projectPicker(page, 'Show endpoints', 'webhooks');
 
   const url = h('input', {
     type: 'url',
@@ -1005,41 +1037,31 @@ async function webhooksPage(): Promise<void> {
     h('legend', {}, 'Events (none chosen: all of them)'),
     ...EVENT_TYPES.map((t) => h('label', {}, h('input', { type: 'checkbox', name: 'event', value: t }), t)),
   );
-  const form = h(
-    'form',
-    { class: 'card', 'aria-label': 'Register an endpoint' },
-    h('h2', {}, 'Register an endpoint'),
-    h(
-      'div',
-      { class: 'row' },
+  const form = makeForm(
+    'Register an endpoint',
+    [
       field('Endpoint URL', url, 'https, on a public address; events are POSTed to it, signed.'),
       field('Description', description),
-    ),
-    types,
-    h('button', { type: 'submit' }, 'Register endpoint'),
+    ],
+    [types],
+    'Register endpoint',
     out,
+    async (form) => {
+      const chosen = checked<WebhookEventType>(form, 'event');
+      const { data, error } = await createWebhookEndpoint({
+        client: dir,
+        headers,
+        body: {
+          url: url.value,
+          ...(description.value ? { description: description.value } : {}),
+          ...(chosen.length ? { event_types: chosen } : {}),
+        },
+      });
+      if (!data) return say(out, messageOf(error), 'error');
+      await webhooksPage();
+      showNewSecret(webhookSecretPanel(data.url, data.secret, 'created'));
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const chosen = [...form.querySelectorAll<HTMLInputElement>('input[name=event]:checked')].map(
-      (i) => i.value as WebhookEventType,
-    );
-    const { data, error } = await createWebhookEndpoint({
-      client: dir,
-      headers,
-      body: {
-        url: url.value,
-        ...(description.value ? { description: description.value } : {}),
-        ...(chosen.length ? { event_types: chosen } : {}),
-      },
-    });
-    if (!data) return say(out, messageOf(error), 'error');
-    await webhooksPage();
-    document
-      .getElementById('secret-slot')
-      ?.replaceChildren(webhookSecretPanel(data.url, data.secret, 'created'));
-    document.getElementById('new-secret')?.scrollIntoView();
-  });
 
   const rows = endpoints.map((e) => {
     const grace = h(
@@ -1122,26 +1144,11 @@ async function webhooksPage(): Promise<void> {
     h('div', { id: 'secret-slot' }),
     form,
     listError ? h('p', { class: 'error' }, messageOf(listError)) : null,
-    h(
-      'table',
+    table(
       { id: 'endpoints' },
-      h(
-        'caption',
-        { class: 'hint' },
-        `${endpoints.length} endpoint(s), newest first; secrets are never shown again`,
-      ),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['URL', 'Description', 'Events', 'Status', 'Created', 'Actions'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
-      h('tbody', {}, ...rows),
+      `${endpoints.length} endpoint(s), newest first; secrets are never shown again`,
+      ['URL', 'Description', 'Events', 'Status', 'Created', 'Actions'],
+      rows,
     ),
   );
 }
@@ -1151,35 +1158,20 @@ function attemptsTable(message: WebhookMessage): HTMLElement {
     'details',
     {},
     h('summary', {}, `${message.attempts} attempt(s)`),
-    h(
-      'table',
+    table(
       {},
-      h('caption', { class: 'hint' }, `Attempts of ${message.id}, the last 20`),
-      h(
-        'thead',
-        {},
+      `Attempts of ${message.id}, the last 20`,
+      ['#', 'When', 'Outcome', 'HTTP status', 'Duration', 'Answer (first 1 KB) or error'],
+      message.attempt_log.map((a) =>
         h(
           'tr',
           {},
-          ...['#', 'When', 'Outcome', 'HTTP status', 'Duration', 'Answer (first 1 KB) or error'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        ...message.attempt_log.map((a) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, String(a.attempt)),
-            h('td', {}, when(a.at)),
-            h('td', {}, a.outcome),
-            h('td', {}, a.status_code === null ? '—' : String(a.status_code)),
-            h('td', { class: 'num' }, `${a.duration_ms} ms`),
-            h('td', {}, h('code', {}, a.error ?? a.response ?? '')),
-          ),
+          h('td', {}, String(a.attempt)),
+          h('td', {}, when(a.at)),
+          h('td', {}, a.outcome),
+          h('td', {}, a.status_code === null ? '—' : String(a.status_code)),
+          h('td', { class: 'num' }, `${a.duration_ms} ms`),
+          h('td', {}, h('code', {}, a.error ?? a.response ?? '')),
         ),
       ),
     ),
@@ -1187,14 +1179,9 @@ function attemptsTable(message: WebhookMessage): HTMLElement {
 }
 
 async function webhookPage(id: string): Promise<void> {
-  const { projectId } = await webhookProject();
-  const dir = directory();
-  if (!dir)
-    return show(
-      'Webhook endpoint',
-      h('p', { class: 'error' }, 'The directory API is not served with this console.'),
-    );
-  const headers = { 'Eurus-Project': projectId };
+  const page = await directoryPage('Webhook endpoint');
+  if (!page) return;
+  const { dir, projectId, headers } = page;
   const params = new URLSearchParams(location.search);
   const only = params.get('status');
   const wanted = only === 'pending' || only === 'delivered' || only === 'failed' ? only : undefined;
@@ -1260,15 +1247,9 @@ async function webhookPage(id: string): Promise<void> {
       h('option', { value: st, selected: wanted === st }, st),
     ),
   );
-  const pick = h(
-    'form',
-    { class: 'card', 'aria-label': 'Filter by status' },
-    h('div', { class: 'row' }, field('Messages', filter), h('button', { type: 'submit' }, 'Show')),
-  );
-  pick.addEventListener('submit', (event) => {
-    event.preventDefault();
+  const pick = picker('Filter by status', 'Messages', filter, 'Show', () => {
     const st = filter.value ? `&status=${filter.value}` : '';
-    navigate(`${BASE}/webhooks/${id}?project_id=${encodeURIComponent(projectId)}${st}`);
+    return `${BASE}/webhooks/${id}?project_id=${encodeURIComponent(projectId)}${st}`;
   });
   show(
     'Webhook endpoint',
@@ -1289,27 +1270,10 @@ async function webhookPage(id: string): Promise<void> {
     ),
     pick,
     out,
-    h(
-      'table',
+    table(
       { id: 'messages' },
-      h('caption', { class: 'hint' }, 'Messages of the last 30 days, newest first'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...[
-            'Message (webhook-id)',
-            'Event',
-            'Status',
-            'Created',
-            'Next attempt',
-            'Attempts',
-            'Actions',
-          ].map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
+      'Messages of the last 30 days, newest first',
+      ['Message (webhook-id)', 'Event', 'Status', 'Created', 'Next attempt', 'Attempts', 'Actions'],
       tbody,
     ),
     more,
@@ -1321,15 +1285,9 @@ async function webhookPage(id: string): Promise<void> {
 // Sending domains (the directory API's, called with the session across origins, as webhooks)
 
 async function domainsPage(): Promise<void> {
-  const { projects, projectId } = await webhookProject();
-  const dir = directory();
-  if (!dir) {
-    return show(
-      'Sending domains',
-      h('p', { class: 'error' }, 'The directory API is not served with this console.'),
-    );
-  }
-  const headers = { 'Eurus-Project': projectId };
+  const page = await directoryPage('Sending domains');
+  if (!page) return;
+  const { dir, headers } = page;
   const { data: list, error: listError } = await listSendingDomains({
     client: dir,
     headers,
@@ -1337,50 +1295,33 @@ async function domainsPage(): Promise<void> {
   });
   const domains = list?.data ?? [];
   const out = status();
-  const project = h(
-    'select',
-    { name: 'project_id' },
-    ...projects.map((p) => h('option', { value: p.id, selected: p.id === projectId }, p.name)),
-  );
-  const pick = h(
-    'form',
-    { class: 'card', 'aria-label': 'Choose the project' },
-    h('div', { class: 'row' }, field('Project', project), h('button', { type: 'submit' }, 'Show domains')),
-  );
-  pick.addEventListener('submit', (event) => {
-    event.preventDefault();
-    navigate(`${BASE}/domains?project_id=${encodeURIComponent(project.value)}`);
-  });
+  const pick = projectPicker(page, 'Show domains', 'domains');
   const domain = h('input', { type: 'text', name: 'domain', required: true, maxlength: '253' });
   const fromName = h('input', { type: 'text', name: 'from_name', maxlength: '100' });
-  const form = h(
-    'form',
-    { class: 'card', 'aria-label': 'Add a sending domain' },
-    h('h2', {}, 'Add a sending domain'),
-    h(
-      'div',
-      { class: 'row' },
+  const form = makeForm(
+    'Add a sending domain',
+    [
       field('Domain', domain, 'The domain campaign mail is sent from, e.g. mail.example.eu.'),
       field('Sender name', fromName),
-    ),
-    h('button', { type: 'submit' }, 'Add domain'),
+    ],
+    [],
+    'Add domain',
     out,
+    async () => {
+      const { data, error } = await createSendingDomain({
+        client: dir,
+        headers,
+        body: { domain: domain.value, ...(fromName.value ? { from_name: fromName.value } : {}) },
+      });
+      if (!data) return say(out, messageOf(error), 'error');
+      await domainsPage();
+      say(
+        document.querySelector<HTMLElement>('[role=status]') ?? out,
+        `Added ${data.domain}: publish its records below, then verify it.`,
+        'ok',
+      );
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const { data, error } = await createSendingDomain({
-      client: dir,
-      headers,
-      body: { domain: domain.value, ...(fromName.value ? { from_name: fromName.value } : {}) },
-    });
-    if (!data) return say(out, messageOf(error), 'error');
-    await domainsPage();
-    say(
-      document.querySelector<HTMLElement>('[role=status]') ?? out,
-      `Added ${data.domain}: publish its records below, then verify it.`,
-      'ok',
-    );
-  });
   const sections = domains.map((d) =>
     h(
       'section',
@@ -1392,35 +1333,20 @@ async function domainsPage(): Promise<void> {
         d.verified_at ? `Verified ${when(d.verified_at)}. ` : '',
         `Last checked ${when(d.last_checked_at)}. Replies arrive at ${d.reply_domain}.`,
       ),
-      h(
-        'table',
+      table(
         {},
-        h('caption', { class: 'hint' }, `The DNS records to publish for ${d.domain}`),
-        h(
-          'thead',
-          {},
+        `The DNS records to publish for ${d.domain}`,
+        ['Purpose', 'Type', 'Name', 'Value', 'State', 'Found'],
+        d.dns_records.map((r) =>
           h(
             'tr',
-            {},
-            ...['Purpose', 'Type', 'Name', 'Value', 'State', 'Found'].map((t) =>
-              h('th', { scope: 'col' }, t),
-            ),
-          ),
-        ),
-        h(
-          'tbody',
-          {},
-          ...d.dns_records.map((r) =>
-            h(
-              'tr',
-              { 'data-purpose': r.purpose },
-              h('td', {}, r.purpose),
-              h('td', {}, r.type),
-              h('td', {}, h('code', {}, r.name)),
-              h('td', {}, h('code', { class: 'wrap' }, r.value)),
-              h('td', {}, r.status),
-              h('td', {}, r.found ?? '—'),
-            ),
+            { 'data-purpose': r.purpose },
+            h('td', {}, r.purpose),
+            h('td', {}, r.type),
+            h('td', {}, h('code', {}, r.name)),
+            h('td', {}, h('code', { class: 'wrap' }, r.value)),
+            h('td', {}, r.status),
+            h('td', {}, r.found ?? '—'),
           ),
         ),
       ),
@@ -1547,52 +1473,26 @@ async function plansPage(): Promise<void> {
       h('td', {}, action),
     );
   });
-  const pick = h(
-    'form',
-    { class: 'card', 'aria-label': 'Statement month' },
-    h(
-      'div',
-      { class: 'row' },
-      field('Month (UTC)', month),
-      h('button', { type: 'submit' }, 'Show statement'),
-    ),
+  const pick = picker(
+    'Statement month',
+    'Month (UTC)',
+    month,
+    'Show statement',
+    () => `${BASE}/plans?month=${month.value}`,
   );
-  pick.addEventListener('submit', (event) => {
-    event.preventDefault();
-    navigate(`${BASE}/plans?month=${month.value}`);
-  });
   const statementView: Child[] = statement
     ? [
-        h(
-          'table',
+        table(
           { id: 'statement' },
-          h(
-            'caption',
-            { class: 'hint' },
-            `Statement for ${statement.month}, in EUR (a month in progress shows the amounts so far)`,
-          ),
-          h(
-            'thead',
-            {},
+          `Statement for ${statement.month}, in EUR (a month in progress shows the amounts so far)`,
+          ['Item', numeric('Quantity'), numeric('Amount')],
+          statement.lines.map((l) =>
             h(
               'tr',
               {},
-              h('th', { scope: 'col' }, 'Item'),
-              h('th', { scope: 'col', class: 'num' }, 'Quantity'),
-              h('th', { scope: 'col', class: 'num' }, 'Amount'),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            ...statement.lines.map((l) =>
-              h(
-                'tr',
-                {},
-                h('td', {}, l.description),
-                h('td', { class: 'num' }, String(l.quantity)),
-                h('td', { class: 'num' }, l.amount),
-              ),
+              h('td', {}, l.description),
+              h('td', { class: 'num' }, String(l.quantity)),
+              h('td', { class: 'num' }, l.amount),
             ),
           ),
           h(
@@ -1623,14 +1523,7 @@ async function plansPage(): Promise<void> {
           {
             type: 'button',
             class: 'secondary',
-            click: () => {
-              const url = URL.createObjectURL(new Blob([statementHtml(statement)], { type: 'text/html' }));
-              const link = h('a', { href: url, download: `statement-${statement.month}.html` });
-              document.body.append(link);
-              link.click();
-              link.remove();
-              URL.revokeObjectURL(url);
-            },
+            click: () => download(`statement-${statement.month}.html`, 'text/html', statementHtml(statement)),
           },
           'Download statement (HTML)',
         ),
@@ -1639,20 +1532,11 @@ async function plansPage(): Promise<void> {
   show(
     'Plans and billing',
     out,
-    h(
-      'table',
+    table(
       { id: 'plans' },
-      h(
-        'caption',
-        { class: 'hint' },
-        'Pay as you go unless you subscribe; subscriptions are billed pro rata',
-      ),
-      h(
-        'thead',
-        {},
-        h('tr', {}, ...['Plan', 'Price', 'Status', 'Action'].map((t) => h('th', { scope: 'col' }, t))),
-      ),
-      h('tbody', {}, ...rows),
+      'Pay as you go unless you subscribe; subscriptions are billed pro rata',
+      ['Plan', 'Price', 'Status', 'Action'],
+      rows,
     ),
     h('h2', {}, 'Statement'),
     pick,
