@@ -23,13 +23,37 @@ const MAX_TRANSCRIPTION_ANSWER = 64 * 1024 * 1024;
 /** 4,096 characters spoken at speed 0.25 as 24 kHz 16-bit PCM (about 80 minutes) fit. */
 const MAX_SPEECH_ANSWER = 256 * 1024 * 1024;
 
-async function readJson(response: AsyncIterable<Buffer>, host: string): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const part of response) parts.push(part);
+type Call = Awaited<ReturnType<UpstreamEngine['exchange']>>;
+
+/** A call's JSON answer, read whole; the call closed, whatever happens. */
+async function answerOf<T>(call: Call): Promise<T> {
   try {
-    return JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
-  } catch {
-    throw failed(`The upstream ${host} answered with invalid JSON.`, false);
+    const parts: Buffer[] = [];
+    for await (const part of call.body) parts.push(part);
+    try {
+      return JSON.parse(Buffer.concat(parts).toString('utf8')) as T;
+    } catch {
+      throw failed(`The upstream ${call.host} answered with invalid JSON.`, false);
+    }
+  } catch (error) {
+    throw call.mapError(error);
+  } finally {
+    call.close();
+  }
+}
+
+/** A media engine on an upstream: its name and its one UpstreamEngine, closed with it. */
+abstract class UpstreamMediaEngine {
+  readonly name: string;
+  protected readonly upstream: UpstreamEngine;
+
+  constructor(config: UpstreamConfig, door: Outbound) {
+    this.upstream = new UpstreamEngine(config, door);
+    this.name = this.upstream.name;
+  }
+
+  close(): void {
+    this.upstream.close();
   }
 }
 
@@ -39,21 +63,9 @@ const MAGIC: Record<ImageRequest['format'], (b: Buffer) => boolean> = {
   webp: (b) => b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
 };
 
-export class UpstreamImageEngine implements ImageEngine {
-  readonly name: string;
-  readonly #upstream: UpstreamEngine;
-
-  constructor(config: UpstreamConfig, door: Outbound) {
-    this.#upstream = new UpstreamEngine(config, door);
-    this.name = this.#upstream.name;
-  }
-
-  close(): void {
-    this.#upstream.close();
-  }
-
+export class UpstreamImageEngine extends UpstreamMediaEngine implements ImageEngine {
   async *generate(request: ImageRequest, signal?: AbortSignal): AsyncGenerator<GeneratedImage> {
-    const call = await this.#upstream.exchange(
+    const call = await this.upstream.exchange(
       'images/generations',
       (model) => {
         const body: Record<string, unknown> = {
@@ -73,14 +85,7 @@ export class UpstreamImageEngine implements ImageEngine {
       },
       { model: 'imagine', accept: 'application/json', maxBodyBytes: MAX_IMAGES_ANSWER, signal },
     );
-    let answer: { data?: { b64_json?: unknown; revised_prompt?: unknown }[] };
-    try {
-      answer = (await readJson(call.body, call.host)) as typeof answer;
-    } catch (error) {
-      throw call.mapError(error);
-    } finally {
-      call.close();
-    }
+    const answer = await answerOf<{ data?: { b64_json?: unknown; revised_prompt?: unknown }[] }>(call);
     const data = Array.isArray(answer.data) ? answer.data : [];
     if (data.length !== request.n)
       throw failed(`The upstream ${call.host} answered ${data.length} images for ${request.n}.`, false);
@@ -143,24 +148,13 @@ export function utterancesOf(answer: VerboseTranscription, seconds: number): Utt
   });
 }
 
-export class UpstreamVoiceEngine implements VoiceEngine {
-  readonly name: string;
+export class UpstreamVoiceEngine extends UpstreamMediaEngine implements VoiceEngine {
   readonly speechAvailable = true;
   readonly recognitionAvailable = true;
   readonly languages = undefined;
-  readonly #upstream: UpstreamEngine;
-
-  constructor(config: UpstreamConfig, door: Outbound) {
-    this.#upstream = new UpstreamEngine(config, door);
-    this.name = this.#upstream.name;
-  }
-
-  close(): void {
-    this.#upstream.close();
-  }
 
   async *speak(request: SpeechRequest, signal?: AbortSignal): AsyncGenerator<Buffer> {
-    const call = await this.#upstream.exchange(
+    const call = await this.upstream.exchange(
       'audio/speech',
       (model) => {
         const body: Record<string, unknown> = {
@@ -197,7 +191,7 @@ export class UpstreamVoiceEngine implements VoiceEngine {
   }
 
   async *transcribe(request: TranscriptionRequest, signal?: AbortSignal): AsyncGenerator<Utterance> {
-    const call = await this.#upstream.exchange(
+    const call = await this.upstream.exchange(
       'audio/transcriptions',
       (model) => {
         const fields: [string, string][] = [
@@ -213,14 +207,7 @@ export class UpstreamVoiceEngine implements VoiceEngine {
       },
       { model: 'voice', accept: 'application/json', maxBodyBytes: MAX_TRANSCRIPTION_ANSWER, signal },
     );
-    let answer: VerboseTranscription;
-    try {
-      answer = (await readJson(call.body, call.host)) as VerboseTranscription;
-    } catch (error) {
-      throw call.mapError(error);
-    } finally {
-      call.close();
-    }
+    const answer = await answerOf<VerboseTranscription>(call);
     if (typeof answer.text !== 'string')
       throw failed(`The upstream ${call.host} answered a transcription without text.`, false);
     const language = typeof answer.language === 'string' ? answer.language.toLowerCase() : undefined;
