@@ -176,3 +176,29 @@ export interface ModelTool {
   serverLabel?: string;
   name: string;
 }
+
+/** The request's function tools as chat completions tools, in order. */
+export function functionTools(tools: CreateResponseRequest['tools']): ModelTool[] {
+  return (tools ?? []).flatMap((tool): ModelTool[] =>
+    tool.type === 'function'
+      ? [
+          {
+            kind: 'function',
+            name: tool.name,
+            chat: {
+              type: 'function',
+              function: {
+                name: tool.name,
+                ...(tool.description === undefined || tool.description === null
+                  ? {}
+                  : { description: tool.description }),
+                ...(tool.parameters === undefined || tool.parameters === null
+                  ? {}
+                  : { parameters: tool.parameters }),
+              },
+            },
+          },
+        ]
+      : [],
+  );
+}

@@ -19,7 +19,7 @@ import { costNano, getModel, isTextModelId } from '../model/catalogue.ts';
 import { normalizeToolCallId } from '../model/engines/assemble.ts';
 import type { Engine } from '../model/engines/types.ts';
 import { assertFitsContext, countCompletionTokens, countPromptTokens } from '../model/tokens.ts';
-import { chatMessages, type HistoryItem, type ModelTool, responseFormat } from './convert.ts';
+import { chatMessages, functionTools, type HistoryItem, type ModelTool, responseFormat } from './convert.ts';
 import type { ResponseBuilder } from './events.ts';
 
 /** Model calls a response may make, whatever `max_tool_calls` says. */
@@ -73,6 +73,29 @@ export interface RunResult {
   outputTokens: number;
   steps: StepRecord[];
   costNano: number;
+}
+
+/** Adds a step's tokens, times and cost (`nano`) to what the run spent. */
+function spend(
+  result: RunResult,
+  step: { index: number; model: TextModelId; input: number; output: number; nano: number },
+  calls: StepRecord['tool_calls'],
+  times: { stepMs: number; modelMs: number; toolMs: number },
+): void {
+  result.inputTokens += step.input;
+  result.outputTokens += step.output;
+  result.costNano += step.nano;
+  result.steps.push({
+    index: step.index,
+    model: step.model,
+    input_tokens: step.input,
+    output_tokens: step.output,
+    tool_calls: calls,
+    duration_ms: Math.round(times.stepMs),
+    cost: formatEur(step.nano),
+    ...times,
+    costNano: step.nano,
+  });
 }
 
 /** The text model that answers: the request's, or for `agents` the one it runs on. */
@@ -190,24 +213,7 @@ export interface RunInput {
 export function firstCallTokens(request: CreateResponseRequest, history: HistoryItem[]): number {
   const chat = {
     messages: chatMessages(request.instructions, history, mcpToolName),
-    tools: (request.tools ?? []).flatMap((tool) =>
-      tool.type === 'function'
-        ? [
-            {
-              type: 'function' as const,
-              function: {
-                name: tool.name,
-                ...(tool.description === undefined || tool.description === null
-                  ? {}
-                  : { description: tool.description }),
-                ...(tool.parameters === undefined || tool.parameters === null
-                  ? {}
-                  : { parameters: tool.parameters }),
-              },
-            },
-          ]
-        : [],
-    ),
+    tools: functionTools(request.tools).map((t) => t.chat),
   };
   const format = responseFormat(request.text);
   return countPromptTokens({
@@ -260,28 +266,7 @@ export async function runResponse(deps: RuntimeDeps, input: RunInput): Promise<R
       }
     }
     const modelTools: ModelTool[] = [
-      ...(request.tools ?? []).flatMap((tool): ModelTool[] =>
-        tool.type === 'function'
-          ? [
-              {
-                kind: 'function',
-                name: tool.name,
-                chat: {
-                  type: 'function',
-                  function: {
-                    name: tool.name,
-                    ...(tool.description === undefined || tool.description === null
-                      ? {}
-                      : { description: tool.description }),
-                    ...(tool.parameters === undefined || tool.parameters === null
-                      ? {}
-                      : { parameters: tool.parameters }),
-                  },
-                },
-              },
-            ]
-          : [],
-      ),
+      ...functionTools(request.tools),
       ...servers.flatMap((server) =>
         server.tools.map((t): ModelTool => ({
           kind: 'mcp',
@@ -392,22 +377,11 @@ export async function runResponse(deps: RuntimeDeps, input: RunInput): Promise<R
         if (signal.aborted) {
           const output = countCompletionTokens([{ content, toolCalls: produced }]);
           const nano = costNano(model, promptTokens, output) + (agents ? STEP_NANO : 0);
-          const ms = performance.now() - stepStarted;
-          result.inputTokens += promptTokens;
-          result.outputTokens += output;
-          result.costNano += nano;
-          result.steps.push({
-            index: step,
-            model,
-            input_tokens: promptTokens,
-            output_tokens: output,
-            tool_calls: [],
-            duration_ms: Math.round(ms),
-            cost: formatEur(nano),
-            stepMs: ms,
+          const stepMs = performance.now() - stepStarted;
+          spend(result, { index: step, model, input: promptTokens, output, nano }, [], {
+            stepMs,
             modelMs: performance.now() - modelStarted,
             toolMs: 0,
-            costNano: nano,
           });
         }
         throw err;
@@ -455,21 +429,10 @@ export async function runResponse(deps: RuntimeDeps, input: RunInput): Promise<R
       const stepMs = performance.now() - stepStarted;
       const tokensNano = costNano(model, stepInput, stepOutput);
       const stepNano = tokensNano + (agents ? STEP_NANO : 0);
-      result.inputTokens += stepInput;
-      result.outputTokens += stepOutput;
-      result.costNano += stepNano;
-      result.steps.push({
-        index: step,
-        model,
-        input_tokens: stepInput,
-        output_tokens: stepOutput,
-        tool_calls: stepCalls,
-        duration_ms: Math.round(stepMs),
-        cost: formatEur(stepNano),
+      spend(result, { index: step, model, input: stepInput, output: stepOutput, nano: stepNano }, stepCalls, {
         stepMs,
         modelMs,
         toolMs,
-        costNano: stepNano,
       });
 
       if (cut) {
