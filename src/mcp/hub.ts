@@ -120,6 +120,36 @@ function compactHit(hit: SearchHit): Record<string, unknown> {
   };
 }
 
+/** A tool's arguments: an object of these properties, the `required` ones among them, no others. */
+const argsSchema = (properties: Record<string, unknown>, required: string[]): Record<string, unknown> => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+/** The `limit` argument: how many of `what`, 1 to 20, 5 when omitted. */
+const limitArg = (what: string) => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: 20,
+  description: `How many ${what}, 5 when omitted.`,
+});
+
+/** A text argument of 1 to `max` characters. */
+const textArg = (max: number, description: string) => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: max,
+  description,
+});
+
+const COUNTRY_ARG = {
+  type: 'string',
+  pattern: '^[A-Z]{2}$',
+  description: 'Only in this country (ISO 3166-1 alpha-2).',
+};
+
 export const HUB_TOOLS: readonly HubTool[] = [
   {
     name: 'search_directory',
@@ -128,38 +158,18 @@ export const HUB_TOOLS: readonly HubTool[] = [
       'Find businesses and places (bakeries, plumbers, restaurants, shops, services) by what they do or ' +
       'their name, near a place or in a city, optionally only those open now or well rated. ' +
       'Billed as a directory search on your key (scope search).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 256,
-          description: 'What to look for, e.g. "bakery".',
-        },
-        near: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 256,
-          description: 'A place, address or "lat,lon" to search around, e.g. "Marienplatz, Munich".',
-        },
+    inputSchema: argsSchema(
+      {
+        query: textArg(256, 'What to look for, e.g. "bakery".'),
+        near: textArg(256, 'A place, address or "lat,lon" to search around, e.g. "Marienplatz, Munich".'),
         radius_km: {
           type: 'number',
           minimum: 0.1,
           maximum: 500,
           description: 'The radius around near, in km; 25 when omitted.',
         },
-        city: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          description: 'Only in this city (when near is not given).',
-        },
-        country: {
-          type: 'string',
-          pattern: '^[A-Z]{2}$',
-          description: 'Only in this country (ISO 3166-1 alpha-2).',
-        },
+        city: textArg(128, 'Only in this city (when near is not given).'),
+        country: COUNTRY_ARG,
         open_now: { type: 'boolean', description: 'Only places open now.' },
         min_rating: {
           type: 'number',
@@ -167,11 +177,10 @@ export const HUB_TOOLS: readonly HubTool[] = [
           maximum: 5,
           description: 'Only places rated at least this.',
         },
-        limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many results, 5 when omitted.' },
+        limit: limitArg('results'),
       },
-      required: ['query'],
-      additionalProperties: false,
-    },
+      ['query'],
+    ),
     async run(args, caller, directoryUrl) {
       const country = args.country as CountryCode | undefined;
       const near =
@@ -207,18 +216,16 @@ export const HUB_TOOLS: readonly HubTool[] = [
     description:
       'Details of one listing by its id (from search_directory): address, opening hours, contact, rating. ' +
       'Billed as a places details call on your key (scope places).',
-    inputSchema: {
-      type: 'object',
-      properties: {
+    inputSchema: argsSchema(
+      {
         id: {
           type: 'string',
           pattern: '^lst_[0-9A-Z]{26}$',
           description: 'The listing id, e.g. from search_directory.',
         },
       },
-      required: ['id'],
-      additionalProperties: false,
-    },
+      ['id'],
+    ),
     async run(args, caller, directoryUrl) {
       const details = await directory(
         getPlaceDetails({ client: clientFor(directoryUrl, caller), query: { id: args.id as string } }),
@@ -232,30 +239,14 @@ export const HUB_TOOLS: readonly HubTool[] = [
     title: 'Geocode',
     description:
       'Coordinates of a place, address or company name, best candidates first. Billed as a geocode call on your key (scope places).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 256,
-          description: 'The place, address or company.',
-        },
-        country: {
-          type: 'string',
-          pattern: '^[A-Z]{2}$',
-          description: 'Only in this country (ISO 3166-1 alpha-2).',
-        },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 20,
-          description: 'How many candidates, 5 when omitted.',
-        },
+    inputSchema: argsSchema(
+      {
+        query: textArg(256, 'The place, address or company.'),
+        country: COUNTRY_ARG,
+        limit: limitArg('candidates'),
       },
-      required: ['query'],
-      additionalProperties: false,
-    },
+      ['query'],
+    ),
     async run(args, caller, directoryUrl) {
       const page = await directory(
         geocodePlace({
@@ -276,21 +267,14 @@ export const HUB_TOOLS: readonly HubTool[] = [
     title: 'Reverse geocode',
     description:
       'The place at a latitude and longitude, and the listings nearest to it. Billed as a reverse geocode call on your key (scope places).',
-    inputSchema: {
-      type: 'object',
-      properties: {
+    inputSchema: argsSchema(
+      {
         lat: { type: 'number', minimum: -90, maximum: 90, description: 'Latitude in decimal degrees.' },
         lon: { type: 'number', minimum: -180, maximum: 180, description: 'Longitude in decimal degrees.' },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 20,
-          description: 'How many nearby listings, 5 when omitted.',
-        },
+        limit: limitArg('nearby listings'),
       },
-      required: ['lat', 'lon'],
-      additionalProperties: false,
-    },
+      ['lat', 'lon'],
+    ),
     async run(args, caller, directoryUrl) {
       const result = await directory(
         reverseGeocodePlace({
