@@ -24,6 +24,7 @@ import { assertJsonSchema } from '../model/engines/chat.ts';
 import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
+import { watchDisconnect } from '../platform/disconnect.ts';
 import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -237,14 +238,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         return { status: 200, body: queued };
       }
 
-      const controller = new AbortController();
-      let left = false;
-      res.on('close', () => {
-        if (!res.writableFinished) {
-          left = true;
-          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-        }
-      });
+      const client = watchDisconnect(res);
       const streamed = body.stream === true;
       let write: ((text: string) => void) | undefined;
       let lastWrite = Date.now();
@@ -274,7 +268,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
           status,
           latencyMs: Date.now() - started,
           streamed,
-          disconnected: left,
+          disconnected: client.left,
         }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
       };
       let keepAlive: NodeJS.Timeout | undefined;
@@ -300,7 +294,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
           bearer: bearerOf(req),
           history,
           builder,
-          signal: controller.signal,
+          signal: client.signal,
           progress: partial,
         });
         builder.end(builder.response.status === 'incomplete' ? 'response.incomplete' : 'response.completed');
@@ -308,7 +302,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         if (!streamed) return { status: 200, body: builder.response };
         return SENT;
       } catch (err) {
-        if (left || isAbort(err)) {
+        if (client.left || isAbort(err)) {
           finishResponse(builder, body, partial, 'cancelled');
           await finish(partial, 499);
           return SENT;

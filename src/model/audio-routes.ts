@@ -27,7 +27,8 @@ import type { VoiceEngine } from '../media/engines.ts';
 import { RECOGNIZER_RATE, type Utterance } from '../media/recognize.ts';
 import { engineUnavailable } from '../media/speech.ts';
 import type { Db } from '../platform/db.ts';
-import { ApiError, BadRequestError } from '../platform/errors.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
@@ -169,18 +170,11 @@ export function createAudioRouter(deps: AudioDeps): Router {
         'audio_seconds',
         Math.max(1, Math.ceil(body.input.length / 14 / speed)),
       );
-      const controller = new AbortController();
-      let left = false;
-      res.on('close', () => {
-        if (!res.writableFinished) {
-          left = true;
-          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-        }
-      });
+      const client = watchDisconnect(res);
       let samples = 0;
       const pcm = deps.engine.speak(
         { input: body.input, voice: body.voice, speed, instructions: body.instructions },
-        controller.signal,
+        client.signal,
       );
       async function* counted(): AsyncGenerator<Buffer> {
         for await (const chunk of pcm) {
@@ -199,16 +193,16 @@ export function createAudioRouter(deps: AudioDeps): Router {
           status,
           latencyMs: Date.now() - started,
           streamed: true,
-          disconnected: left,
+          disconnected: client.left,
         }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
       };
-      const chunks = deps.encoders.encode(format, counted(), controller.signal)[Symbol.asyncIterator]();
+      const chunks = deps.encoders.encode(format, counted(), client.signal)[Symbol.asyncIterator]();
       let next: IteratorResult<Buffer>;
       try {
         next = await chunks.next();
       } catch (err) {
-        await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
-        if (left) return SENT;
+        await bill(client.statusOf(err));
+        if (client.left) return SENT;
         throw err;
       }
       const sse = body.stream_format === 'sse';
@@ -272,14 +266,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
         Math.max(1, Math.ceil(audio.seconds)),
       );
       const ms = Math.round(audio.seconds * 1000);
-      const controller = new AbortController();
-      let left = false;
-      res.on('close', () => {
-        if (!res.writableFinished) {
-          left = true;
-          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-        }
-      });
+      const client = watchDisconnect(res);
       const stream = body.stream === true;
       const bill = async (status: number) => {
         await recordUsage(deps.db, principal, {
@@ -291,7 +278,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
           status,
           latencyMs: Date.now() - started,
           streamed: stream,
-          disconnected: left,
+          disconnected: client.left,
         }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
       };
       const transcript = deps.engine.transcribe(
@@ -303,7 +290,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
           prompt: body.prompt,
           temperature: body.temperature,
         },
-        controller.signal,
+        client.signal,
       );
       const utterances = transcript[Symbol.asyncIterator]();
       const heard: Utterance[] = [];
@@ -317,8 +304,8 @@ export function createAudioRouter(deps: AudioDeps): Router {
           }
         }
       } catch (err) {
-        await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
-        if (left) return SENT;
+        await bill(client.statusOf(err));
+        if (client.left) return SENT;
         throw err;
       }
 

@@ -12,7 +12,8 @@ import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
 import type { LimitSettings } from '../limits/policies.ts';
 import type { Db } from '../platform/db.ts';
-import { ApiError, BadRequestError } from '../platform/errors.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestIdOf } from '../platform/request-id.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
@@ -71,14 +72,7 @@ export function createChatRouter(deps: ChatDeps): Router {
       );
 
       const engine = deps.engineFor(model);
-      const controller = new AbortController();
-      let left = false;
-      res.on('close', () => {
-        if (!res.writableFinished) {
-          left = true;
-          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-        }
-      });
+      const client = watchDisconnect(res);
       const assembly = new ChatAssembly({
         model,
         promptTokens,
@@ -87,7 +81,7 @@ export function createChatRouter(deps: ChatDeps): Router {
         includeUsage: body.stream_options?.include_usage === true,
         requestId: requestIdOf(res),
       });
-      const events = engine.chat(body, { signal: controller.signal, promptTokens });
+      const events = engine.chat(body, { signal: client.signal, promptTokens });
       const bill = async (status: number) => {
         const billing = assembly.billing();
         await recordUsageBatched(deps.db, principal, {
@@ -100,7 +94,7 @@ export function createChatRouter(deps: ChatDeps): Router {
           status,
           latencyMs: Date.now() - started,
           streamed: body.stream === true,
-          disconnected: left,
+          disconnected: client.left,
         }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
       };
 
@@ -110,8 +104,8 @@ export function createChatRouter(deps: ChatDeps): Router {
           await bill(200);
           return { status: 200, body: completion };
         } catch (err) {
-          await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
-          if (!left) throw err;
+          await bill(client.statusOf(err));
+          if (!client.left) throw err;
           return SENT; // nobody is listening
         }
       }
@@ -132,8 +126,8 @@ export function createChatRouter(deps: ChatDeps): Router {
       ]);
       if (waited && 'error' in waited) {
         const err = waited.error;
-        await bill(left ? 499 : err instanceof ApiError ? err.status : 500);
-        if (left) return SENT;
+        await bill(client.statusOf(err));
+        if (client.left) return SENT;
         throw err;
       }
       // the event stream is written here, past the response validator (SENT)

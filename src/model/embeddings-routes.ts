@@ -13,7 +13,8 @@ import type { Limiter } from '../limits/limiter.ts';
 import { takeModelTokens } from '../limits/middleware.ts';
 import type { LimitSettings } from '../limits/policies.ts';
 import type { Db } from '../platform/db.ts';
-import { ApiError, BadRequestError } from '../platform/errors.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import { formatEur, recordUsageBatched } from '../platform/metering.ts';
@@ -112,11 +113,7 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
       // Tokens per minute, shared with chat completions of the same model.
       await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.limits);
 
-      const controller = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished)
-          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-      });
+      const client = watchDisconnect(res);
       const bill = async (status: number, tokens: number) => {
         await recordUsageBatched(deps.db, principal, {
           service: 'model',
@@ -133,14 +130,10 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
       try {
         result = await deps
           .engineFor(model)
-          .embed(
-            { model, input: inputs.raw, texts: inputs.texts, dimensions },
-            { signal: controller.signal },
-          );
+          .embed({ model, input: inputs.raw, texts: inputs.texts, dimensions }, { signal: client.signal });
       } catch (err) {
-        const left = controller.signal.aborted;
-        await bill(left ? 499 : err instanceof ApiError ? err.status : 500, promptTokens);
-        if (left) return SENT; // nobody is listening
+        await bill(client.statusOf(err), promptTokens);
+        if (client.left) return SENT; // nobody is listening
         throw err;
       }
       const billed = result.promptTokens ?? promptTokens;

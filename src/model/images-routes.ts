@@ -15,7 +15,8 @@ import type { ImageEngine, ImageRequest } from '../media/engines.ts';
 import { CONTENT_TYPES, type ImageFormat } from '../media/images/encode.ts';
 import type { MediaStore } from '../media/store.ts';
 import type { Db } from '../platform/db.ts';
-import { ApiError, BadRequestError } from '../platform/errors.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
@@ -92,11 +93,7 @@ export function createImagesRouter(deps: ImagesDeps): Router {
       const request = imageRequest(body);
       const principal = caller();
       await takeMediaUnits(deps.limiter, deps.limits, res, principal, 'imagine', 'images', request.n);
-      const controller = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished)
-          controller.abort(new DOMException('The client disconnected.', 'AbortError'));
-      });
+      const client = watchDisconnect(res);
       const bill = async (status: number, images: number) => {
         await recordUsage(deps.db, principal, {
           service: 'model',
@@ -111,7 +108,7 @@ export function createImagesRouter(deps: ImagesDeps): Router {
       const origin = deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
       const data: ImagesResponse['data'] = [];
       try {
-        for await (const image of deps.engine.generate(request, controller.signal)) {
+        for await (const image of deps.engine.generate(request, client.signal)) {
           const item: ImagesResponse['data'][number] =
             (body.response_format ?? 'url') === 'url'
               ? {
@@ -124,9 +121,8 @@ export function createImagesRouter(deps: ImagesDeps): Router {
           data.push(item);
         }
       } catch (err) {
-        const left = controller.signal.aborted;
-        await bill(left ? 499 : err instanceof ApiError ? err.status : 500, 0);
-        if (left) return SENT;
+        await bill(client.statusOf(err), 0);
+        if (client.left) return SENT;
         throw err;
       }
       await bill(200, data.length);
