@@ -56,6 +56,43 @@ describe.each([
     await until(async () => (await jobs.get(name, id))?.state === 'completed');
   });
 
+  it('wakes workers for jobs sent at once, in a transaction too, each job to its own worker', async () => {
+    await started;
+    // an instance whose poll is far off: only the wake-up can run these in time
+    const slow = await openJobs(db, { workers: 8, logger, pollingIntervalSeconds: 30 });
+    try {
+      const name = queue('wake');
+      let running = 0;
+      let most = 0;
+      const ran: Array<{ k: number; at: number }> = [];
+      await slow.define<{ k: number }>(
+        name,
+        async (data) => {
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 300));
+          running--;
+          ran.push({ k: data.k, at: Date.now() });
+        },
+        { concurrency: 8 },
+      );
+      await new Promise((r) => setTimeout(r, 1000)); // every worker idle, waiting for its poll
+      const sent = Date.now();
+      await db.transaction(async (tx) => {
+        await slow.send(name, { k: 0 }, { tx });
+        // PGlite: the worker woken now claims once the transaction commits, not before
+        await new Promise((r) => setTimeout(r, 200));
+      });
+      for (let k = 1; k < 6; k++) await slow.send(name, { k });
+      await until(() => ran.length === 6, 10_000);
+      // six jobs of 300 ms, each woken at once, on workers of their own: well under one poll
+      expect(Math.max(...ran.map((r) => r.at)) - sent).toBeLessThan(3000);
+      expect(most).toBeGreaterThanOrEqual(4);
+      expect(ran.map((r) => r.k).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it('retries a failing job, then moves it to the dead letters', async () => {
     await started;
     const name = queue('retry');
