@@ -27,8 +27,9 @@ import type { VoiceEngine } from '../media/engines.ts';
 import { RECOGNIZER_RATE, type Utterance } from '../media/recognize.ts';
 import { engineUnavailable } from '../media/speech.ts';
 import type { Db } from '../platform/db.ts';
+import type { Principal } from '../platform/principal.ts';
 import { BadRequestError } from '../platform/errors.ts';
-import { watchDisconnect } from '../platform/disconnect.ts';
+import { type Disconnect, watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
@@ -65,6 +66,30 @@ function failMidStream(res: Response, logger: Logger, err: unknown): void {
   // the client must not take a cut-off file for a whole one: break the connection
   res.destroy();
 }
+
+/**
+ * Writes the rest of a streamed answer with `write`, ends it and bills it (200: the client has
+ * what was sent); a failure midway breaks the stream (failMidStream), billed the same.
+ */
+async function finishStream(
+  res: Response,
+  logger: Logger,
+  bill: (status: number) => Promise<void>,
+  write: () => Promise<void>,
+): Promise<typeof SENT> {
+  try {
+    await write();
+    res.end();
+    await bill(200);
+  } catch (err) {
+    await bill(200);
+    failMidStream(res, logger, err);
+  }
+  return SENT;
+}
+
+/** One server-sent event carrying `data` as JSON. */
+const sseEvent = (res: Response, data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
 
 function sseHeaders(res: Response): void {
   res.status(200);
@@ -148,6 +173,38 @@ interface UploadedFile {
   size: number;
 }
 
+/** Takes `seconds` (at least 1) of the key's audio seconds a minute: the 429 when they do not fit. */
+async function takeVoiceSeconds(
+  deps: AudioDeps,
+  res: Response,
+  principal: Principal,
+  seconds: number,
+): Promise<void> {
+  const whole = Math.max(1, Math.ceil(seconds));
+  await takeMediaUnits(deps.limiter, deps.limits, res, principal, 'voice', 'audio_seconds', whole);
+}
+
+/** Records a voice call's usage: `ms` of audio, billed on a 200 only; a failed record is logged. */
+function voiceUsage(
+  deps: AudioDeps,
+  principal: Principal,
+  call: { endpoint: string; started: number; streamed: boolean; client: Disconnect },
+): (status: number, ms: number) => Promise<void> {
+  return async (status, ms) => {
+    await recordUsage(deps.db, principal, {
+      service: 'model',
+      model: 'voice',
+      endpoint: call.endpoint,
+      audioSeconds: Math.round(ms) / 1000,
+      costNano: status === 200 ? audioCostNano(ms) : 0,
+      status,
+      latencyMs: Date.now() - call.started,
+      streamed: call.streamed,
+      disconnected: call.client.left,
+    }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+  };
+}
+
 export function createAudioRouter(deps: AudioDeps): Router {
   const api = typedRouter();
 
@@ -161,15 +218,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
       const principal = caller();
       const speed = body.speed ?? 1;
       // about 14 characters a second at normal pace: reserved before speaking, so a 429 comes first
-      await takeMediaUnits(
-        deps.limiter,
-        deps.limits,
-        res,
-        principal,
-        'voice',
-        'audio_seconds',
-        Math.max(1, Math.ceil(body.input.length / 14 / speed)),
-      );
+      await takeVoiceSeconds(deps, res, principal, body.input.length / 14 / speed);
       const client = watchDisconnect(res);
       let samples = 0;
       const pcm = deps.engine.speak(
@@ -183,19 +232,13 @@ export function createAudioRouter(deps: AudioDeps): Router {
         }
       }
       const ms = () => (samples * 1000) / SPEECH_RATE;
-      const bill = async (status: number) => {
-        await recordUsage(deps.db, principal, {
-          service: 'model',
-          model: 'voice',
-          endpoint: '/v1/audio/speech',
-          audioSeconds: Math.round(ms()) / 1000,
-          costNano: status === 200 ? audioCostNano(ms()) : 0,
-          status,
-          latencyMs: Date.now() - started,
-          streamed: true,
-          disconnected: client.left,
-        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
-      };
+      const record = voiceUsage(deps, principal, {
+        endpoint: '/v1/audio/speech',
+        started,
+        streamed: true,
+        client,
+      });
+      const bill = (status: number) => record(status, ms());
       const chunks = deps.encoders.encode(format, counted(), client.signal)[Symbol.asyncIterator]();
       let next: IteratorResult<Buffer>;
       try {
@@ -212,24 +255,14 @@ export function createAudioRouter(deps: AudioDeps): Router {
         res.setHeader('Content-Type', SPEECH_CONTENT_TYPES[format]);
         res.flushHeaders();
       }
-      try {
+      return finishStream(res, deps.logger, bill, async () => {
         while (!next.done) {
-          if (sse)
-            res.write(
-              `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: next.value.toString('base64') })}\n\n`,
-            );
+          if (sse) sseEvent(res, { type: 'speech.audio.delta', audio: next.value.toString('base64') });
           else res.write(next.value);
           next = await chunks.next();
         }
-        if (sse)
-          res.write(`data: ${JSON.stringify({ type: 'speech.audio.done', usage: audioUsage(ms()) })}\n\n`);
-        res.end();
-        await bill(200);
-      } catch (err) {
-        await bill(200);
-        failMidStream(res, deps.logger, err);
-      }
-      return SENT;
+        if (sse) sseEvent(res, { type: 'speech.audio.done', usage: audioUsage(ms()) });
+      });
     },
   );
 
@@ -256,31 +289,17 @@ export function createAudioRouter(deps: AudioDeps): Router {
       const bytes = await readFile(file.path);
       const audio = await decodeAudio(bytes, RECOGNIZER_RATE, MAX_TRANSCRIPTION_SECONDS);
       const principal = caller();
-      await takeMediaUnits(
-        deps.limiter,
-        deps.limits,
-        res,
-        principal,
-        'voice',
-        'audio_seconds',
-        Math.max(1, Math.ceil(audio.seconds)),
-      );
+      await takeVoiceSeconds(deps, res, principal, audio.seconds);
       const ms = Math.round(audio.seconds * 1000);
       const client = watchDisconnect(res);
       const stream = body.stream === true;
-      const bill = async (status: number) => {
-        await recordUsage(deps.db, principal, {
-          service: 'model',
-          model: 'voice',
-          endpoint: '/v1/audio/transcriptions',
-          audioSeconds: ms / 1000,
-          costNano: status === 200 ? audioCostNano(ms) : 0,
-          status,
-          latencyMs: Date.now() - started,
-          streamed: stream,
-          disconnected: client.left,
-        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
-      };
+      const record = voiceUsage(deps, principal, {
+        endpoint: '/v1/audio/transcriptions',
+        started,
+        streamed: stream,
+        client,
+      });
+      const bill = (status: number) => record(status, ms);
       const transcript = deps.engine.transcribe(
         {
           bytes,
@@ -311,23 +330,15 @@ export function createAudioRouter(deps: AudioDeps): Router {
 
       if (stream) {
         sseHeaders(res);
-        try {
+        return finishStream(res, deps.logger, bill, async () => {
           while (!next.done) {
             const delta = (heard.length > 0 ? ' ' : '') + next.value.text;
             heard.push(next.value);
-            res.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta })}\n\n`);
+            sseEvent(res, { type: 'transcript.text.delta', delta });
             next = await utterances.next();
           }
-          res.write(
-            `data: ${JSON.stringify({ type: 'transcript.text.done', text: joinText(heard), usage: audioUsage(ms) })}\n\n`,
-          );
-          res.end();
-          await bill(200);
-        } catch (err) {
-          await bill(200);
-          failMidStream(res, deps.logger, err);
-        }
-        return SENT;
+          sseEvent(res, { type: 'transcript.text.done', text: joinText(heard), usage: audioUsage(ms) });
+        });
       }
 
       await bill(200);
