@@ -197,6 +197,8 @@ export function createServiceApp(options: ServiceOptions): Express {
   for (const router of options.pages ?? []) app.use(router);
 
   app.use(express.json({ limit: options.jsonLimit ?? '10mb', verify: refuseDeepJson }));
+  // Form posts (the RFC 8058 one-click unsubscribe of campaign mail): small and flat.
+  app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }));
   app.use(rejectNul);
   app.use(parseCookies);
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".

@@ -126,6 +126,16 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
     default:
       break;
   }
+  // The validator's multipart parser (multer on busboy) reports a malformed body as a 500.
+  const multipart =
+    /^(Malformed part header|Unexpected end of form|Multipart: Boundary not found|Malformed urlencoded form)/;
+  if (status === 500 && multipart.test(err.errors?.[0]?.message ?? err.message ?? '')) {
+    return new ApiError(
+      400,
+      'invalid_multipart',
+      `The multipart body is malformed: ${err.errors?.[0]?.message ?? err.message}.`,
+    );
+  }
   if (status === 500 && err.path !== undefined && (err.errors?.length ?? 0) > 0) {
     return new ApiError(
       500,

@@ -1,12 +1,17 @@
 // Secrets at rest (the headers of registered MCP servers): AES-256-GCM with a random IV, the
 // record's id as associated data, so a ciphertext copied to another row does not decrypt.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface SecretBox {
   seal(plain: string, id: string): string;
   open(sealed: string, id: string): string;
+  /**
+   * HMAC-SHA256 of `data` under a key of its own for `purpose` (HKDF from the secrets key), for
+   * tokens a server must recognise without storing them (signed links).
+   */
+  mac(purpose: string, data: string): Buffer;
 }
 
 /** The key: SECRETS_ENCRYPTION_KEY, else DATA_DIR/secrets.key (made once), else one per process for memory://. */
@@ -27,7 +32,16 @@ export function secretsKeyOf(
 }
 
 export function secretBox(key: Buffer): SecretBox {
+  const macKeys = new Map<string, Buffer>();
   return {
+    mac(purpose, data) {
+      let macKey = macKeys.get(purpose);
+      if (macKey === undefined) {
+        macKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `eurus mac: ${purpose}`, 32));
+        macKeys.set(purpose, macKey);
+      }
+      return createHmac('sha256', macKey).update(data).digest();
+    },
     seal(plain, id) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
