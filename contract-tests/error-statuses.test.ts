@@ -98,10 +98,12 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
       'select account_id from api_keys limit 1',
     );
     accountId = row!.account_id;
-    // briefs need the Concierge plan: subscribed, so its operations reach their handlers
+    // briefs need the Concierge plan, launching campaigns the Sales plan: subscribed, so their
+    // operations reach their handlers
     await servers.platform.db.query(
       `insert into subscriptions (id, account_id, plan, status, started_at, created)
-       values ('sub_errorwalkconcierge00000000', $1, 'concierge', 'active', 0, 0)`,
+       values ('sub_errorwalkconcierge00000000', $1, 'concierge', 'active', 0, 0),
+              ('sub_errorwalksales000000000000', $1, 'sales', 'active', 0, 0)`,
       [accountId],
     );
   });
@@ -185,6 +187,43 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
         await servers.platform.accounts.defaultProject(accountId),
         servers.platform.secrets!.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, example),
       ],
+    );
+  };
+
+  /**
+   * The objects the campaign examples name (target list, sending domain, draft campaign), so a
+   * campaign example reaches its handler: the campaign is a draft again, as before the walk's
+   * first request.
+   */
+  const ensureCampaignExamples = async () => {
+    const db = servers.platform.db;
+    const project = await servers.platform.accounts.defaultProject(accountId);
+    const list = 'tl_01JDNPZX45HY43KWJRP1XPA7Z3';
+    await db.query(
+      `insert into target_lists (id, account_id, project_id, name, filters, max_members, status, created, built_at)
+       values ($1, $2, $3, 'walk', '{"q": "walk"}', 10, 'ready', 1794816720, 1794816723) on conflict (id) do nothing`,
+      [list, accountId, project],
+    );
+    // createSendingDomain's own example may have added the domain under another id
+    const domain = 'sd_01JDS3C4DWA7N36096Q14DR9GP';
+    await db.query(
+      `delete from sending_domains where project_id = $1 and domain = 'mail.keller-haustechnik.de' and id <> $2`,
+      [project, domain],
+    );
+    await db.query(
+      `insert into sending_domains (id, account_id, project_id, domain, dkim_selector, dkim_private_key_sealed,
+         dns_records, status, verified_at, created)
+       values ($1, $2, $3, 'mail.keller-haustechnik.de', 'eurus-walk', 'v1.x.x.x', '[]', 'verified', 1794817500, 1794817000)
+       on conflict (id) do nothing`,
+      [domain, accountId, project],
+    );
+    await db.query(
+      `insert into campaigns (id, account_id, project_id, key_id, name, target_list_id, sending_domain_id, from_email,
+         from_name, steps, hourly_cap, created)
+       values ('cmp_01JDQY77ZXYYK596NGYA1DQ91K', $1, $2, 'key_walk', 'walk', $3, $4, 'anna@mail.keller-haustechnik.de',
+         'Anna Keller', '[{"delay_days": 0, "subject": "Hallo", "body_text": "Hallo", "body_html": null}]', 100, 1794994000)
+       on conflict (id) do update set status = 'draft', launched_at = null, schedule_at = null`,
+      [accountId, project, list, domain],
     );
   };
 
@@ -287,6 +326,7 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
       it('409 for an Idempotency-Key reused with another body', async () => {
         const key = await mint(ALL_SCOPES);
         if (op.path.startsWith('/v1/webhook-endpoints/{id}')) await ensureExampleEndpoint();
+        if (op.path.startsWith('/v1/campaigns')) await ensureCampaignExamples();
         const headers = { 'idempotency-key': `walk-${op.operationId}-${Date.now()}` };
         const [a, b] = await twoRequests(op);
         const first = await fetchExample(base(op), op, { key, headers, ...a });

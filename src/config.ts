@@ -139,6 +139,11 @@ export interface Config {
   databasePoolSize: number;
   /** DEMO_LISTINGS: listings of the demo directory loaded into an empty database; 20,000 by default. */
   demoListings: number;
+  /**
+   * CAMPAIGN_DAY_SECONDS: the length of a day in campaign follow-up delays (`delay_days`), in
+   * seconds; 86,400 by default. Tests shorten it to see a follow-up go out.
+   */
+  campaignDaySeconds: number;
   /** PUBLIC_DIRECTORY_URL: the directory API's address as clients reach it (photo URLs); the request's own when unset. */
   publicDirectoryUrl: string | undefined;
   /** MODEL_ENGINES: the engine behind each text model (src/model/engines/select.ts). */
@@ -391,6 +396,7 @@ const ENV = z.object({
     .pipe(z.array(dnsServer))
     .optional()
     .describe('takes IP addresses with an optional port, comma-separated (1.1.1.1,127.0.0.1:5353,[::1]:53)'),
+  CAMPAIGN_DAY_SECONDS: integer(1, 86_400, 86_400),
 });
 
 /**
@@ -500,5 +506,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       spfInclude: v.MAIL_SPF_INCLUDE ?? inboundHost,
       dnsServers: v.DNS_SERVERS ?? [],
     },
+    campaignDaySeconds: v.CAMPAIGN_DAY_SECONDS,
   };
 }

@@ -123,7 +123,7 @@ async function createDecoy(modelBase: string, secret: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-/** Subscribes the admin's account to a plan, so the operations it unlocks reach their handlers (briefs need `concierge`). */
+/** Subscribes the admin's account to a plan, so the operations it unlocks reach their handlers (briefs need `concierge`, launching campaigns `sales`). */
 async function subscribe(modelBase: string, secret: string, plan: string): Promise<void> {
   const res = await fetch(`${modelBase}/v1/subscriptions`, {
     method: 'POST',
@@ -252,6 +252,7 @@ async function runPass(st: string, apis: Api[], pass: Pass): Promise<string[]> {
     const protectedKeyId = await keyIdOf(bases.model, adminKey);
     const decoyKeyId = await createDecoy(bases.model, adminKey);
     await subscribe(bases.model, adminKey, 'concierge');
+    await subscribe(bases.model, adminKey, 'sales');
 
     for (const api of apis) {
       const built = operations(api).filter((op) => !pending[api].includes(op.operationId));

@@ -23,7 +23,7 @@ import type {
   Subscription,
 } from '../../generated/model/client/types.gen.ts';
 import type { Authenticator } from '../accounts/auth.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { decodeCursor, type Page, pageOf, pageReply } from '../platform/pagination.ts';
@@ -53,7 +53,8 @@ export const PLANS: Record<PlanId, PlanInfo> = {
   },
   sales: {
     name: 'Sales',
-    description: 'Sales outreach on the directory API (target lists, campaigns).',
+    description:
+      'Sales outreach on the directory API: launching, scheduling and resuming campaigns needs it (target lists, sending domains and drafts do not); each human reply is billed 0.50 EUR on top.',
     monthlyNano: 199 * NANO_PER_EUR,
   },
   concierge: {
@@ -62,6 +63,15 @@ export const PLANS: Record<PlanId, PlanInfo> = {
     monthlyNano: 99 * NANO_PER_EUR,
   },
 };
+
+/** Whether the account has an active subscription to `plan` now (the Sales plan gates sending). */
+export async function hasActivePlan(db: Queryable, accountId: string, plan: PlanId): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 from subscriptions where account_id = $1 and plan = $2 and status = 'active' limit 1`,
+    [accountId, plan],
+  );
+  return rows.length > 0;
+}
 
 interface SubscriptionRow {
   id: string;

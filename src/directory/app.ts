@@ -15,8 +15,7 @@ import { ConsoleStore } from '../console/store.ts';
 import { httpAgent, RuntimeKey } from '../concierge/agent.ts';
 import { createConciergeRouter } from '../concierge/routes.ts';
 import { Workflows } from '../concierge/workflows.ts';
-import { createSalesRouter } from '../sales/routes.ts';
-import { Suppressions } from '../sales/suppressions.ts';
+import { startSales } from '../sales/service.ts';
 import { TargetLists } from '../sales/target-lists.ts';
 import { dnsLookup } from '../mail/dns.ts';
 import { SendingDomainStore } from '../mail/domains.ts';
@@ -163,6 +162,20 @@ export async function createDirectoryService(
     send: (message) => transport.send(message),
     unsubscribeUrl: (contact) => `${salesBaseUrl}/v1/unsubscribe/${contact.id}.${contact.token}`,
   };
+  const sales = await startSales({
+    db: platform.db,
+    targetLists,
+    jobs: platform.jobs,
+    secrets: platform.secrets,
+    logger,
+    webhooks: delivery,
+    domains,
+    transport,
+    baseUrl: salesBaseUrl,
+    daySeconds: platform.config.campaignDaySeconds,
+    sendConcurrency: platform.config.mail.smtpMaxConnections,
+  });
+  mail.setInboundHandler(sales.onMail);
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
@@ -194,7 +207,7 @@ export async function createDirectoryService(
       createDirectoryRouter({ db: platform.db, search, publicBaseUrl: platform.config.publicDirectoryUrl }),
       createUsageRouter(platform.db, 'directory'),
       createWebhookRouter(webhooks, delivery),
-      createSalesRouter({ targetLists, suppressions: new Suppressions(platform.db) }),
+      sales.router,
       createSendingDomainRouter(domains),
       createConciergeRouter(workflows),
       createCrmRouter({ connections: crmConnections, syncs: crmSyncs }),

@@ -189,10 +189,20 @@ export class TargetLists {
     return pageOf(rows, limit, targetListOf, (r) => ({ k: Number(r.created), id: r.id }));
   }
 
-  /** Deletes a list (and stops its build). */
+  /** Deletes a list (and stops its build) unless a campaign that has not ended uses it. */
   async delete(projectId: string, id: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
       await this.row(projectId, id, tx, true);
+      const [busy] = await tx.query<{ id: string }>(
+        `select id from campaigns where target_list_id = $1 and status in ('scheduled', 'sending', 'paused') limit 1`,
+        [id],
+      );
+      if (busy) {
+        throw new ConflictError(
+          'target_list_in_use',
+          `The campaign ${busy.id} uses this target list; cancel it before deleting the list.`,
+        );
+      }
       await tx.query('delete from target_lists where id = $1', [id]);
     });
   }

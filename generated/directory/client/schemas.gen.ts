@@ -2065,15 +2065,15 @@ export const CreateSendingDomainRequestSchema = {
 
 export const CampaignStatusSchema = {
     title: 'CampaignStatus',
-    description: 'Where a campaign is: `draft` (created, not launched), `scheduled` (launched, waiting for `schedule_at`), `sending`, `sent` (every message handed to the receiving servers), `cancelled` or `failed`. Transitions: draft → scheduled | sending; scheduled → sending; sending → sent | failed; draft | scheduled | sending → cancelled.',
+    description: 'Where a campaign is: `draft` (created, nothing sent), `scheduled` (waiting for its `schedule_at`), `sending` (messages go out as the send window and the hourly cap allow, follow-ups as they come due), `paused` (nothing goes out until it is resumed), `completed` (every recipient got every step due to it, or left the sequence by replying, bouncing or unsubscribing) or `cancelled`. Transitions: draft → scheduled (schedule) | sending (launch); scheduled → sending (at `schedule_at`, or launch) | paused; sending → paused | completed; paused → sending | scheduled (resume); draft | scheduled | sending | paused → cancelled.',
     type: 'string',
     enum: [
         'draft',
         'scheduled',
         'sending',
-        'sent',
-        'cancelled',
-        'failed'
+        'paused',
+        'completed',
+        'cancelled'
     ]
 } as const;
 
@@ -2087,57 +2087,202 @@ export const CampaignIdSchema = {
     ]
 } as const;
 
+export const CampaignFollowUpSchema = {
+    title: 'CampaignFollowUp',
+    description: 'A follow-up step: sent `delay_days` after the step before it went to a recipient, in the same thread (`In-Reply-To` and `References` of the messages before), unless the recipient replied, bounced or unsubscribed meanwhile.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'delay_days',
+        'subject',
+        'body_text',
+        'body_html'
+    ],
+    properties: {
+        delay_days: {
+            description: 'Days after the previous step went to the recipient, from 1 to 60; the send window and the hourly cap may add to it.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 60,
+            examples: [
+                3
+            ]
+        },
+        subject: {
+            description: 'The subject template with merge fields, or null for `Re: ` and the first step\'s subject.',
+            type: [
+                'string',
+                'null'
+            ],
+            minLength: 1,
+            maxLength: 200,
+            examples: [
+                null
+            ]
+        },
+        body_text: {
+            description: 'The plain-text body template, with merge fields.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 20000
+        },
+        body_html: {
+            description: 'An HTML body template with merge fields, sent beside the text body, or null for text only.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 100000
+        }
+    }
+} as const;
+
+export const SendWindowSchema = {
+    title: 'SendWindow',
+    description: 'When messages may go out, in the recipients\' business hours: on these days, from `start` to `end` local time of `time_zone`. A message that comes due outside waits for the next opening.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'time_zone',
+        'days',
+        'start',
+        'end'
+    ],
+    properties: {
+        time_zone: {
+            description: 'An IANA time zone.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 64,
+            examples: [
+                'Europe/Berlin'
+            ]
+        },
+        days: {
+            description: 'The days of the week messages may go out on.',
+            type: 'array',
+            minItems: 1,
+            maxItems: 7,
+            uniqueItems: true,
+            items: {
+                type: 'string',
+                enum: [
+                    'mon',
+                    'tue',
+                    'wed',
+                    'thu',
+                    'fri',
+                    'sat',
+                    'sun'
+                ]
+            },
+            examples: [
+                [
+                    'mon',
+                    'tue',
+                    'wed',
+                    'thu',
+                    'fri'
+                ]
+            ]
+        },
+        start: {
+            description: 'The local time sending starts each day, `HH:MM` (24 hours).',
+            type: 'string',
+            pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$',
+            examples: [
+                '09:00'
+            ]
+        },
+        end: {
+            description: 'The local time sending stops each day, `HH:MM` (24 hours), after `start`.',
+            type: 'string',
+            pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$',
+            examples: [
+                '17:00'
+            ]
+        }
+    }
+} as const;
+
 export const CampaignStatsSchema = {
     title: 'CampaignStats',
-    description: 'Counters of a campaign\'s messages, updated as they are sent, delivered, bounced and answered.',
+    description: 'Counters of a campaign\'s recipients and messages, updated as messages go out and answers come in.',
     type: 'object',
     additionalProperties: false,
     required: [
         'recipients',
-        'sent',
-        'delivered',
+        'suppressed',
+        'contacted',
+        'messages_sent',
+        'messages_failed',
+        'replied',
         'bounced',
-        'replied'
+        'unsubscribed'
     ],
     properties: {
         recipients: {
-            description: 'How many members with an email address the campaign goes to; 0 until it is launched.',
+            description: 'Members of the target list the campaign took at launch; 0 before.',
             type: 'integer',
             minimum: 0,
             examples: [
                 187
             ]
         },
-        sent: {
-            description: 'How many messages were handed to our SMTP relay, signed with DKIM.',
+        suppressed: {
+            description: 'Recipients skipped because their address is on the account\'s suppression list (at launch or before a step).',
             type: 'integer',
             minimum: 0,
             examples: [
-                187
+                4
             ]
         },
-        delivered: {
-            description: 'How many messages the receiving mail servers accepted.',
+        contacted: {
+            description: 'Recipients at least one message went to.',
             type: 'integer',
             minimum: 0,
             examples: [
-                179
+                183
+            ]
+        },
+        messages_sent: {
+            description: 'Messages handed to the SMTP relay (or written to the outbox), signed with DKIM, over all steps.',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                301
+            ]
+        },
+        messages_failed: {
+            description: 'Messages that could not be sent (the relay refused them for good, or the sender stopped while handing one over; see the recipient).',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                2
+            ]
+        },
+        replied: {
+            description: 'Recipients who replied (a person, not an automatic answer).',
+            type: 'integer',
+            minimum: 0,
+            examples: [
+                12
             ]
         },
         bounced: {
-            description: 'How many messages were rejected or bounced.',
+            description: 'Recipients whose message bounced for good.',
             type: 'integer',
             minimum: 0,
             examples: [
                 8
             ]
         },
-        replied: {
-            description: 'How many messages received at least one reply.',
+        unsubscribed: {
+            description: 'Recipients who opted out through the campaign\'s link.',
             type: 'integer',
             minimum: 0,
             examples: [
-                12
+                1
             ]
         }
     }
@@ -2145,7 +2290,7 @@ export const CampaignStatsSchema = {
 
 export const CampaignSchema = {
     title: 'Campaign',
-    description: 'An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
+    description: 'An outbound email sequence to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain: a first message and up to 5 follow-ups to recipients who have not replied. Every message names the sender, carries a one-click `List-Unsubscribe` (RFC 8058) and an opt-out line, and has a `Reply-To` address of ours on `reply.<domain>` that matches the answer to it. Human replies are billed at 0.50 EUR, once per message answered. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2154,14 +2299,17 @@ export const CampaignSchema = {
         'name',
         'target_list_id',
         'sending_domain_id',
-        'from_local_part',
+        'from_email',
         'from_name',
-        'reply_to',
         'subject',
         'body_text',
         'body_html',
+        'follow_ups',
+        'send_window',
+        'hourly_cap',
         'schedule_at',
         'status',
+        'paused_reason',
         'stats',
         'metadata',
         'created',
@@ -2189,17 +2337,18 @@ export const CampaignSchema = {
         },
         target_list_id: {
             $ref: '#/components/schemas/TargetListId',
-            description: 'The target list whose members with an email address receive the campaign.'
+            description: 'The target list whose members receive the campaign.'
         },
         sending_domain_id: {
             $ref: '#/components/schemas/SendingDomainId',
             description: 'The sending domain the messages go out from.'
         },
-        from_local_part: {
-            description: 'The part of the sender address before the `@`; the domain is the sending domain\'s.',
+        from_email: {
+            description: 'The sender address, on the sending domain.',
             type: 'string',
+            format: 'email',
             examples: [
-                'anna'
+                'anna@mail.keller-haustechnik.de'
             ]
         },
         from_name: {
@@ -2209,37 +2358,54 @@ export const CampaignSchema = {
                 'Anna Keller'
             ]
         },
-        reply_to: {
-            description: 'The address replies go to, or null for the sender address.',
-            type: [
-                'string',
-                'null'
-            ],
-            format: 'email',
-            examples: [
-                'anna@mail.keller-haustechnik.de'
-            ]
-        },
         subject: {
-            description: 'The subject template.',
+            description: 'The subject template of the first message.',
             type: 'string',
             examples: [
                 'Wartung für {{company_name}} in {{city}}'
             ]
         },
         body_text: {
-            description: 'The plain-text body template.',
+            description: 'The plain-text body template of the first message.',
             type: 'string'
         },
         body_html: {
-            description: 'An HTML body template sent beside the text body, or null for text only.',
+            description: 'The HTML body template of the first message, or null for text only.',
             type: [
                 'string',
                 'null'
             ]
         },
+        follow_ups: {
+            description: 'The follow-up steps, in order.',
+            type: 'array',
+            maxItems: 5,
+            items: {
+                $ref: '#/components/schemas/CampaignFollowUp'
+            }
+        },
+        send_window: {
+            description: 'When messages may go out, or null for any time.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/SendWindow'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        hourly_cap: {
+            description: 'The most messages an hour that leave the sending domain while this campaign sends, counting every campaign on the domain.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 10000,
+            examples: [
+                100
+            ]
+        },
         schedule_at: {
-            description: 'When sending starts, in Unix seconds, or null to start at launch.',
+            description: 'When sending starts (or started), in Unix seconds, or null while it is a draft.',
             type: [
                 'integer',
                 'null'
@@ -2254,9 +2420,26 @@ export const CampaignSchema = {
             $ref: '#/components/schemas/CampaignStatus',
             description: 'Where the campaign is in its life cycle.'
         },
+        paused_reason: {
+            description: 'Why a `paused` campaign is paused: `requested` (you paused it), `plan_inactive` (the account\'s Sales plan ended), `sending_domain_not_verified` (a later check of the domain failed) or `relay_refused` (the SMTP relay refused us, e.g. its credentials); null when it is not paused.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'requested',
+                'plan_inactive',
+                'sending_domain_not_verified',
+                'relay_refused',
+                null
+            ],
+            examples: [
+                null
+            ]
+        },
         stats: {
             $ref: '#/components/schemas/CampaignStats',
-            description: 'Counters of the campaign\'s messages.'
+            description: 'Counters of the campaign\'s recipients and messages.'
         },
         metadata: {
             $ref: '#/components/schemas/Metadata'
@@ -2271,7 +2454,7 @@ export const CampaignSchema = {
             ]
         },
         launched_at: {
-            description: 'When the campaign was launched, in Unix seconds, or null while it is a draft.',
+            description: 'When the campaign was launched or scheduled, in Unix seconds, or null while it is a draft.',
             type: [
                 'integer',
                 'null'
@@ -2283,7 +2466,7 @@ export const CampaignSchema = {
             ]
         },
         completed_at: {
-            description: 'When the campaign reached `sent`, `cancelled` or `failed`, in Unix seconds, or null before.',
+            description: 'When the campaign became `completed` or `cancelled`, in Unix seconds, or null before.',
             type: [
                 'integer',
                 'null'
@@ -2329,16 +2512,64 @@ export const CampaignListSchema = {
     }
 } as const;
 
+export const CampaignFollowUpInputSchema = {
+    title: 'CampaignFollowUpInput',
+    description: 'A follow-up step of a new campaign; see `CampaignFollowUp`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'delay_days',
+        'body_text'
+    ],
+    properties: {
+        delay_days: {
+            description: 'Days after the previous step went to the recipient, from 1 to 60; the send window and the hourly cap may add to it.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 60,
+            examples: [
+                3
+            ]
+        },
+        subject: {
+            description: 'The subject template with merge fields, or null (the default) for `Re: ` and the first step\'s subject.',
+            type: [
+                'string',
+                'null'
+            ],
+            minLength: 1,
+            maxLength: 200,
+            examples: [
+                null
+            ]
+        },
+        body_text: {
+            description: 'The plain-text body template, with merge fields.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 20000
+        },
+        body_html: {
+            description: 'An HTML body template with merge fields, sent beside the text body, or null (the default) for text only.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 100000
+        }
+    }
+} as const;
+
 export const CreateCampaignRequestSchema = {
     title: 'CreateCampaignRequest',
-    description: 'A new campaign, created as a `draft`. `subject`, `body_text` and `body_html` are templates: `{{company_name}}`, `{{legal_name}}`, `{{city}}`, `{{country}}` and `{{website}}` are replaced with each member\'s data (an empty string when the member has none); any other `{{...}}` is a 400 (`unknown_placeholder`).',
+    description: 'A new campaign, created as a `draft`. `subject`, `body_text`, `body_html` and those of the follow-ups are templates with merge fields, each `{{field}}` (spaces inside the braces allowed), replaced per recipient: `{{company_name}}` (the name the company trades under), `{{legal_name}}` (its registered name, else the trading name), `{{city}}`, `{{postal_code}}`, `{{country}}` (ISO 3166-1 alpha-2 code), `{{website}}` (empty when it has none), `{{activity}}` (the English name of its primary NACE activity), `{{sender_name}}` (`from_name`) and `{{unsubscribe_url}}` (the recipient\'s opt-out page). Any other field is a 400 (`unknown_merge_field`, naming it in the message and the template in `param`). In HTML bodies the values are HTML-escaped.',
     type: 'object',
     additionalProperties: false,
     required: [
         'name',
         'target_list_id',
         'sending_domain_id',
-        'from_local_part',
+        'from_email',
         'from_name',
         'subject',
         'body_text'
@@ -2355,24 +2586,23 @@ export const CreateCampaignRequestSchema = {
         },
         target_list_id: {
             $ref: '#/components/schemas/TargetListId',
-            description: 'The target list whose members with an email address receive the campaign.'
+            description: 'The target list whose members receive the campaign; it must be `ready` when the campaign is launched.'
         },
         sending_domain_id: {
             $ref: '#/components/schemas/SendingDomainId',
-            description: 'The sending domain the messages go out from.'
+            description: 'The sending domain the messages go out from and are DKIM-signed by; it must be `verified` when the campaign is launched.'
         },
-        from_local_part: {
-            description: 'The part of the sender address before the `@`; the domain is the sending domain\'s.',
+        from_email: {
+            description: 'The sender address, on the sending domain (else 400 `from_not_on_domain`).',
             type: 'string',
-            minLength: 1,
-            maxLength: 64,
-            pattern: '^[A-Za-z0-9](?:[A-Za-z0-9._+-]{0,62}[A-Za-z0-9])?$',
+            format: 'email',
+            maxLength: 254,
             examples: [
-                'anna'
+                'anna@mail.keller-haustechnik.de'
             ]
         },
         from_name: {
-            description: 'The display name of the sender.',
+            description: 'The display name of the sender, named in every message.',
             type: 'string',
             minLength: 1,
             maxLength: 100,
@@ -2380,20 +2610,8 @@ export const CreateCampaignRequestSchema = {
                 'Anna Keller'
             ]
         },
-        reply_to: {
-            description: 'The address replies go to; replies are matched only when it is on the sending domain, which is the default.',
-            type: [
-                'string',
-                'null'
-            ],
-            format: 'email',
-            maxLength: 254,
-            examples: [
-                'anna@mail.keller-haustechnik.de'
-            ]
-        },
         subject: {
-            description: 'The subject template.',
+            description: 'The subject template of the first message, with merge fields.',
             type: 'string',
             minLength: 1,
             maxLength: 200,
@@ -2402,24 +2620,158 @@ export const CreateCampaignRequestSchema = {
             ]
         },
         body_text: {
-            description: 'The plain-text body template.',
+            description: 'The plain-text body template of the first message, with merge fields.',
             type: 'string',
             minLength: 1,
             maxLength: 20000,
             examples: [
-                'Guten Tag,\n\nwir übernehmen Wartungsaufträge für Betriebe wie {{company_name}} in {{city}}.\n\nViele Grüße\nAnna Keller'
+                'Guten Tag,\n\nwir übernehmen Wartungsaufträge für Betriebe wie {{company_name}} in {{city}}.\n\nViele Grüße\n{{sender_name}}'
             ]
         },
         body_html: {
-            description: 'An HTML body template sent beside the text body, or null for text only.',
+            description: 'An HTML body template of the first message with merge fields, sent beside the text body, or null (the default) for text only.',
             type: [
                 'string',
                 'null'
             ],
             maxLength: 100000
         },
-        schedule_at: {
-            description: 'When to start sending, in Unix seconds, or null to start at launch; a time in the past starts at launch.',
+        follow_ups: {
+            description: 'Up to 5 follow-up steps, in order, each sent to recipients who have not replied; none by default.',
+            type: 'array',
+            maxItems: 5,
+            items: {
+                $ref: '#/components/schemas/CampaignFollowUpInput'
+            }
+        },
+        send_window: {
+            description: 'When messages may go out, or null (the default) for any time.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/SendWindow'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        hourly_cap: {
+            description: 'The most messages an hour that leave the sending domain while this campaign sends, counting every campaign on the domain, from 1 to 10,000; 100 by default. Mailbox providers trust a new domain that starts slowly.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 10000,
+            default: 100,
+            examples: [
+                100
+            ]
+        },
+        metadata: {
+            $ref: '#/components/schemas/Metadata'
+        }
+    }
+} as const;
+
+export const ScheduleCampaignRequestSchema = {
+    title: 'ScheduleCampaignRequest',
+    description: 'When a campaign starts sending.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'send_at'
+    ],
+    properties: {
+        send_at: {
+            description: 'When sending starts, in Unix seconds; it must be in the future (else 400 `send_at_in_past`).',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1893488400
+            ]
+        }
+    }
+} as const;
+
+export const CampaignRecipientStatusSchema = {
+    title: 'CampaignRecipientStatus',
+    description: 'Where a recipient of a campaign stands: `pending` (nothing sent yet), `contacted` (at least one step went out; more may follow), `replied`, `bounced`, `unsubscribed`, `suppressed` (skipped: the address is on the suppression list) or `failed` (a message could not be sent; no further step goes to it).',
+    type: 'string',
+    enum: [
+        'pending',
+        'contacted',
+        'replied',
+        'bounced',
+        'unsubscribed',
+        'suppressed',
+        'failed'
+    ]
+} as const;
+
+export const CampaignRecipientIdSchema = {
+    title: 'CampaignRecipientId',
+    description: 'The id of a campaign recipient: `rcp_` and 26 characters.',
+    type: 'string',
+    pattern: '^rcp_[0-9A-Za-z]{26}$',
+    examples: [
+        'rcp_01JDV0M6P3W7Q8C2X5Z9B4N1TA'
+    ]
+} as const;
+
+export const CampaignMessageSchema = {
+    title: 'CampaignMessage',
+    description: 'One step of a campaign to one recipient. A step goes to a recipient at most once: it is claimed before it is handed to the relay and recorded after, and a sender that stopped in between (a crash) leaves it `interrupted`, never sent again (it may or may not have reached the relay).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'step',
+        'message_id',
+        'status',
+        'via',
+        'sent_at',
+        'error'
+    ],
+    properties: {
+        step: {
+            description: 'The step, 0 for the first message, 1 for the first follow-up, and so on.',
+            type: 'integer',
+            minimum: 0,
+            maximum: 5,
+            examples: [
+                0
+            ]
+        },
+        message_id: {
+            description: 'The message\'s `Message-ID` header, angle brackets included; replies name it in `In-Reply-To`.',
+            type: 'string',
+            examples: [
+                '<rcp_01JDV0M6P3W7Q8C2X5Z9B4N1TA.0@mail.keller-haustechnik.de>'
+            ]
+        },
+        status: {
+            description: '`queued` (due, waiting for its turn), `sending` (being handed to the relay), `sent`, `failed` (refused for good) or `interrupted` (the sender stopped while handing it over).',
+            type: 'string',
+            enum: [
+                'queued',
+                'sending',
+                'sent',
+                'failed',
+                'interrupted'
+            ]
+        },
+        via: {
+            description: 'Where it went, `smtp` (the relay of `SMTP_URL`) or `outbox` (a .eml file under the data directory), or null until sent.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'smtp',
+                'outbox',
+                null
+            ]
+        },
+        sent_at: {
+            description: 'When it was handed over, in Unix seconds, or null until then.',
             type: [
                 'integer',
                 'null'
@@ -2427,11 +2779,151 @@ export const CreateCampaignRequestSchema = {
             format: 'int64',
             minimum: 0,
             examples: [
-                1795251600
+                1794994260
             ]
         },
-        metadata: {
-            $ref: '#/components/schemas/Metadata'
+        error: {
+            description: 'Why it failed (the relay\'s answer), or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        }
+    }
+} as const;
+
+export const CampaignRecipientSchema = {
+    title: 'CampaignRecipient',
+    description: 'A member of the target list as the campaign took it at launch, with its status and the messages of each step that went to it.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'campaign_id',
+        'member_id',
+        'listing_id',
+        'email',
+        'name',
+        'status',
+        'messages',
+        'next_step_at',
+        'created',
+        'updated'
+    ],
+    properties: {
+        id: {
+            $ref: '#/components/schemas/CampaignRecipientId',
+            description: 'The id of the recipient.'
+        },
+        object: {
+            description: 'The object type, always `campaign_recipient`.',
+            type: 'string',
+            const: 'campaign_recipient'
+        },
+        campaign_id: {
+            $ref: '#/components/schemas/CampaignId',
+            description: 'The campaign.'
+        },
+        member_id: {
+            $ref: '#/components/schemas/TargetListMemberId',
+            description: 'The target list member the recipient was taken from.'
+        },
+        listing_id: {
+            $ref: '#/components/schemas/ListingId',
+            description: 'The listing the member stands for.'
+        },
+        email: {
+            description: 'The address the campaign writes to.',
+            type: 'string',
+            format: 'email',
+            examples: [
+                'info@keller-haustechnik.de'
+            ]
+        },
+        name: {
+            description: 'The name the company trades under.',
+            type: 'string',
+            examples: [
+                'Keller Haustechnik'
+            ]
+        },
+        status: {
+            $ref: '#/components/schemas/CampaignRecipientStatus',
+            description: 'Where the recipient stands.'
+        },
+        messages: {
+            description: 'The steps that went, or are going, to the recipient, in order.',
+            type: 'array',
+            maxItems: 6,
+            items: {
+                $ref: '#/components/schemas/CampaignMessage'
+            }
+        },
+        next_step_at: {
+            description: 'When the next step comes due (the send window and the hourly cap may add to it), in Unix seconds, or null when none will.',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1795253400
+            ]
+        },
+        created: {
+            description: 'When the object was created, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1794994200
+            ]
+        },
+        updated: {
+            description: 'When the recipient\'s status or messages last changed, in Unix seconds.',
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            examples: [
+                1794994260
+            ]
+        }
+    }
+} as const;
+
+export const CampaignRecipientListSchema = {
+    title: 'CampaignRecipientList',
+    description: 'A page of a campaign\'s recipients, in the order of the target list, in the list envelope.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The recipients of this page.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/CampaignRecipient'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
         }
     }
 } as const;
@@ -2566,6 +3058,40 @@ export const CreateSuppressionRequestSchema = {
     }
 } as const;
 
+export const UnsubscribeTokenSchema = {
+    title: 'UnsubscribeToken',
+    description: 'The opt-out token of one campaign recipient, as in the `List-Unsubscribe` URL of its messages: the recipient\'s id and a signature of ours (HMAC-SHA256), so it cannot be guessed or made up; or that of a provider a concierge workflow asked for a quote (`cq_`, its id and a random token of 100 bits).',
+    type: 'string',
+    pattern: '^(?:rcp_[0-9A-Za-z]{26}\\.[A-Za-z0-9_-]{22}|cq_[0-9A-Za-z]{26}\\.[a-z2-7]{20})$',
+    examples: [
+        'rcp_01JDV0M6P3W7Q8C2X5Z9B4N1TA.kN3q0vYx2Rr7wT1aZ8b5Hc'
+    ]
+} as const;
+
+export const OneClickUnsubscribeSchema = {
+    title: 'OneClickUnsubscribe',
+    description: 'The body of an RFC 8058 one-click unsubscribe (`List-Unsubscribe=One-Click`), as mailbox providers send it; the form of the opt-out page sends the same.',
+    type: 'object',
+    properties: {
+        'List-Unsubscribe': {
+            description: 'Always `One-Click`.',
+            type: 'string',
+            const: 'One-Click'
+        }
+    }
+} as const;
+
+export const ReplyKindSchema = {
+    title: 'ReplyKind',
+    description: 'What an answer is: `human` (a person\'s reply; billed once per message answered), `auto_reply` (RFC 3834 `Auto-Submitted`, an out-of-office notice, a read receipt; not billed) or `bounce` (a delivery status notification; a permanent one suppresses the address; not billed).',
+    type: 'string',
+    enum: [
+        'human',
+        'auto_reply',
+        'bounce'
+    ]
+} as const;
+
 export const ReplyIdSchema = {
     title: 'ReplyId',
     description: 'The id of a reply to a campaign message: `rpl_` and 26 characters.',
@@ -2595,20 +3121,26 @@ export const CurrencySchema = {
 
 export const ReplySchema = {
     title: 'Reply',
-    description: 'An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
+    description: 'An answer to a campaign message that reached our inbound mail server for the sending domain\'s `reply.<domain>`, matched to the message it answers by the `Reply-To` token it was addressed to, its `In-Reply-To` header or its `References`. The first human reply to each message is a successful outbound contact, billed 0.50 EUR; automatic replies, bounces and later replies to the same message are listed but not billed. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.',
     type: 'object',
     additionalProperties: false,
     required: [
         'id',
         'object',
+        'kind',
         'campaign_id',
+        'recipient_id',
+        'member_id',
         'listing_id',
+        'target_list_id',
+        'step',
+        'in_reply_to',
+        'matched_by',
         'from',
         'from_name',
         'subject',
         'text',
         'received_at',
-        'in_reply_to',
         'billed',
         'cost',
         'currency',
@@ -2625,45 +3157,85 @@ export const ReplySchema = {
             type: 'string',
             const: 'reply'
         },
+        kind: {
+            $ref: '#/components/schemas/ReplyKind',
+            description: 'What the answer is.'
+        },
         campaign_id: {
             $ref: '#/components/schemas/CampaignId',
             description: 'The campaign whose message was answered.'
+        },
+        recipient_id: {
+            $ref: '#/components/schemas/CampaignRecipientId',
+            description: 'The campaign recipient whose message was answered.'
+        },
+        member_id: {
+            $ref: '#/components/schemas/TargetListMemberId',
+            description: 'The target list member the recipient was taken from (it may have been removed from the list since).'
         },
         listing_id: {
             $ref: '#/components/schemas/ListingId',
             description: 'The listing whose address the answered message went to.'
         },
-        from: {
-            description: 'The address in the reply\'s `From` header.',
-            type: 'string',
-            format: 'email',
+        target_list_id: {
+            $ref: '#/components/schemas/TargetListId',
+            description: 'The target list of the campaign.'
+        },
+        step: {
+            description: 'The step of the message answered, 0 for the first message.',
+            type: 'integer',
+            minimum: 0,
+            maximum: 5,
             examples: [
-                'm.rossi@idraulica-rossi.it'
+                0
+            ]
+        },
+        in_reply_to: {
+            description: 'The `Message-ID` of the campaign message that was answered, angle brackets included.',
+            type: 'string',
+            examples: [
+                '<rcp_01JDV0M6P3W7Q8C2X5Z9B4N1TA.0@mail.keller-haustechnik.de>'
+            ]
+        },
+        matched_by: {
+            description: 'How the answer was matched to the message, `token` (the `Reply-To` address it was sent to), `in_reply_to` or `references`.',
+            type: 'string',
+            enum: [
+                'token',
+                'in_reply_to',
+                'references'
+            ]
+        },
+        from: {
+            description: 'The address in the answer\'s `From` header (for a bounce, the reporting mail server\'s).',
+            type: 'string',
+            examples: [
+                'm.bauer@bauer-heizung-muenchen.de'
             ]
         },
         from_name: {
-            description: 'The display name in the reply\'s `From` header, or null when it has none.',
+            description: 'The display name in the answer\'s `From` header, or null when it has none.',
             type: [
                 'string',
                 'null'
             ],
             examples: [
-                'Marco Rossi'
+                'Michael Bauer'
             ]
         },
         subject: {
-            description: 'The subject of the reply.',
+            description: 'The subject of the answer.',
             type: 'string',
             examples: [
-                'Re: Wartung für Idraulica Rossi in Bolzano'
+                'Re: Wartung für Bauer Heizung & Sanitär in München'
             ]
         },
         text: {
-            description: 'The plain-text body of the reply (the text part, or the HTML part converted to text).',
+            description: 'The plain-text body of the answer (the text part, or the HTML part converted to text), at most 100,000 characters.',
             type: 'string'
         },
         received_at: {
-            description: 'When our mail server received the reply, in Unix seconds.',
+            description: 'When our mail server received the answer, in Unix seconds.',
             type: 'integer',
             format: 'int64',
             minimum: 0,
@@ -2671,20 +3243,13 @@ export const ReplySchema = {
                 1795168800
             ]
         },
-        in_reply_to: {
-            description: 'The `Message-ID` of the campaign message that was answered, from the reply\'s `In-Reply-To` header.',
-            type: 'string',
-            examples: [
-                '<cmp_01JDQY77ZXYYK596NGYA1DQ91K.tlm_01JD9EE0ZBGJ09TQM83XSSSS6Y@mail.keller-haustechnik.de>'
-            ]
-        },
         billed: {
-            description: 'Whether the reply was billed as a successful outbound contact.',
+            description: 'Whether the answer was billed as a successful outbound contact.',
             type: 'boolean'
         },
         cost: {
             $ref: '#/components/schemas/Money',
-            description: 'What the reply cost, `0.50` when billed, else `0.00`.'
+            description: 'What the answer cost, `0.50` when billed, else `0.00`.'
         },
         currency: {
             $ref: '#/components/schemas/Currency'

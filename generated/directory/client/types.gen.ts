@@ -1088,9 +1088,9 @@ export type CreateSendingDomainRequest = {
 /**
  * CampaignStatus
  *
- * Where a campaign is: `draft` (created, not launched), `scheduled` (launched, waiting for `schedule_at`), `sending`, `sent` (every message handed to the receiving servers), `cancelled` or `failed`. Transitions: draft → scheduled | sending; scheduled → sending; sending → sent | failed; draft | scheduled | sending → cancelled.
+ * Where a campaign is: `draft` (created, nothing sent), `scheduled` (waiting for its `schedule_at`), `sending` (messages go out as the send window and the hourly cap allow, follow-ups as they come due), `paused` (nothing goes out until it is resumed), `completed` (every recipient got every step due to it, or left the sequence by replying, bouncing or unsubscribing) or `cancelled`. Transitions: draft → scheduled (schedule) | sending (launch); scheduled → sending (at `schedule_at`, or launch) | paused; sending → paused | completed; paused → sending | scheduled (resume); draft | scheduled | sending | paused → cancelled.
  */
-export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled' | 'failed';
+export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'completed' | 'cancelled';
 
 /**
  * CampaignId
@@ -1100,37 +1100,97 @@ export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cance
 export type CampaignId = string;
 
 /**
+ * CampaignFollowUp
+ *
+ * A follow-up step: sent `delay_days` after the step before it went to a recipient, in the same thread (`In-Reply-To` and `References` of the messages before), unless the recipient replied, bounced or unsubscribed meanwhile.
+ */
+export type CampaignFollowUp = {
+    /**
+     * Days after the previous step went to the recipient, from 1 to 60; the send window and the hourly cap may add to it.
+     */
+    delay_days: number;
+    /**
+     * The subject template with merge fields, or null for `Re: ` and the first step's subject.
+     */
+    subject: string | null;
+    /**
+     * The plain-text body template, with merge fields.
+     */
+    body_text: string;
+    /**
+     * An HTML body template with merge fields, sent beside the text body, or null for text only.
+     */
+    body_html: string | null;
+};
+
+/**
+ * SendWindow
+ *
+ * When messages may go out, in the recipients' business hours: on these days, from `start` to `end` local time of `time_zone`. A message that comes due outside waits for the next opening.
+ */
+export type SendWindow = {
+    /**
+     * An IANA time zone.
+     */
+    time_zone: string;
+    /**
+     * The days of the week messages may go out on.
+     */
+    days: Array<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'>;
+    /**
+     * The local time sending starts each day, `HH:MM` (24 hours).
+     */
+    start: string;
+    /**
+     * The local time sending stops each day, `HH:MM` (24 hours), after `start`.
+     */
+    end: string;
+};
+
+/**
  * CampaignStats
  *
- * Counters of a campaign's messages, updated as they are sent, delivered, bounced and answered.
+ * Counters of a campaign's recipients and messages, updated as messages go out and answers come in.
  */
 export type CampaignStats = {
     /**
-     * How many members with an email address the campaign goes to; 0 until it is launched.
+     * Members of the target list the campaign took at launch; 0 before.
      */
     recipients: number;
     /**
-     * How many messages were handed to our SMTP relay, signed with DKIM.
+     * Recipients skipped because their address is on the account's suppression list (at launch or before a step).
      */
-    sent: number;
+    suppressed: number;
     /**
-     * How many messages the receiving mail servers accepted.
+     * Recipients at least one message went to.
      */
-    delivered: number;
+    contacted: number;
     /**
-     * How many messages were rejected or bounced.
+     * Messages handed to the SMTP relay (or written to the outbox), signed with DKIM, over all steps.
+     */
+    messages_sent: number;
+    /**
+     * Messages that could not be sent (the relay refused them for good, or the sender stopped while handing one over; see the recipient).
+     */
+    messages_failed: number;
+    /**
+     * Recipients who replied (a person, not an automatic answer).
+     */
+    replied: number;
+    /**
+     * Recipients whose message bounced for good.
      */
     bounced: number;
     /**
-     * How many messages received at least one reply.
+     * Recipients who opted out through the campaign's link.
      */
-    replied: number;
+    unsubscribed: number;
 };
 
 /**
  * Campaign
  *
- * An outbound email campaign to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain, one message per member with an email address. Replies are matched to it by `In-Reply-To` and billed at 0.50 EUR each. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
+ * An outbound email sequence to the members of a target list, sent over SMTP with DKIM signatures through your own verified sending domain: a first message and up to 5 follow-ups to recipients who have not replied. Every message names the sender, carries a one-click `List-Unsubscribe` (RFC 8058) and an opt-out line, and has a `Reply-To` address of ours on `reply.<domain>` that matches the answer to it. Human replies are billed at 0.50 EUR, once per message answered. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
  */
 export type Campaign = {
     /**
@@ -1146,7 +1206,7 @@ export type Campaign = {
      */
     name: string;
     /**
-     * The target list whose members with an email address receive the campaign.
+     * The target list whose members receive the campaign.
      */
     target_list_id: TargetListId;
     /**
@@ -1154,31 +1214,39 @@ export type Campaign = {
      */
     sending_domain_id: SendingDomainId;
     /**
-     * The part of the sender address before the `@`; the domain is the sending domain's.
+     * The sender address, on the sending domain.
      */
-    from_local_part: string;
+    from_email: string;
     /**
      * The display name of the sender.
      */
     from_name: string;
     /**
-     * The address replies go to, or null for the sender address.
-     */
-    reply_to: string | null;
-    /**
-     * The subject template.
+     * The subject template of the first message.
      */
     subject: string;
     /**
-     * The plain-text body template.
+     * The plain-text body template of the first message.
      */
     body_text: string;
     /**
-     * An HTML body template sent beside the text body, or null for text only.
+     * The HTML body template of the first message, or null for text only.
      */
     body_html: string | null;
     /**
-     * When sending starts, in Unix seconds, or null to start at launch.
+     * The follow-up steps, in order.
+     */
+    follow_ups: Array<CampaignFollowUp>;
+    /**
+     * When messages may go out, or null for any time.
+     */
+    send_window: SendWindow | null;
+    /**
+     * The most messages an hour that leave the sending domain while this campaign sends, counting every campaign on the domain.
+     */
+    hourly_cap: number;
+    /**
+     * When sending starts (or started), in Unix seconds, or null while it is a draft.
      */
     schedule_at: number | null;
     /**
@@ -1186,7 +1254,11 @@ export type Campaign = {
      */
     status: CampaignStatus;
     /**
-     * Counters of the campaign's messages.
+     * Why a `paused` campaign is paused: `requested` (you paused it), `plan_inactive` (the account's Sales plan ended), `sending_domain_not_verified` (a later check of the domain failed) or `relay_refused` (the SMTP relay refused us, e.g. its credentials); null when it is not paused.
+     */
+    paused_reason: 'requested' | 'plan_inactive' | 'sending_domain_not_verified' | 'relay_refused' | null;
+    /**
+     * Counters of the campaign's recipients and messages.
      */
     stats: CampaignStats;
     metadata: Metadata;
@@ -1195,11 +1267,11 @@ export type Campaign = {
      */
     created: number;
     /**
-     * When the campaign was launched, in Unix seconds, or null while it is a draft.
+     * When the campaign was launched or scheduled, in Unix seconds, or null while it is a draft.
      */
     launched_at: number | null;
     /**
-     * When the campaign reached `sent`, `cancelled` or `failed`, in Unix seconds, or null before.
+     * When the campaign became `completed` or `cancelled`, in Unix seconds, or null before.
      */
     completed_at: number | null;
 };
@@ -1220,9 +1292,33 @@ export type CampaignList = {
 };
 
 /**
+ * CampaignFollowUpInput
+ *
+ * A follow-up step of a new campaign; see `CampaignFollowUp`.
+ */
+export type CampaignFollowUpInput = {
+    /**
+     * Days after the previous step went to the recipient, from 1 to 60; the send window and the hourly cap may add to it.
+     */
+    delay_days: number;
+    /**
+     * The subject template with merge fields, or null (the default) for `Re: ` and the first step's subject.
+     */
+    subject?: string | null;
+    /**
+     * The plain-text body template, with merge fields.
+     */
+    body_text: string;
+    /**
+     * An HTML body template with merge fields, sent beside the text body, or null (the default) for text only.
+     */
+    body_html?: string | null;
+};
+
+/**
  * CreateCampaignRequest
  *
- * A new campaign, created as a `draft`. `subject`, `body_text` and `body_html` are templates: `{{company_name}}`, `{{legal_name}}`, `{{city}}`, `{{country}}` and `{{website}}` are replaced with each member's data (an empty string when the member has none); any other `{{...}}` is a 400 (`unknown_placeholder`).
+ * A new campaign, created as a `draft`. `subject`, `body_text`, `body_html` and those of the follow-ups are templates with merge fields, each `{{field}}` (spaces inside the braces allowed), replaced per recipient: `{{company_name}}` (the name the company trades under), `{{legal_name}}` (its registered name, else the trading name), `{{city}}`, `{{postal_code}}`, `{{country}}` (ISO 3166-1 alpha-2 code), `{{website}}` (empty when it has none), `{{activity}}` (the English name of its primary NACE activity), `{{sender_name}}` (`from_name`) and `{{unsubscribe_url}}` (the recipient's opt-out page). Any other field is a 400 (`unknown_merge_field`, naming it in the message and the template in `param`). In HTML bodies the values are HTML-escaped.
  */
 export type CreateCampaignRequest = {
     /**
@@ -1230,42 +1326,175 @@ export type CreateCampaignRequest = {
      */
     name: string;
     /**
-     * The target list whose members with an email address receive the campaign.
+     * The target list whose members receive the campaign; it must be `ready` when the campaign is launched.
      */
     target_list_id: TargetListId;
     /**
-     * The sending domain the messages go out from.
+     * The sending domain the messages go out from and are DKIM-signed by; it must be `verified` when the campaign is launched.
      */
     sending_domain_id: SendingDomainId;
     /**
-     * The part of the sender address before the `@`; the domain is the sending domain's.
+     * The sender address, on the sending domain (else 400 `from_not_on_domain`).
      */
-    from_local_part: string;
+    from_email: string;
     /**
-     * The display name of the sender.
+     * The display name of the sender, named in every message.
      */
     from_name: string;
     /**
-     * The address replies go to; replies are matched only when it is on the sending domain, which is the default.
-     */
-    reply_to?: string | null;
-    /**
-     * The subject template.
+     * The subject template of the first message, with merge fields.
      */
     subject: string;
     /**
-     * The plain-text body template.
+     * The plain-text body template of the first message, with merge fields.
      */
     body_text: string;
     /**
-     * An HTML body template sent beside the text body, or null for text only.
+     * An HTML body template of the first message with merge fields, sent beside the text body, or null (the default) for text only.
      */
     body_html?: string | null;
     /**
-     * When to start sending, in Unix seconds, or null to start at launch; a time in the past starts at launch.
+     * Up to 5 follow-up steps, in order, each sent to recipients who have not replied; none by default.
      */
-    schedule_at?: number | null;
+    follow_ups?: Array<CampaignFollowUpInput>;
+    /**
+     * When messages may go out, or null (the default) for any time.
+     */
+    send_window?: SendWindow | null;
+    /**
+     * The most messages an hour that leave the sending domain while this campaign sends, counting every campaign on the domain, from 1 to 10,000; 100 by default. Mailbox providers trust a new domain that starts slowly.
+     */
+    hourly_cap?: number;
     metadata?: Metadata;
+};
+
+/**
+ * ScheduleCampaignRequest
+ *
+ * When a campaign starts sending.
+ */
+export type ScheduleCampaignRequest = {
+    /**
+     * When sending starts, in Unix seconds; it must be in the future (else 400 `send_at_in_past`).
+     */
+    send_at: number;
+};
+
+/**
+ * CampaignRecipientStatus
+ *
+ * Where a recipient of a campaign stands: `pending` (nothing sent yet), `contacted` (at least one step went out; more may follow), `replied`, `bounced`, `unsubscribed`, `suppressed` (skipped: the address is on the suppression list) or `failed` (a message could not be sent; no further step goes to it).
+ */
+export type CampaignRecipientStatus = 'pending' | 'contacted' | 'replied' | 'bounced' | 'unsubscribed' | 'suppressed' | 'failed';
+
+/**
+ * CampaignRecipientId
+ *
+ * The id of a campaign recipient: `rcp_` and 26 characters.
+ */
+export type CampaignRecipientId = string;
+
+/**
+ * CampaignMessage
+ *
+ * One step of a campaign to one recipient. A step goes to a recipient at most once: it is claimed before it is handed to the relay and recorded after, and a sender that stopped in between (a crash) leaves it `interrupted`, never sent again (it may or may not have reached the relay).
+ */
+export type CampaignMessage = {
+    /**
+     * The step, 0 for the first message, 1 for the first follow-up, and so on.
+     */
+    step: number;
+    /**
+     * The message's `Message-ID` header, angle brackets included; replies name it in `In-Reply-To`.
+     */
+    message_id: string;
+    /**
+     * `queued` (due, waiting for its turn), `sending` (being handed to the relay), `sent`, `failed` (refused for good) or `interrupted` (the sender stopped while handing it over).
+     */
+    status: 'queued' | 'sending' | 'sent' | 'failed' | 'interrupted';
+    /**
+     * Where it went, `smtp` (the relay of `SMTP_URL`) or `outbox` (a .eml file under the data directory), or null until sent.
+     */
+    via: 'smtp' | 'outbox' | null;
+    /**
+     * When it was handed over, in Unix seconds, or null until then.
+     */
+    sent_at: number | null;
+    /**
+     * Why it failed (the relay's answer), or null.
+     */
+    error: string | null;
+};
+
+/**
+ * CampaignRecipient
+ *
+ * A member of the target list as the campaign took it at launch, with its status and the messages of each step that went to it.
+ */
+export type CampaignRecipient = {
+    /**
+     * The id of the recipient.
+     */
+    id: CampaignRecipientId;
+    /**
+     * The object type, always `campaign_recipient`.
+     */
+    object: 'campaign_recipient';
+    /**
+     * The campaign.
+     */
+    campaign_id: CampaignId;
+    /**
+     * The target list member the recipient was taken from.
+     */
+    member_id: TargetListMemberId;
+    /**
+     * The listing the member stands for.
+     */
+    listing_id: ListingId;
+    /**
+     * The address the campaign writes to.
+     */
+    email: string;
+    /**
+     * The name the company trades under.
+     */
+    name: string;
+    /**
+     * Where the recipient stands.
+     */
+    status: CampaignRecipientStatus;
+    /**
+     * The steps that went, or are going, to the recipient, in order.
+     */
+    messages: Array<CampaignMessage>;
+    /**
+     * When the next step comes due (the send window and the hourly cap may add to it), in Unix seconds, or null when none will.
+     */
+    next_step_at: number | null;
+    /**
+     * When the object was created, in Unix seconds.
+     */
+    created: number;
+    /**
+     * When the recipient's status or messages last changed, in Unix seconds.
+     */
+    updated: number;
+};
+
+/**
+ * CampaignRecipientList
+ *
+ * A page of a campaign's recipients, in the order of the target list, in the list envelope.
+ */
+export type CampaignRecipientList = {
+    object: ListObjectType;
+    /**
+     * The recipients of this page.
+     */
+    data: Array<CampaignRecipient>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
 };
 
 /**
@@ -1336,6 +1565,32 @@ export type CreateSuppressionRequest = {
 };
 
 /**
+ * UnsubscribeToken
+ *
+ * The opt-out token of one campaign recipient, as in the `List-Unsubscribe` URL of its messages: the recipient's id and a signature of ours (HMAC-SHA256), so it cannot be guessed or made up; or that of a provider a concierge workflow asked for a quote (`cq_`, its id and a random token of 100 bits).
+ */
+export type UnsubscribeToken = string;
+
+/**
+ * OneClickUnsubscribe
+ *
+ * The body of an RFC 8058 one-click unsubscribe (`List-Unsubscribe=One-Click`), as mailbox providers send it; the form of the opt-out page sends the same.
+ */
+export type OneClickUnsubscribe = {
+    /**
+     * Always `One-Click`.
+     */
+    'List-Unsubscribe'?: 'One-Click';
+};
+
+/**
+ * ReplyKind
+ *
+ * What an answer is: `human` (a person's reply; billed once per message answered), `auto_reply` (RFC 3834 `Auto-Submitted`, an out-of-office notice, a read receipt; not billed) or `bounce` (a delivery status notification; a permanent one suppresses the address; not billed).
+ */
+export type ReplyKind = 'human' | 'auto_reply' | 'bounce';
+
+/**
  * ReplyId
  *
  * The id of a reply to a campaign message: `rpl_` and 26 characters.
@@ -1359,7 +1614,7 @@ export type Currency = 'EUR';
 /**
  * Reply
  *
- * An answer to a campaign message, matched to the message it answers by its `In-Reply-To` header. Each human reply to a delivered message is a successful outbound contact, billed 0.50 EUR once per message answered; automatic replies (RFC 3834 `Auto-Submitted`, out-of-office notices) and later replies to the same message are listed but not billed. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
+ * An answer to a campaign message that reached our inbound mail server for the sending domain's `reply.<domain>`, matched to the message it answers by the `Reply-To` token it was addressed to, its `In-Reply-To` header or its `References`. The first human reply to each message is a successful outbound contact, billed 0.50 EUR; automatic replies, bounces and later replies to the same message are listed but not billed. Every field is set by the server; none is marked `readOnly`, because it also travels as the body of a webhook request.
  */
 export type Reply = {
     /**
@@ -1371,43 +1626,67 @@ export type Reply = {
      */
     object: 'reply';
     /**
+     * What the answer is.
+     */
+    kind: ReplyKind;
+    /**
      * The campaign whose message was answered.
      */
     campaign_id: CampaignId;
+    /**
+     * The campaign recipient whose message was answered.
+     */
+    recipient_id: CampaignRecipientId;
+    /**
+     * The target list member the recipient was taken from (it may have been removed from the list since).
+     */
+    member_id: TargetListMemberId;
     /**
      * The listing whose address the answered message went to.
      */
     listing_id: ListingId;
     /**
-     * The address in the reply's `From` header.
+     * The target list of the campaign.
      */
-    from: string;
+    target_list_id: TargetListId;
     /**
-     * The display name in the reply's `From` header, or null when it has none.
+     * The step of the message answered, 0 for the first message.
      */
-    from_name: string | null;
+    step: number;
     /**
-     * The subject of the reply.
-     */
-    subject: string;
-    /**
-     * The plain-text body of the reply (the text part, or the HTML part converted to text).
-     */
-    text: string;
-    /**
-     * When our mail server received the reply, in Unix seconds.
-     */
-    received_at: number;
-    /**
-     * The `Message-ID` of the campaign message that was answered, from the reply's `In-Reply-To` header.
+     * The `Message-ID` of the campaign message that was answered, angle brackets included.
      */
     in_reply_to: string;
     /**
-     * Whether the reply was billed as a successful outbound contact.
+     * How the answer was matched to the message, `token` (the `Reply-To` address it was sent to), `in_reply_to` or `references`.
+     */
+    matched_by: 'token' | 'in_reply_to' | 'references';
+    /**
+     * The address in the answer's `From` header (for a bounce, the reporting mail server's).
+     */
+    from: string;
+    /**
+     * The display name in the answer's `From` header, or null when it has none.
+     */
+    from_name: string | null;
+    /**
+     * The subject of the answer.
+     */
+    subject: string;
+    /**
+     * The plain-text body of the answer (the text part, or the HTML part converted to text), at most 100,000 characters.
+     */
+    text: string;
+    /**
+     * When our mail server received the answer, in Unix seconds.
+     */
+    received_at: number;
+    /**
+     * Whether the answer was billed as a successful outbound contact.
      */
     billed: boolean;
     /**
-     * What the reply cost, `0.50` when billed, else `0.00`.
+     * What the answer cost, `0.50` when billed, else `0.00`.
      */
     cost: Money;
     currency: Currency;
@@ -3764,7 +4043,7 @@ export type SearchListingsData = {
 
 export type SearchListingsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -3806,7 +4085,7 @@ export type GetPlaceDetailsData = {
 
 export type GetPlaceDetailsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -3860,7 +4139,7 @@ export type GeocodePlaceData = {
 
 export type GeocodePlaceErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -3910,7 +4189,7 @@ export type ReverseGeocodePlaceData = {
 
 export type ReverseGeocodePlaceErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -3952,7 +4231,7 @@ export type GetPlacePhotoData = {
 
 export type GetPlacePhotoErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4002,7 +4281,7 @@ export type ListTargetListsData = {
 
 export type ListTargetListsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4045,7 +4324,7 @@ export type CreateTargetListData = {
 
 export type CreateTargetListErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4099,7 +4378,7 @@ export type DeleteTargetListData = {
 
 export type DeleteTargetListErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4149,7 +4428,7 @@ export type GetTargetListData = {
 
 export type GetTargetListErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4208,7 +4487,7 @@ export type ListTargetListMembersData = {
 
 export type ListTargetListMembersErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4260,7 +4539,7 @@ export type AddTargetListMemberData = {
 
 export type AddTargetListMemberErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4322,7 +4601,7 @@ export type RemoveTargetListMemberData = {
 
 export type RemoveTargetListMemberErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4382,7 +4661,7 @@ export type ListSendingDomainsData = {
 
 export type ListSendingDomainsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4433,7 +4712,7 @@ export type CreateSendingDomainData = {
 
 export type CreateSendingDomainErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4497,7 +4776,7 @@ export type DeleteSendingDomainData = {
 
 export type DeleteSendingDomainErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4553,7 +4832,7 @@ export type GetSendingDomainData = {
 
 export type GetSendingDomainErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4609,7 +4888,7 @@ export type VerifySendingDomainData = {
 
 export type VerifySendingDomainErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4671,7 +4950,7 @@ export type ListCampaignsData = {
 
 export type ListCampaignsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4714,7 +4993,7 @@ export type CreateCampaignData = {
 
 export type CreateCampaignErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4772,7 +5051,7 @@ export type GetCampaignData = {
 
 export type GetCampaignErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4824,7 +5103,7 @@ export type LaunchCampaignData = {
 
 export type LaunchCampaignErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4853,12 +5132,176 @@ export type LaunchCampaignError = LaunchCampaignErrors[keyof LaunchCampaignError
 
 export type LaunchCampaignResponses = {
     /**
-     * The campaign, scheduled or sending.
+     * The campaign.
      */
     200: Campaign;
 };
 
 export type LaunchCampaignResponse = LaunchCampaignResponses[keyof LaunchCampaignResponses];
+
+export type ScheduleCampaignData = {
+    body: ScheduleCampaignRequest;
+    headers?: {
+        /**
+         * A unique string of yours (a UUID is a good choice) that makes a retry safe. The first response to a key is stored for 24 hours and replayed for every retry with the same key and body (with `Idempotent-Replayed: true`); the same key with another body is a 409 (`idempotency_key_reused`).
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The id of the campaign.
+         */
+        id: CampaignId;
+    };
+    query?: never;
+    url: '/v1/campaigns/{id}/schedule';
+};
+
+export type ScheduleCampaignErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ScheduleCampaignError = ScheduleCampaignErrors[keyof ScheduleCampaignErrors];
+
+export type ScheduleCampaignResponses = {
+    /**
+     * The campaign.
+     */
+    200: Campaign;
+};
+
+export type ScheduleCampaignResponse = ScheduleCampaignResponses[keyof ScheduleCampaignResponses];
+
+export type PauseCampaignData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the campaign.
+         */
+        id: CampaignId;
+    };
+    query?: never;
+    url: '/v1/campaigns/{id}/pause';
+};
+
+export type PauseCampaignErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type PauseCampaignError = PauseCampaignErrors[keyof PauseCampaignErrors];
+
+export type PauseCampaignResponses = {
+    /**
+     * The campaign.
+     */
+    200: Campaign;
+};
+
+export type PauseCampaignResponse = PauseCampaignResponses[keyof PauseCampaignResponses];
+
+export type ResumeCampaignData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the campaign.
+         */
+        id: CampaignId;
+    };
+    query?: never;
+    url: '/v1/campaigns/{id}/resume';
+};
+
+export type ResumeCampaignErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ResumeCampaignError = ResumeCampaignErrors[keyof ResumeCampaignErrors];
+
+export type ResumeCampaignResponses = {
+    /**
+     * The campaign.
+     */
+    200: Campaign;
+};
+
+export type ResumeCampaignResponse = ResumeCampaignResponses[keyof ResumeCampaignResponses];
 
 export type CancelCampaignData = {
     body?: never;
@@ -4874,7 +5317,7 @@ export type CancelCampaignData = {
 
 export type CancelCampaignErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4903,12 +5346,71 @@ export type CancelCampaignError = CancelCampaignErrors[keyof CancelCampaignError
 
 export type CancelCampaignResponses = {
     /**
-     * The campaign, cancelled.
+     * The campaign.
      */
     200: Campaign;
 };
 
 export type CancelCampaignResponse = CancelCampaignResponses[keyof CancelCampaignResponses];
+
+export type ListCampaignRecipientsData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the campaign.
+         */
+        id: CampaignId;
+    };
+    query?: {
+        /**
+         * Only recipients in this status.
+         */
+        status?: CampaignRecipientStatus;
+        /**
+         * How many items a page holds, from 1 to 100.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
+         */
+        cursor?: string;
+    };
+    url: '/v1/campaigns/{id}/recipients';
+};
+
+export type ListCampaignRecipientsErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type ListCampaignRecipientsError = ListCampaignRecipientsErrors[keyof ListCampaignRecipientsErrors];
+
+export type ListCampaignRecipientsResponses = {
+    /**
+     * A page of recipients.
+     */
+    200: CampaignRecipientList;
+};
+
+export type ListCampaignRecipientsResponse = ListCampaignRecipientsResponses[keyof ListCampaignRecipientsResponses];
 
 export type ListSuppressionsData = {
     body?: never;
@@ -4932,7 +5434,7 @@ export type ListSuppressionsData = {
 
 export type ListSuppressionsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4975,7 +5477,7 @@ export type CreateSuppressionData = {
 
 export type CreateSuppressionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5033,7 +5535,7 @@ export type DeleteSuppressionData = {
 
 export type DeleteSuppressionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5083,7 +5585,7 @@ export type GetSuppressionData = {
 
 export type GetSuppressionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5115,6 +5617,82 @@ export type GetSuppressionResponses = {
 
 export type GetSuppressionResponse = GetSuppressionResponses[keyof GetSuppressionResponses];
 
+export type GetUnsubscribePageData = {
+    body?: never;
+    path: {
+        /**
+         * The opt-out token from the `List-Unsubscribe` URL of a campaign message (`rcp_`), or of a concierge workflow's request for a quote (`cq_`).
+         */
+        token: UnsubscribeToken;
+    };
+    query?: never;
+    url: '/v1/unsubscribe/{token}';
+};
+
+export type GetUnsubscribePageErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The token is not one of ours (or was changed).
+     */
+    404: ErrorResponse;
+};
+
+export type GetUnsubscribePageError = GetUnsubscribePageErrors[keyof GetUnsubscribePageErrors];
+
+export type GetUnsubscribePageResponses = {
+    /**
+     * The opt-out page.
+     */
+    200: string;
+};
+
+export type GetUnsubscribePageResponse = GetUnsubscribePageResponses[keyof GetUnsubscribePageResponses];
+
+export type UnsubscribeData = {
+    body?: OneClickUnsubscribe;
+    path: {
+        /**
+         * The opt-out token from the `List-Unsubscribe` URL of a campaign message (`rcp_`), or of a concierge workflow's request for a quote (`cq_`).
+         */
+        token: UnsubscribeToken;
+    };
+    query?: never;
+    url: '/v1/unsubscribe/{token}';
+};
+
+export type UnsubscribeErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The token is not one of ours (or was changed).
+     */
+    404: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+};
+
+export type UnsubscribeError = UnsubscribeErrors[keyof UnsubscribeErrors];
+
+export type UnsubscribeResponses = {
+    /**
+     * Unsubscribed; a page that says so.
+     */
+    200: string;
+};
+
+export type UnsubscribeResponse = UnsubscribeResponses[keyof UnsubscribeResponses];
+
 export type ListRepliesData = {
     body?: never;
     path?: never;
@@ -5123,6 +5701,10 @@ export type ListRepliesData = {
          * Only replies to messages of this campaign.
          */
         campaign_id?: CampaignId;
+        /**
+         * Only answers of this kind.
+         */
+        kind?: ReplyKind;
         /**
          * How many items a page holds, from 1 to 100.
          */
@@ -5137,7 +5719,7 @@ export type ListRepliesData = {
 
 export type ListRepliesErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5179,7 +5761,7 @@ export type GetReplyData = {
 
 export type GetReplyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5229,7 +5811,7 @@ export type ListCrmConnectionsData = {
 
 export type ListCrmConnectionsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5272,7 +5854,7 @@ export type CreateCrmConnectionData = {
 
 export type CreateCrmConnectionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5334,7 +5916,7 @@ export type DeleteCrmConnectionData = {
 
 export type DeleteCrmConnectionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5380,7 +5962,7 @@ export type GetCrmConnectionData = {
 
 export type GetCrmConnectionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5426,7 +6008,7 @@ export type UpdateCrmConnectionData = {
 
 export type UpdateCrmConnectionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5489,7 +6071,7 @@ export type ListCrmSyncsData = {
 
 export type ListCrmSyncsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5541,7 +6123,7 @@ export type SyncCrmConnectionData = {
 
 export type SyncCrmConnectionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5603,7 +6185,7 @@ export type GetCrmSyncData = {
 
 export type GetCrmSyncErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5666,7 +6248,7 @@ export type ListCrmSyncRecordsData = {
 
 export type ListCrmSyncRecordsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5713,7 +6295,7 @@ export type CreateConciergeBriefData = {
 
 export type CreateConciergeBriefErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5791,7 +6373,7 @@ export type ListWorkflowsData = {
 
 export type ListWorkflowsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5833,7 +6415,7 @@ export type GetWorkflowData = {
 
 export type GetWorkflowErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5879,7 +6461,7 @@ export type CancelWorkflowData = {
 
 export type CancelWorkflowErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5939,7 +6521,7 @@ export type ListWebhookEndpointsData = {
 
 export type ListWebhookEndpointsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5990,7 +6572,7 @@ export type CreateWebhookEndpointData = {
 
 export type CreateWebhookEndpointErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6054,7 +6636,7 @@ export type DeleteWebhookEndpointData = {
 
 export type DeleteWebhookEndpointErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6106,7 +6688,7 @@ export type GetWebhookEndpointData = {
 
 export type GetWebhookEndpointErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6162,7 +6744,7 @@ export type UpdateWebhookEndpointData = {
 
 export type UpdateWebhookEndpointErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6230,7 +6812,7 @@ export type SendTestWebhookEventData = {
 
 export type SendTestWebhookEventErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6294,7 +6876,7 @@ export type RotateWebhookEndpointSecretData = {
 
 export type RotateWebhookEndpointSecretErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6371,7 +6953,7 @@ export type ListWebhookMessagesData = {
 
 export type ListWebhookMessagesErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6431,7 +7013,7 @@ export type ResendWebhookMessageData = {
 
 export type ResendWebhookMessageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6505,7 +7087,7 @@ export type GetUsageData = {
 
 export type GetUsageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**

@@ -5700,7 +5700,7 @@ export const UsageReportSchema = {
 
 export const PlanIdSchema = {
     title: 'PlanId',
-    description: 'A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month) or `concierge` (99 EUR a month).',
+    description: 'A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month: the directory API\'s campaigns can be launched, scheduled and resumed; each human reply is billed 0.50 EUR on top) or `concierge` (99 EUR a month).',
     type: 'string',
     enum: [
         'pay_as_you_go',

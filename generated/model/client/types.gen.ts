@@ -3145,7 +3145,7 @@ export type UsageReport = {
 /**
  * PlanId
  *
- * A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month) or `concierge` (99 EUR a month).
+ * A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month: the directory API's campaigns can be launched, scheduled and resumed; each human reply is billed 0.50 EUR on top) or `concierge` (99 EUR a month).
  */
 export type PlanId = 'pay_as_you_go' | 'search_unlimited' | 'sales' | 'concierge';
 
@@ -4128,7 +4128,7 @@ export type CreateChatCompletionData = {
 
 export type CreateChatCompletionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4195,7 +4195,7 @@ export type CreateEmbeddingData = {
 
 export type CreateEmbeddingErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4262,7 +4262,7 @@ export type CreateResponseData = {
 
 export type CreateResponseErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4332,7 +4332,7 @@ export type DeleteResponseData = {
 
 export type DeleteResponseErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4391,7 +4391,7 @@ export type GetResponseData = {
 
 export type GetResponseErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4437,7 +4437,7 @@ export type CancelResponseData = {
 
 export type CancelResponseErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4504,7 +4504,7 @@ export type ListInputItemsData = {
 
 export type ListInputItemsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4545,7 +4545,7 @@ export type PostMcpMessageData = {
 
 export type PostMcpMessageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4603,7 +4603,7 @@ export type ListMcpServersData = {
 
 export type ListMcpServersErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4650,7 +4650,7 @@ export type CreateMcpServerData = {
 
 export type CreateMcpServerErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4708,7 +4708,7 @@ export type DeleteMcpServerData = {
 
 export type DeleteMcpServerErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4754,7 +4754,7 @@ export type GetMcpServerData = {
 
 export type GetMcpServerErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4801,7 +4801,7 @@ export type CreateImageData = {
 
 export type CreateImageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4876,7 +4876,7 @@ export type GetImageFileData = {
 
 export type GetImageFileErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4915,7 +4915,7 @@ export type CreateSpeechData = {
 
 export type CreateSpeechErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -4982,7 +4982,7 @@ export type CreateTranscriptionData = {
 
 export type CreateTranscriptionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5123,7 +5123,7 @@ export type ListKeysData = {
 
 export type ListKeysErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5166,7 +5166,7 @@ export type CreateKeyData = {
 
 export type CreateKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5226,7 +5226,7 @@ export type RevokeKeyData = {
 
 export type RevokeKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5272,7 +5272,7 @@ export type GetKeyData = {
 
 export type GetKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5324,7 +5324,7 @@ export type RotateKeyData = {
 
 export type RotateKeyErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5386,7 +5386,7 @@ export type ListProjectsData = {
 
 export type ListProjectsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5433,7 +5433,7 @@ export type CreateProjectData = {
 
 export type CreateProjectErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5487,7 +5487,7 @@ export type GetProjectData = {
 
 export type GetProjectErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5539,7 +5539,7 @@ export type UpdateProjectData = {
 
 export type UpdateProjectErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5617,7 +5617,7 @@ export type GetUsageData = {
 
 export type GetUsageErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5696,7 +5696,7 @@ export type ListSubscriptionsData = {
 
 export type ListSubscriptionsErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5739,7 +5739,7 @@ export type CreateSubscriptionData = {
 
 export type CreateSubscriptionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5799,7 +5799,7 @@ export type CancelSubscriptionData = {
 
 export type CancelSubscriptionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5845,7 +5845,7 @@ export type GetStatementData = {
 
 export type GetStatementErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5882,7 +5882,7 @@ export type CreateIncidentData = {
 
 export type CreateIncidentErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5932,7 +5932,7 @@ export type UpdateIncidentData = {
 
 export type UpdateIncidentErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -5981,7 +5981,7 @@ export type CreateSignUpData = {
 
 export type CreateSignUpErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6022,7 +6022,7 @@ export type VerifyEmailData = {
 
 export type VerifyEmailErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6067,7 +6067,7 @@ export type CreateSessionData = {
 
 export type CreateSessionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6180,7 +6180,7 @@ export type CreatePasswordResetData = {
 
 export type CreatePasswordResetErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
@@ -6221,7 +6221,7 @@ export type ConfirmPasswordResetData = {
 
 export type ConfirmPasswordResetErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**

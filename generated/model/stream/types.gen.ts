@@ -3145,7 +3145,7 @@ export type UsageReport = {
 /**
  * PlanId
  *
- * A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month) or `concierge` (99 EUR a month).
+ * A plan: `pay_as_you_go` (the default, every call metered), `search_unlimited` (199 EUR a month: searches are not metered, with a fair use of 50,000 a day), `sales` (199 EUR a month: the directory API's campaigns can be launched, scheduled and resumed; each human reply is billed 0.50 EUR on top) or `concierge` (99 EUR a month).
  */
 export type PlanId = 'pay_as_you_go' | 'search_unlimited' | 'sales' | 'concierge';
 
@@ -4128,7 +4128,7 @@ export type CreateChatCompletionData = {
 
 export type CreateChatCompletionErrors = {
     /**
-     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
      */
     400: ErrorResponse;
     /**
