@@ -144,6 +144,10 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
     await dns?.close();
   });
 
+  /** The opt-out link of the first request for a quote, and its provider's address. */
+  let optOutPath = '';
+  let optOutEmail = '';
+
   it('asks three providers over DKIM-signed SMTP, reads two answers, ranks the cheaper and better rated first', async () => {
     const before = await usage();
     const sentBefore = sink.messages.length;
@@ -178,6 +182,9 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
         /^List-Unsubscribe:\s+<http:\/\/[^>]+\/v1\/unsubscribe\/cq_[0-9A-Za-z]{26}\.[a-z2-7]{20}>\r$/m,
       );
     }
+    optOutPath = new URL(/^List-Unsubscribe:\s+<([^>]+)>\r$/m.exec(mails[0]!.raw.toString('utf8'))![1]!)
+      .pathname;
+    optOutEmail = mails[0]!.recipients[0]!;
     const to = (email: string) => parsed[mails.findIndex((m) => m.recipients.includes(email))]!;
     // two answer from their mail clients: to the Reply-To, in the thread of the request
     const answer = async (email: string, text: string) => {
@@ -343,5 +350,22 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
     expect(sink.messages.length).toBe(mailed);
     expect(receiver.of(b.id).map((e) => e.type)).toEqual(['workflow.cancelled']);
     expect(await usage()).toBe(before);
+  });
+
+  it("opts a provider out through the request's one-click link (Sales' opt-out pages)", async () => {
+    expect(optOutPath).toMatch(/^\/v1\/unsubscribe\/cq_/);
+    const page = await fetch(`${servers.urls.directory}${optOutPath}`, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(optOutEmail);
+    const forged = `${optOutPath.slice(0, -1)}${optOutPath.endsWith('a') ? 'b' : 'a'}`;
+    expect((await fetch(`${servers.urls.directory}${forged}`, { method: 'POST' })).status).toBe(404);
+    const done = await fetch(`${servers.urls.directory}${optOutPath}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(done.status).toBe(200);
+    const entry = await directory('GET', `/v1/suppressions/${optOutEmail}`);
+    expect(entry.body).toMatchObject({ email: optOutEmail, reason: 'unsubscribed' });
   });
 });

@@ -174,6 +174,11 @@ export async function createDirectoryService(
     baseUrl: salesBaseUrl,
     daySeconds: platform.config.campaignDaySeconds,
     sendConcurrency: platform.config.mail.smtpMaxConnections,
+    // the opt-out links of the concierge's requests for quotes (`cq_...`) are served by the same pages
+    otherOptOuts: {
+      who: (token) => workflows.optOutOf(token),
+      optOut: (who) => workflows.optOut(who),
+    },
   });
   mail.setInboundHandler(sales.onMail);
 

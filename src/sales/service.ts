@@ -16,7 +16,7 @@ import { createSalesRouter } from './routes.ts';
 import { Sender } from './sender.ts';
 import { Suppressions } from './suppressions.ts';
 import type { TargetLists } from './target-lists.ts';
-import { Unsubscribes } from './unsubscribe.ts';
+import { type OtherOptOuts, Unsubscribes } from './unsubscribe.ts';
 
 export interface SalesDeps {
   db: Db;
@@ -37,6 +37,8 @@ export interface SalesDeps {
    * claimed message waits in its pool (a kill would leave it `interrupted` without need).
    */
   sendConcurrency: number;
+  /** Opt-out links of another feature served by the same pages (the concierge's requests for quotes). */
+  otherOptOuts?: OtherOptOuts;
 }
 
 export interface Sales {
@@ -74,7 +76,7 @@ export async function startSales(deps: SalesDeps): Promise<Sales> {
       suppressions: new Suppressions(deps.db),
       campaigns,
       replies,
-      unsubscribes: new Unsubscribes(deps.db, deps.secrets),
+      unsubscribes: new Unsubscribes(deps.db, deps.secrets, deps.otherOptOuts),
     }),
     onMail: (mail) => replies.handle(mail),
   };

@@ -10,10 +10,24 @@ import { escapeHtml } from './templates.ts';
 import { recipientOfToken } from './tokens.ts';
 
 interface Who {
-  recipientId: string;
+  /** A campaign recipient's id, or null for another feature's opt-out (`other`). */
+  recipientId: string | null;
   email: string;
   fromName: string;
   fromEmail: string;
+  /** Another feature's opt-out: what it needs to put the address on the suppression list. */
+  other?: { accountId: string; email: string };
+}
+
+/**
+ * Opt-out links another feature sends from the same pages: the concierge's requests for quotes
+ * (`cq_<id>.<token>`). It says who a token stands for (null when it is not genuine) and opts out.
+ */
+export interface OtherOptOuts {
+  who(
+    token: string,
+  ): Promise<{ accountId: string; email: string; fromName: string; fromEmail: string } | null>;
+  optOut(who: { accountId: string; email: string }): Promise<void>;
 }
 
 const page = (title: string, body: string) =>
@@ -50,13 +64,28 @@ export class Unsubscribes {
   readonly #db: Db;
   readonly #box: SecretBox | undefined;
 
-  constructor(db: Db, box: SecretBox | undefined) {
+  readonly #others: OtherOptOuts | undefined;
+
+  constructor(db: Db, box: SecretBox | undefined, others?: OtherOptOuts) {
     this.#db = db;
     this.#box = box;
+    this.#others = others;
   }
 
   /** Who a genuine token stands for, else null. */
   async who(token: string): Promise<Who | null> {
+    if (!token.startsWith('rcp_')) {
+      const other = await this.#others?.who(token);
+      return other
+        ? {
+            recipientId: null,
+            email: other.email,
+            fromName: other.fromName,
+            fromEmail: other.fromEmail,
+            other: { accountId: other.accountId, email: other.email },
+          }
+        : null;
+    }
     const recipientId = recipientOfToken(this.#box, token);
     if (recipientId === null) return null;
     const [row] = await this.#db.query<{ email: string; from_name: string; from_email: string }>(
@@ -91,7 +120,9 @@ export class Unsubscribes {
 
   /** Opts the recipient out: suppressed for its account, follow-ups stopped, member and counters marked. */
   async unsubscribe(who: Who): Promise<void> {
+    if (who.other) return this.#others?.optOut(who.other);
     const recipientId = who.recipientId;
+    if (recipientId === null) return;
     await this.#db.transaction(async (tx) => {
       const [recipient] = await tx.query<{
         id: string;
