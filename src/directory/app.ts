@@ -179,8 +179,11 @@ export async function createDirectoryService(
       who: (token) => workflows.optOutOf(token),
       optOut: (who) => workflows.optOut(who),
     },
+    // a human reply queues its member's push to the project's CRMs that sync replies
+    onReplyStored: (tx, reply) => crmSyncs.replyStored(tx, reply),
   });
   mail.setInboundHandler(sales.onMail);
+  crmSyncs.setReplySource(sales.replySource);
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,

@@ -85,9 +85,28 @@ interface Match {
 /** `<id@host>` as stored: brackets on, surrounding space off. */
 const bracketed = (id: string) => `<${id.trim().replace(/^<|>$/g, '')}>`;
 
+/** A human reply as the CRM sync reads it (src/crm/syncs.ts `CrmReply`). */
+export interface ReplyForCrm {
+  id: string;
+  listingId: string;
+  subject: string;
+  text: string;
+  from: string;
+  fromName: string | null;
+  receivedAt: number;
+}
+
+/** What the reply handler tells others, in the transaction that stores a human reply. */
+export type ReplyStored = (
+  tx: Queryable,
+  reply: { projectId: string; targetListId: string; listingId: string },
+) => Promise<void>;
+
 export class Replies {
   readonly #db: Db;
   readonly #webhooks: WebhookDelivery;
+  /** Called in the transaction that stores a human reply (the CRM sync queues a push of it). */
+  onStored: ReplyStored | undefined;
 
   constructor(db: Db, webhooks: WebhookDelivery) {
     this.#db = db;
@@ -240,6 +259,11 @@ export class Replies {
       if (kind === 'human') {
         await this.#replied(tx, campaign, locked);
         await this.#webhooks.emit(campaign.project_id, 'reply.received', replyOf(row!), { tx });
+        await this.onStored?.(tx, {
+          projectId: campaign.project_id,
+          targetListId: locked.target_list_id,
+          listingId: locked.listing_id,
+        });
       } else if (kind === 'bounce' && mail.bounce?.permanent !== false) {
         await markBounced(tx, campaign, locked);
       }
@@ -261,6 +285,35 @@ export class Replies {
        where id = $1 and status in ('pending', 'contacted')`,
       [recipient.member_id, now],
     );
+  }
+
+  /** The human replies of a target list's members (of one listing), by id, after `afterId`. */
+  async forCrm(
+    targetListId: string,
+    options: { listingId: string | null; afterId: string | null; limit: number },
+  ): Promise<ReplyForCrm[]> {
+    const rows = await this.#db.query<ReplyRow>(
+      `select * from replies where target_list_id = $1 and kind = 'human'
+         and ($2::text is null or listing_id = $2) and ($3::text is null or id > $3)
+       order by id limit $4`,
+      [targetListId, options.listingId, options.afterId, options.limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      listingId: r.listing_id,
+      subject: r.subject,
+      text: r.text,
+      from: r.from_address,
+      fromName: r.from_name,
+      receivedAt: Number(r.received_at),
+    }));
+  }
+
+  /** Marks replies as pushed to a CRM (in the sync's transaction). */
+  async markSynced(tx: Queryable, replyIds: string[]): Promise<void> {
+    if (replyIds.length > 0) {
+      await tx.query('update replies set crm_synced = true where id = any($1::text[])', [replyIds]);
+    }
   }
 
   async get(projectId: string, id: string): Promise<Reply> {

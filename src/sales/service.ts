@@ -5,13 +5,13 @@ import type { Router } from 'express';
 import type { SendingDomainStore } from '../mail/domains.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import type { MailTransport } from '../mail/transport.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import { Campaigns } from './campaigns.ts';
-import { Replies } from './replies.ts';
+import { type ReplyForCrm, Replies, type ReplyStored } from './replies.ts';
 import { createSalesRouter } from './routes.ts';
 import { Sender } from './sender.ts';
 import { Suppressions } from './suppressions.ts';
@@ -39,12 +39,22 @@ export interface SalesDeps {
   sendConcurrency: number;
   /** Opt-out links of another feature served by the same pages (the concierge's requests for quotes). */
   otherOptOuts?: OtherOptOuts;
+  /** Called in the transaction that stores a human reply (the CRM sync's `replyStored`). */
+  onReplyStored?: ReplyStored;
 }
 
 export interface Sales {
   router: Router;
   /** What the inbound SMTP listener calls for each message it accepts. */
   onMail(mail: InboundMail): Promise<void>;
+  /** The human replies of a list's members, for the CRM sync (src/crm/syncs.ts `ReplySource`). */
+  replySource: {
+    replies(
+      targetListId: string,
+      options: { listingId: string | null; afterId: string | null; limit: number },
+    ): Promise<ReplyForCrm[]>;
+    markSynced(tx: Queryable, replyIds: string[]): Promise<void>;
+  };
 }
 
 export async function startSales(deps: SalesDeps): Promise<Sales> {
@@ -70,6 +80,7 @@ export async function startSales(deps: SalesDeps): Promise<Sales> {
   );
   await sender.start();
   const replies = new Replies(deps.db, deps.webhooks);
+  replies.onStored = deps.onReplyStored;
   return {
     router: createSalesRouter({
       targetLists,
@@ -79,5 +90,9 @@ export async function startSales(deps: SalesDeps): Promise<Sales> {
       unsubscribes: new Unsubscribes(deps.db, deps.secrets, deps.otherOptOuts),
     }),
     onMail: (mail) => replies.handle(mail),
+    replySource: {
+      replies: (targetListId, options) => replies.forCrm(targetListId, options),
+      markSynced: (tx, ids) => replies.markSynced(tx, ids),
+    },
   };
 }
