@@ -99,10 +99,6 @@ function replier(port: number): void {
   process.send?.({ ready: true });
 }
 
-if (values.role === 'sink') sink();
-else if (values.role === 'replier') replier(Number(values.port));
-else await main();
-
 // ---- the parent ------------------------------------------------------------------------------
 
 function child(role: string, port?: number) {
@@ -275,3 +271,7 @@ async function main(): Promise<void> {
   await dns.close();
   await database?.drop();
 }
+
+if (values.role === 'sink') sink();
+else if (values.role === 'replier') replier(Number(values.port));
+else await main();
