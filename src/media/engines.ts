@@ -81,6 +81,7 @@ export class BuiltinImageEngine implements ImageEngine {
 
   async *generate(request: ImageRequest, signal?: AbortSignal): AsyncGenerator<GeneratedImage> {
     const seed = request.seed ?? randomInt(2 ** 47);
+    this.#pool.admit(request.n); // all n or none, before any is painted
     // all n at once: the pool paints as many as it has workers, in order
     const jobs = Array.from({ length: request.n }, (_, i) =>
       this.#pool.paint(

@@ -13,6 +13,17 @@ interface Pending {
   reject(error: Error): void;
 }
 
+function busy(): ApiError {
+  return new ApiError(
+    503,
+    'engine_busy',
+    'The image engine of this instance is busy; retry in a few seconds.',
+    {
+      headers: { 'Retry-After': '5', 'retry-after-ms': '5000' },
+    },
+  );
+}
+
 export class PaintPool {
   readonly #size: number;
   readonly #queueLimit: number;
@@ -28,6 +39,16 @@ export class PaintPool {
     this.#queueLimit = queue;
   }
 
+  /**
+   * Throws the 503 `engine_busy` unless `count` more jobs fit in the queue now. A request's images
+   * are admitted all or none: without it, a request of ten whose last four found the queue full
+   * would wait for its first six to be painted, for nothing, before its 503.
+   */
+  admit(count: number): void {
+    if (this.#closed) throw new ApiError(503, 'engine_unavailable', 'The image engine is shutting down.');
+    if (this.#queue.length + count > this.#queueLimit) throw busy();
+  }
+
   paint(
     prompt: string,
     options: PaintOptions,
@@ -37,18 +58,7 @@ export class PaintPool {
   ): Promise<{ bytes: Buffer; description: string }> {
     if (this.#closed)
       return Promise.reject(new ApiError(503, 'engine_unavailable', 'The image engine is shutting down.'));
-    if (this.#queue.length >= this.#queueLimit) {
-      return Promise.reject(
-        new ApiError(
-          503,
-          'engine_busy',
-          'The image engine of this instance is busy; retry in a few seconds.',
-          {
-            headers: { 'Retry-After': '5', 'retry-after-ms': '5000' },
-          },
-        ),
-      );
-    }
+    if (this.#queue.length >= this.#queueLimit) return Promise.reject(busy());
     return new Promise((resolve, reject) => {
       const pending: Pending = {
         job: { id: this.#nextId++, prompt, options, format, quality },
