@@ -5,7 +5,10 @@
 // which show what the framework costs before any work of ours. Every server runs in a child process; this process only makes
 // load (autocannon for closed-loop throughput, an open-loop fixed-rate sender for the 1,000 rps
 // p99, a streaming client for chunks/s and time to first byte) and reads the servers' RSS.
-// `npm run bench:model -- [--duration 15] [--connections 10] [--rate 1000] [--no-litellm] [--profile]`
+// `--relay` adds a second instance of ours whose MODEL_ENGINES relays every text model to the bare
+// server as an OpenAI-compatible upstream: the chat path through the upstream engine and the
+// outbound guard, against the bare server's own figures.
+// `npm run bench:model -- [--duration 15] [--connections 10] [--rate 1000] [--no-litellm] [--relay] [--profile]`
 // docs/benchmarks.md explains the method and holds the figures.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +33,8 @@ const { values: args } = parseArgs({
     'no-litellm': { type: 'boolean', default: false },
     /** Leave out the Express and Express + validator floors. */
     'no-floors': { type: 'boolean', default: false },
+    /** Add ours relaying chat to the bare server (MODEL_ENGINES upstream). */
+    relay: { type: 'boolean', default: false },
     /** Our service on PostgreSQL instead of PGlite (an empty database it may migrate). */
     'database-url': { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -62,7 +67,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const load = () => loadavg().map((l) => Math.round(l * 100) / 100) as [number, number, number];
 
 interface Target {
-  name: 'ours' | 'bare' | 'express' | 'express+validator' | 'litellm';
+  name: 'ours' | 'relay' | 'bare' | 'express' | 'express+validator' | 'litellm';
   url: string;
   key: string;
   child: ChildProcess;
@@ -100,7 +105,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startOurs(): Promise<Target> {
+async function startOurs(name: 'ours' | 'relay' = 'ours', engines = ''): Promise<Target> {
   const port = await freePort();
   const admin = `sk_bench_${randomBytes(16).toString('hex')}`;
   const argv = [
@@ -120,14 +125,14 @@ async function startOurs(): Promise<Target> {
     {
       MODEL_API_PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: join(work, 'data'),
+      DATA_DIR: join(work, name === 'ours' ? 'data' : `data-${name}`),
       BOOTSTRAP_ADMIN_KEY: admin,
       MODEL_RATE_LIMIT_RPM: '1000000000',
       MODEL_RATE_LIMIT_TPM: '1000000000000',
-      MODEL_ENGINES: '',
+      MODEL_ENGINES: engines,
       DATABASE_URL: args['database-url'] ?? '',
     },
-    'ours.log',
+    `${name}.log`,
   );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child);
@@ -139,7 +144,7 @@ async function startOurs(): Promise<Target> {
   });
   if (created.status !== 201 && created.status !== 200) throw new Error(`POST /v1/keys: ${created.status}`);
   const { secret } = (await created.json()) as { secret: string };
-  return { name: 'ours', url, key: secret, child };
+  return { name, url, key: secret, child };
 }
 
 async function startBare(recorded: { json: string; stream: string[] }): Promise<Target> {
@@ -529,7 +534,13 @@ async function main() {
     ? []
     : [await startExpress(recorded, false), await startExpress(recorded, true)];
   const litellm = await startLitellm(recorded.content);
-  const targets = [bare, ...floors, ours, ...(litellm ? [litellm] : [])];
+  const relay = args.relay
+    ? await startOurs(
+        'relay',
+        JSON.stringify({ default: { type: 'upstream', baseUrl: `${bare.url}/v1`, retries: 0 } }),
+      )
+    : undefined;
+  const targets = [bare, ...floors, ours, ...(relay ? [relay] : []), ...(litellm ? [litellm] : [])];
 
   const throughput: Partial<Record<Target['name'], Throughput>> = {};
   let oursLoad = { peak: NaN, median: NaN };
