@@ -6,6 +6,7 @@
 // larger than a whole minute's allowance also says `x-should-retry: false`.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flushUsage } from '../src/platform/metering.ts';
 import { expectConformsParts } from './support/conformance.ts';
 import { bearer, expectError } from './support/envelope.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
@@ -41,6 +42,7 @@ async function mint(scopes: string[]): Promise<{ id: string; secret: string }> {
 }
 
 async function records(keyId: string, endpoint: string): Promise<number> {
+  await flushUsage(servers.platform.db); // a journaled record reaches the table within 50 ms
   const [row] = await servers.platform.db.query<{ n: number }>(
     'select count(*)::int as n from usage_records where key_id = $1 and endpoint = $2',
     [keyId, endpoint],
@@ -121,6 +123,7 @@ describe('images a minute per key', () => {
     const last = await generate(1);
     expect(last.status).toBe(200);
     expect(await records(key.id, '/v1/images/generations')).toBe(2);
+    await flushUsage(servers.platform.db);
     const [billed] = await servers.platform.db.query<{ images: number }>(
       "select sum(images)::int as images from usage_records where key_id = $1 and endpoint = '/v1/images/generations'",
       [key.id],

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flushUsage } from '../src/platform/metering.ts';
 import { bearer } from './support/envelope.ts';
 import { redisAvailable } from './support/instances.ts';
 import {
@@ -151,6 +152,7 @@ function spokenSeconds(events: Event[]): number {
 }
 
 async function realtimeUsage(servers: TestServers, keyId?: string) {
+  await flushUsage(servers.platform.db); // a journaled record reaches the table within 50 ms
   return servers.platform.db.query<{
     model: string;
     audio_seconds: number;
