@@ -3,6 +3,7 @@
 // there; the official SDK calls the downstream. Then failover to a fallback, and a dead upstream.
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flushUsage } from '../src/platform/metering.ts';
 import { freePort } from './support/processes.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
@@ -72,6 +73,7 @@ describe('imagine and voice relayed to another instance of our API', () => {
           .toString(),
       ).toBe('PNG');
     }
+    await flushUsage(servers.platform.db);
     const [billed] = await servers.platform.db.query<{ images: string }>(
       "select sum(images)::text as images from usage_records where model = 'imagine' and status = 200",
     );
@@ -112,6 +114,7 @@ describe('imagine and voice relayed to another instance of our API', () => {
       ).arrayBuffer(),
     );
     expect(wav.subarray(44).equals(straight)).toBe(true);
+    await flushUsage(servers.platform.db);
     const [row] = await servers.platform.db.query<{ audio_seconds: number }>(
       "select audio_seconds from usage_records where endpoint = '/v1/audio/speech' order by id desc limit 1",
     );

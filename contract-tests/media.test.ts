@@ -21,6 +21,7 @@ import { WebSocket } from 'ws';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flushUsage } from '../src/platform/metering.ts';
 import { bearer, expectError } from './support/envelope.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
@@ -68,6 +69,7 @@ function webpSize(bytes: Buffer): [number, number] {
 async function lastUsage(
   endpoint: string,
 ): Promise<{ audio_seconds: number; images: number; cost_nano: string; status: number }> {
+  await flushUsage(servers.platform.db);
   const [row] = await servers.platform.db.query<{
     audio_seconds: number;
     images: number;
@@ -320,7 +322,30 @@ describe('speech through openai.audio.speech.create', () => {
     expect(done.usage!.seconds).toBeCloseTo(pcm.length / 2 / 24_000, 3);
   }, 60_000);
 
+  it('speaks faster at speed 2 and slower at 0.5, billed for what it made', async () => {
+    const seconds = async (speed: number) => {
+      const response = await openai.audio.speech.create({
+        model: 'voice',
+        voice: 'alloy',
+        input: SENTENCE,
+        response_format: 'pcm',
+        speed,
+      });
+      const made = Buffer.from(await response.arrayBuffer()).length / 2 / 24_000;
+      expect((await lastUsage('/v1/audio/speech')).audio_seconds).toBeCloseTo(made, 3);
+      return made;
+    };
+    const normal = await seconds(1);
+    const fast = await seconds(2);
+    const slow = await seconds(0.5);
+    expect(fast / normal).toBeGreaterThan(0.35);
+    expect(fast / normal).toBeLessThan(0.75);
+    expect(slow / normal).toBeGreaterThan(1.4);
+    expect(slow / normal).toBeLessThan(2.6);
+  }, 60_000);
+
   it('replays speech for a retry with the same Idempotency-Key, billed once', async () => {
+    await flushUsage(servers.platform.db);
     const before = await servers.platform.db.query<{ n: string }>(
       "select count(*)::text as n from usage_records where endpoint = '/v1/audio/speech'",
     );
@@ -336,6 +361,7 @@ describe('speech through openai.audio.speech.create', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('content-type')).toBe('audio/mpeg');
     expect(Buffer.from(await again.arrayBuffer()).equals(firstBytes)).toBe(true);
+    await flushUsage(servers.platform.db);
     const after = await servers.platform.db.query<{ n: string }>(
       "select count(*)::text as n from usage_records where endpoint = '/v1/audio/speech'",
     );
@@ -455,6 +481,7 @@ describe('transcriptions through openai.audio.transcriptions.create', () => {
   }, 120_000);
 
   it('refuses a text file named .wav, 0-second audio and a language it does not know, none billed', async () => {
+    await flushUsage(servers.platform.db);
     const before = await servers.platform.db.query<{ n: string }>(
       "select count(*)::text as n from usage_records where endpoint = '/v1/audio/transcriptions'",
     );
@@ -506,6 +533,7 @@ describe('transcriptions through openai.audio.transcriptions.create', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('unsupported_audio_format');
+    await flushUsage(servers.platform.db);
     const after = await servers.platform.db.query<{ n: string }>(
       "select count(*)::text as n from usage_records where endpoint = '/v1/audio/transcriptions'",
     );
@@ -540,6 +568,7 @@ describe('usage of the media models', () => {
     const results = body.data.flatMap((b) => b.results);
     const imagine = results.find((r) => r.model === 'imagine')!;
     const voice = results.find((r) => r.model === 'voice')!;
+    await flushUsage(servers.platform.db);
     const [sums] = await servers.platform.db.query<{ images: string; audio: number }>(
       "select sum(images)::text as images, sum(audio_seconds)::float8 as audio from usage_records where model in ('imagine', 'voice')",
     );
@@ -665,6 +694,7 @@ describe('the realtime voice stream', () => {
       expect(done.response.usage.total_tokens).toBeGreaterThan(0);
       expect(done.response.usage.audio_seconds).toBeCloseTo(spoken.length / 2 / 24_000, 3);
       // billed: the audio heard and spoken (voice) and the answer's tokens (queen)
+      await flushUsage(servers.platform.db);
       const rows = await servers.platform.db.query<{
         model: string;
         audio_seconds: number;

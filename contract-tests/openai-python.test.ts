@@ -52,7 +52,7 @@ describe('the official openai Python SDK', () => {
   }, 300_000);
   afterAll(async () => servers?.stop());
 
-  it('passes its pytest suite: models, chat buffered and streamed, tools, embeddings, error classes, responses, images and audio', async () => {
+  it('passes its pytest suite: models, chat buffered and streamed, tools, embeddings, error classes, responses, images, audio and realtime', async () => {
     const { code, output } = await run(
       python,
       ['-m', 'pytest', SUITE, '-q', '-p', 'no:cacheprovider', `--junitxml=${REPORT}`],

@@ -5,6 +5,7 @@ EURUS_MODEL_URL, EURUS_ADMIN_KEY (every scope), EURUS_SEARCH_ONLY_KEY (no model 
 and EURUS_LIMIT_KEY (chat, used by the 429 test alone).
 """
 
+import base64
 import json
 import math
 import os
@@ -330,7 +331,7 @@ def test_responses_background_polled_until_completed(client: OpenAI) -> None:
     assert events[-1].type == "response.completed"
 
 
-# Media (issue 19): images, speech and transcriptions through the Python SDK.
+# Media (issue 19): images, speech, transcriptions and realtime through the Python SDK.
 
 SENTENCE = "Please call me tomorrow morning. I would like to book a table for two people at seven."
 
@@ -382,6 +383,42 @@ def test_speech_streamed_to_a_file_and_transcribed_back(client: OpenAI, tmp_path
     with target.open("rb") as audio:
         srt = client.audio.transcriptions.create(model="voice", file=audio, response_format="srt")
     assert isinstance(srt, str) and srt.startswith("1\n00:00:")
+    with target.open("rb") as audio:
+        vtt = client.audio.transcriptions.create(model="voice", file=audio, response_format="vtt")
+    assert isinstance(vtt, str) and vtt.startswith("WEBVTT")
+    with target.open("rb") as audio:
+        text = client.audio.transcriptions.create(model="voice", file=audio, response_format="text")
+    assert isinstance(text, str) and len(said & set(text.lower().replace(".", "").split())) / len(said) >= 0.6
+
+
+def test_realtime_session_through_the_sdk_client(client: OpenAI) -> None:
+    speech = client.audio.speech.create(model="voice", voice="alloy", input=SENTENCE, response_format="pcm")
+    pcm = speech.read()
+    events = []
+    with client.realtime.connect(model="voice") as connection:
+        connection.session.update(
+            session={"type": "realtime", "instructions": "Answer in one sentence.", "audio": {"output": {"voice": "coral"}}}
+        )
+        for i in range(0, len(pcm), 24000):
+            connection.input_audio_buffer.append(audio=base64.b64encode(pcm[i : i + 24000]).decode())
+        connection.input_audio_buffer.commit()
+        connection.response.create()
+        for event in connection:
+            events.append(event)
+            assert event.type != "error", event
+            if event.type == "response.done":
+                break
+    types = [e.type for e in events]
+    assert types[0] == "session.created" and "session.updated" in types
+    heard = next(e for e in events if e.type == "conversation.item.input_audio_transcription.completed")
+    said = set(SENTENCE.lower().replace(".", "").split())
+    assert len(said & set(heard.transcript.lower().replace(".", "").split())) / len(said) >= 0.6
+    spoken = b"".join(base64.b64decode(e.delta) for e in events if e.type == "response.output_audio.delta")
+    assert len(spoken) > 24000  # more than half a second spoken back
+    done = events[-1]
+    assert done.response.status == "completed"
+    assert done.response.usage.total_tokens > 0
+    assert math.isclose(done.response.usage.model_extra["audio_seconds"], len(spoken) / 2 / 24000, abs_tol=0.001)
 
 
 def test_transcription_of_a_text_file_is_a_bad_request(client: OpenAI) -> None:
