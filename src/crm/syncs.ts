@@ -13,11 +13,11 @@ import type {
   Listing,
 } from '../../generated/directory/client/types.gen.ts';
 import type { Db, Queryable } from '../platform/db.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { JobContext, Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
-import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
+import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { TargetLists } from '../sales/target-lists.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import { clientFor, type ConnectionRow, type CrmConnections } from './connections.ts';
@@ -336,7 +336,7 @@ export class CrmSyncs {
     cursor: string | undefined,
   ): Promise<Page<CrmSync>> {
     await this.#connections.row(projectId, connectionId);
-    const after = numeric(cursor);
+    const after = numericCursor(cursor);
     const rows = await this.#db.query<SyncRow>(
       `select * from crm_syncs where connection_id = $1
          and ($2::bigint is null or (created, id) < ($2::bigint, $3::text))
@@ -354,7 +354,7 @@ export class CrmSyncs {
   ): Promise<Page<CrmSyncRecord>> {
     await this.#connections.row(projectId, connectionId);
     await this.#row(projectId, connectionId, syncId);
-    const after = numeric(options.cursor);
+    const after = numericCursor(options.cursor);
     const rows = await this.#db.query<RecordRow>(
       `select * from crm_sync_records where sync_id = $1 and ($2::text is null or result = $2)
          and ($3::int is null or seq > $3)
@@ -663,15 +663,4 @@ async function link(
      on conflict (connection_id, kind, local_id) do update set crm_id = excluded.crm_id, updated = excluded.updated`,
     [connectionId, kind, localId, crmId, now],
   );
-}
-
-function numeric(cursor: string | undefined): { k: number; id: string } | undefined {
-  const after = decodeCursor(cursor);
-  if (after === undefined) return undefined;
-  if (typeof after.k !== 'number' || !Number.isSafeInteger(after.k)) {
-    throw new BadRequestError('invalid_cursor', 'The cursor was not issued by this endpoint.', {
-      param: 'cursor',
-    });
-  }
-  return { k: after.k, id: after.id };
 }

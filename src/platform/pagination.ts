@@ -38,6 +38,18 @@ export function decodeCursor(cursor: string | undefined): CursorPosition | undef
   });
 }
 
+/** A keyset cursor whose sort value is a number (a list sorted by one), else a 400. */
+export function numericCursor(cursor: string | undefined): (CursorPosition & { k: number }) | undefined {
+  const after = decodeCursor(cursor);
+  if (after === undefined) return undefined;
+  if (typeof after.k !== 'number' || !Number.isSafeInteger(after.k)) {
+    throw new BadRequestError('invalid_cursor', 'The cursor was not issued by this endpoint.', {
+      param: 'cursor',
+    });
+  }
+  return { k: after.k, id: after.id };
+}
+
 /** Builds a page from `limit + 1` rows fetched after the cursor. */
 export function pageOf<Row, T>(
   rows: Row[],

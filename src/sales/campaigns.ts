@@ -24,9 +24,8 @@ import {
 } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
-import { type Page, pageOf } from '../platform/pagination.ts';
+import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
-import { numericCursor } from './cursor.ts';
 import { checkTemplate, type MergeValues } from './templates.ts';
 import { checkWindow } from './window.ts';
 

@@ -13,11 +13,10 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { formatEur, NANO_PER_EUR, recordUsage } from '../platform/metering.ts';
-import { type Page, pageOf } from '../platform/pagination.ts';
+import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import type { CampaignRow, MessageRow, RecipientRow } from './campaigns.ts';
 import { nowSeconds } from './campaigns.ts';
-import { numericCursor } from './cursor.ts';
 import { markBounced } from './sender.ts';
 
 /** A successful outbound contact: 0.50 EUR (seed 001, Sales). */

@@ -5,8 +5,7 @@ import type { Suppression, SuppressionReason } from '../../generated/directory/c
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { type Page, pageOf } from '../platform/pagination.ts';
-import { numericCursor } from './cursor.ts';
+import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 
 interface SuppressionRow {
   id: string;

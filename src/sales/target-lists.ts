@@ -18,8 +18,7 @@ import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../plat
 import { newId } from '../platform/ids.ts';
 import type { JobContext, Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
-import { type Page, pageOf } from '../platform/pagination.ts';
-import { numericCursor } from './cursor.ts';
+import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 
 export const BUILD = 'sales.target-list.build';
 /** Hits asked of the search per page while building (its most). */
