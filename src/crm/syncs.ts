@@ -489,25 +489,17 @@ export class CrmSyncs {
     cursor: number,
   ): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      const [row] = await tx.query<SyncRow>('select * from crm_syncs where id = $1 for update', [sync.id]);
-      if (!row || row.status !== 'running') throw new Gone();
-      let seq = row.created_count + row.updated_count + row.failed_count;
-      const count = { created: 0, updated: 0, failed: 0 };
-      const now = nowSeconds();
+      const { count, now, record } = await recorderOf(tx, sync.id);
       for (const [i, m] of batch.entries()) {
         const o = outcomes[i] ?? { result: 'failed', crmId: null, error: 'no answer', contact: null };
-        count[o.result]++;
-        await tx.query(
-          `insert into crm_sync_records (id, sync_id, seq, kind, listing_id, result, crm_object, crm_id, contact, error, created)
-           values ($1, $2, $3, 'member', $4, $5, $6, $7, $8, $9, $10)`,
-          [
-            newId('crmr'),
-            sync.id,
-            seq++,
-            m.listing_id,
-            o.result,
-            client.objects.company,
-            o.crmId,
+        await record({
+          kind: 'member',
+          listingId: m.listing_id,
+          replyId: null,
+          result: o.result,
+          crmObject: client.objects.company,
+          crmId: o.crmId,
+          contact:
             o.contact === null
               ? null
               : JSON.stringify({
@@ -516,10 +508,8 @@ export class CrmSyncs {
                   crm_id: o.contact.crmId,
                   error: o.contact.error,
                 }),
-            o.error,
-            now,
-          ],
-        );
+          error: o.error,
+        });
         if (o.crmId) await link(tx, sync.connection_id, 'company', m.listing_id, o.crmId, now);
         if (o.contact?.crmId)
           await link(tx, sync.connection_id, 'contact', m.listing_id, o.contact.crmId, now);
@@ -572,11 +562,7 @@ export class CrmSyncs {
       const outcomes = ready.length ? await client.addNotes(ready) : [];
       const byReply = new Map<string, NoteOutcome>(ready.map((n, i) => [n.replyId, outcomes[i]!]));
       await this.#db.transaction(async (tx) => {
-        const [row] = await tx.query<SyncRow>('select * from crm_syncs where id = $1 for update', [sync.id]);
-        if (!row || row.status !== 'running') throw new Gone();
-        let seq = row.created_count + row.updated_count + row.failed_count;
-        const count = { created: 0, updated: 0, failed: 0 };
-        const now = nowSeconds();
+        const { count, now, record } = await recorderOf(tx, sync.id);
         const synced: string[] = [];
         for (const r of todo) {
           const o: NoteOutcome = byReply.get(r.id) ?? {
@@ -584,23 +570,16 @@ export class CrmSyncs {
             crmId: null,
             error: `The member ${r.listingId} is not in the CRM yet (its company failed or was never synced); sync its target list first.`,
           };
-          count[o.result]++;
-          await tx.query(
-            `insert into crm_sync_records (id, sync_id, seq, kind, listing_id, reply_id, result, crm_object, crm_id, error, created)
-             values ($1, $2, $3, 'reply', $4, $5, $6, $7, $8, $9, $10)`,
-            [
-              newId('crmr'),
-              sync.id,
-              seq++,
-              r.listingId,
-              r.id,
-              o.result,
-              client.objects.note,
-              o.crmId,
-              o.error,
-              now,
-            ],
-          );
+          await record({
+            kind: 'reply',
+            listingId: r.listingId,
+            replyId: r.id,
+            result: o.result,
+            crmObject: client.objects.note,
+            crmId: o.crmId,
+            contact: null,
+            error: o.error,
+          });
           if (o.crmId) {
             await link(tx, sync.connection_id, 'note', r.id, o.crmId, now);
             synced.push(r.id);
@@ -649,6 +628,61 @@ export class CrmSyncs {
 }
 
 class ListGone extends Error {}
+
+/** One record of a sync: a member's company (and contact) or a reply's note. */
+interface SyncRecord {
+  kind: 'member' | 'reply';
+  listingId: string;
+  replyId: string | null;
+  result: 'created' | 'updated' | 'failed';
+  crmObject: string;
+  crmId: string | null;
+  /** The member's contact outcome, as JSON. */
+  contact: string | null;
+  error: string | null;
+}
+
+/**
+ * Locks the sync and writes its records in `tx`, numbered on from the last and counted by result
+ * (for its counters); throws Gone once the sync is no longer running (cancelled, deleted).
+ */
+async function recorderOf(
+  tx: Queryable,
+  syncId: string,
+): Promise<{
+  count: Record<SyncRecord['result'], number>;
+  now: number;
+  record: (r: SyncRecord) => Promise<void>;
+}> {
+  const [row] = await tx.query<SyncRow>('select * from crm_syncs where id = $1 for update', [syncId]);
+  if (!row || row.status !== 'running') throw new Gone();
+  let seq = row.created_count + row.updated_count + row.failed_count;
+  const count = { created: 0, updated: 0, failed: 0 };
+  const now = nowSeconds();
+  const record = async (r: SyncRecord) => {
+    count[r.result]++;
+    await tx.query(
+      `insert into crm_sync_records
+         (id, sync_id, seq, kind, listing_id, reply_id, result, crm_object, crm_id, contact, error, created)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        newId('crmr'),
+        syncId,
+        seq++,
+        r.kind,
+        r.listingId,
+        r.replyId,
+        r.result,
+        r.crmObject,
+        r.crmId,
+        r.contact,
+        r.error,
+        now,
+      ],
+    );
+  };
+  return { count, now, record };
+}
 
 async function link(
   tx: Queryable,
