@@ -64,7 +64,7 @@ const SEARCH_LIMIT = 20;
 const MAX_RESPOND_DAYS = 30;
 const DEFAULT_RESPOND_HOURS = 48;
 
-/** Prices by complexity (DESIGN.md, Concierge), billed only on success. */
+/** Prices by complexity (docs/concierge.md), billed only on success. */
 export const PRICES_NANO: Record<WorkflowComplexity, number> = {
   simple: NANO_PER_EUR / 2,
   standard: 2 * NANO_PER_EUR,
@@ -171,7 +171,7 @@ function step(
   return { at: nowSeconds(), stage, kind, message, agent_response_id: agent };
 }
 
-/** The complexity of a brief by rule (DESIGN.md): no contact simple, up to 5 contacted standard, more complex. */
+/** The complexity of a brief by rule (docs/concierge.md): no contact simple, up to 5 contacted standard, more complex. */
 export function complexityOf(contact: boolean, providers: number): WorkflowComplexity {
   if (!contact) return 'simple';
   return providers <= 5 ? 'standard' : 'complex';

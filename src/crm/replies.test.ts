@@ -2,7 +2,7 @@
 // sync adds each reply of the list's members once, as a note on the member's company in
 // HubSpot (its Prism proxy, as in contract-tests/crm.test.ts), and a reply stored later starts
 // a sync of its member alone when the connection has `sync_replies`. The replies here come from
-// an in-memory source standing in for Sales' replies table, which is being built (issue 16).
+// an in-memory source standing in for Sales' replies table, so the seam is tested alone.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrmSync } from '../../generated/directory/client/types.gen.ts';

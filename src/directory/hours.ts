@@ -1,7 +1,7 @@
 // Opening hours: open_now, next_open and next_close at an instant, in the listing's own IANA
 // time zone, with split days, periods past midnight, 24/7 and special days (holidays).
 //
-// The rule, which the SQL filter (`open_now` in search.ts) applies identically: a special day
+// The rule, which the SQL filter (`open_now` in search/sql.ts) applies identically: a special day
 // replaces the regular hours within its own local calendar day (00:00 to 24:00), and its own
 // periods may run past midnight into the next day. Every other local day is open when the
 // regular week is open at that local wall-clock time (minute of the week), which includes the

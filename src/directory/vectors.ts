@@ -19,7 +19,7 @@ import { addPostings, KeywordIndex } from './keywords/postings.ts';
 
 const BATCH = 20_000;
 
-/** What search reads besides the vectors (keywords.ts too); positions are in sequence order. */
+/** What search reads besides the vectors (keywords/ too); positions are in sequence order. */
 export interface ListingColumns {
   size: number;
   seqs: Float64Array;
@@ -28,7 +28,7 @@ export interface ListingColumns {
   reviews: Int32Array;
   claimed: Uint8Array;
   responses: Float32Array;
-  /** what keyword search filters on (keywords.ts): exact copies of the columns */
+  /** what keyword search filters on (keywords/): exact copies of the columns */
   ratings64: Float64Array;
   lats: Float64Array;
   lons: Float64Array;
@@ -37,7 +37,7 @@ export interface ListingColumns {
   /** dictionaries of the country and city codes above */
   countryIds: Map<string, number>;
   cityIds: Map<string, number>;
-  /** keyword postings by lexeme of `tsv` (keywords.ts) */
+  /** keyword postings by lexeme of `tsv` (keywords/postings.ts) */
   keywords: KeywordIndex;
   /** positions by NACE code (each activity and the codes above it): semantic candidates */
   byCode: Map<string, number[]>;

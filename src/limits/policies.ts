@@ -1,4 +1,4 @@
-// The limits each plan grants (DESIGN.md; the seeds show the directory's, the model API's are ours).
+// The limits each plan grants (docs/rate-limits.md: the directory's are the product's, the model API's ours).
 import type { Bucket } from './limiter.ts';
 
 /** Model API, per key and model: requests and tokens per minute by plan. */
@@ -12,7 +12,7 @@ export const MODEL_PLANS: Record<string, { rpm: number; tpm: number }> = {
  * `_TPM` every plan's requests and tokens per minute (lowered to exercise 429s, raised so a
  * fuzzer is not throttled), `MODEL_IMAGES_PER_MINUTE` and `MODEL_AUDIO_SECONDS_PER_MINUTE` the
  * media figures, `DIRECTORY_RATE_LIMIT_RPS` scales every directory figure from the
- * seed's 60/s, `DIRECTORY_DAILY_QUOTA` the unlimited plan's 50,000 a day. Unset in production.
+ * product's 60/s, `DIRECTORY_DAILY_QUOTA` the unlimited plan's 50,000 a day. Unset in production.
  */
 export interface LimitSettings {
   modelRpm?: number | undefined;
@@ -72,7 +72,7 @@ export function directoryBuckets(
     { name: 'sustained', rate: rps, capacity: rps * 270, window: 270, quota: rps * 270 },
   ];
   if (plan === 'search_unlimited' && options.search !== false) {
-    // The search plan's fair use (seed: "about 50,000 requests per day on the unlimited plan"):
+    // The search plan's fair use ("about 50,000 requests per day on the unlimited plan"):
     // search requests only; places, sales and concierge are billed per call and not capped here.
     // A UTC day, counted, not refilled: the 50,001st search of a day waits for midnight UTC.
     const perDay = limits.directoryDailyQuota ?? 50_000;

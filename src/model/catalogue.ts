@@ -1,4 +1,4 @@
-// The seven models of the seed table, as data. Prices are integer nano-EUR per quoted unit, so every
+// The seven models of GET /v1/models, as data. Prices are integer nano-EUR per quoted unit, so every
 // cost is integer arithmetic; `toModelObject` renders the spec's `Model` (prices as Money strings).
 import type { Model, ModelId, ModelPrice, TextModelId } from '../../generated/model/client/types.gen.ts';
 import { formatEur } from '../platform/metering.ts';
@@ -98,7 +98,7 @@ export const TEXT_MODELS: Readonly<Record<TextModelId, TextModel>> = {
   prince: PRINCE,
 };
 
-/** The catalogue in the order of the seed table (and of `GET /v1/models`). */
+/** The catalogue in the order of `GET /v1/models`. */
 export const CATALOGUE: readonly CatalogueModel[] = [
   KING,
   QUEEN,

@@ -1,4 +1,4 @@
-// POST /v1/chat/completions: buffered JSON or SSE (DESIGN.md), both assembled from the same
+// POST /v1/chat/completions: buffered JSON or SSE (docs/streaming.md), both assembled from the same
 // engine events so they bill the same; a client that leaves mid-stream stops the generation and
 // pays for what was generated before it left, and its usage record says so.
 import { setTimeout as delay } from 'node:timers/promises';

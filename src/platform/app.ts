@@ -1,4 +1,4 @@
-// The middleware of both services, in one visible order (STYLE.md): request id, operational
+// The middleware of both services, in one visible order (ARCHITECTURE.md, A request): request id, operational
 // routes, body parser, the OpenAPI validator on the bundled spec, the service's routers,
 // the 501 for specified operations not built yet, and the one error handler.
 import { mkdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The one error handler: every failure, the validator's and the body parser's included, leaves
-// in the envelope of DESIGN.md with the request id. Never HTML, never a stack trace.
+// in the envelope of docs/errors.md with the request id. Never HTML, never a stack trace.
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './errors.ts';
 import { MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.ts';

@@ -1,4 +1,4 @@
-// One usage record per billable call (DESIGN.md): who, what, how much, what it cost in integer
+// One usage record per billable call: who, what, how much, what it cost in integer
 // nano-EUR, how it ended. GET /v1/usage of each service sums these rows and nothing else.
 import {
   closeSync,

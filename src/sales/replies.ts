@@ -19,7 +19,7 @@ import type { CampaignRow, MessageRow, RecipientRow } from './campaigns.ts';
 import { nowSeconds } from './campaigns.ts';
 import { markBounced } from './sender.ts';
 
-/** A successful outbound contact: 0.50 EUR (seed 001, Sales). */
+/** A successful outbound contact: 0.50 EUR (docs/sales.md). */
 export const REPLY_PRICE_NANO = NANO_PER_EUR / 2;
 const MAX_TEXT = 100_000;
 const TOKEN_ADDRESS = /^r-([a-z2-7]{20})@(.+)$/;

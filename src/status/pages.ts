@@ -4,7 +4,7 @@ import { type Request, type Response, Router } from 'express';
 import type { Db } from '../platform/db.ts';
 import { type ComponentStatus, type StatusSummary, statusSummary } from './status.ts';
 
-/** The components, their names and SLAs (DESIGN.md: 99.9 % Search and Places). */
+/** The components, their names and SLAs (99.9 % Search and Places). */
 export const STATUS_COMPONENTS = [
   { id: 'model', name: 'Model API (chat, embeddings, keys, usage)', sla: 99.9 },
   { id: 'directory', name: 'Directory API (search and places)', sla: 99.9 },

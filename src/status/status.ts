@@ -1,8 +1,8 @@
 // The public status: each component probed every 30 s by the service itself, each result stored
 // in one row per component and 30-second slot (the first instance to probe a slot writes it, so
 // several instances or workers keep one history), and summed into uptime per day and over 30
-// and 90 days against the SLA. Probing is an idempotent handler (`probeOnce`) run by a timer
-// until the job queue (issue 15) takes it over as a cron job.
+// and 90 days against the SLA. Probing is an idempotent handler (`probeOnce`) run by a timer in
+// each instance: the slot's row is written once, whoever probes first, so no job is needed.
 import type { Db } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 
@@ -13,7 +13,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 export interface Component {
   id: string;
   name: string;
-  /** The uptime promised, in percent (DESIGN.md: 99.9 % Search and Places). */
+  /** The uptime promised, in percent (99.9 % Search and Places). */
   sla: number;
   /** Resolves when the component answers as it should; throws (or times out) when not. */
   probe(): Promise<void>;

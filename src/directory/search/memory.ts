@@ -106,7 +106,7 @@ export class MemoryRanking {
   }
 
   /**
-   * A page ranked in memory (keywords.ts and vectors.ts): the same matches, filters and formula
+   * A page ranked in memory (keywords/ and vectors.ts): the same matches, filters and formula
    * as the SQL path (sql.ts), from typed arrays; only the page's profiles are read. `ranks` are the
    * keyword matches (unused in semantic mode).
    */
