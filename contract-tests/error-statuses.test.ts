@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../src/accounts/store.ts';
 import { expectConforms } from './support/conformance.ts';
+import { type FakeCrm, startFakeCrm } from './support/crm-vendors.ts';
 import { redisAvailable } from './support/instances.ts';
 import { type ExampleOptions, exampleBody, fetchExample, pendingOperations } from './support/requests.ts';
 import { startTestServers, storages, TEST_REDIS_URL, type TestServers } from './support/server.ts';
@@ -61,10 +62,23 @@ function anotherBody(body: unknown): unknown {
       }
     }
     if (Object.values(record).some(edit)) return true;
-    // no text: a number changed by one (`previous_secret_expires_in`)
+    // no text: a number changed by one (`previous_secret_expires_in`), a flag flipped
+    // (`sync_replies`), else an id naming another thing (`target_list_id`)
     for (const [field, value] of Object.entries(record)) {
       if (typeof value === 'number') {
         record[field] = value + 1;
+        return true;
+      }
+    }
+    for (const [field, value] of Object.entries(record)) {
+      if (typeof value === 'boolean') {
+        record[field] = !value;
+        return true;
+      }
+    }
+    for (const [field, value] of Object.entries(record)) {
+      if (typeof value === 'string' && field.endsWith('_id')) {
+        record[field] = missing(value);
         return true;
       }
     }
@@ -107,7 +121,30 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
       [accountId],
     );
   });
-  afterAll(async () => servers?.stop());
+  afterAll(async () => {
+    await servers?.stop();
+    await hubspot?.close();
+  });
+
+  /** A CRM that accepts the connections the walk makes (HubSpot's contract, behind Prism). */
+  let hubspot: FakeCrm | undefined;
+  const crmBody = async () => {
+    hubspot ??= await startFakeCrm('hubspot');
+    return { provider: 'hubspot', credentials: { access_token: hubspot.token }, base_url: hubspot.url };
+  };
+  /** A connection of the walk's project (made once), so its operations reach their handlers. */
+  let crmConnection: string | undefined;
+  const ensureCrmConnection = async () => {
+    if (crmConnection) return crmConnection;
+    const res = await fetch(`${servers.urls.directory}/v1/crm-connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await mint(['sales'])}`, 'content-type': 'application/json' },
+      body: JSON.stringify(await crmBody()),
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    crmConnection = ((await res.json()) as { id: string }).id;
+    return crmConnection;
+  };
 
   /**
    * Two requests that differ only in their body, each of which would succeed on its own: a
@@ -120,6 +157,17 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
   ): Promise<[Pick<ExampleOptions, 'body' | 'pathParams'>, Pick<ExampleOptions, 'body' | 'pathParams'>]> => {
     const example = exampleBody(op) as Record<string, unknown>;
     const n = Date.now() % 1e6;
+    if (op.operationId === 'createCrmConnection') {
+      const body = await crmBody();
+      return [{ body: { ...body, sync_replies: true } }, { body: { ...body, sync_replies: false } }];
+    }
+    if (op.operationId === 'syncCrmConnection') {
+      const pathParams = { id: await ensureCrmConnection() };
+      return [
+        { pathParams, body: { target_list_id: await readyTargetList() } },
+        { pathParams, body: { target_list_id: await readyTargetList() } },
+      ];
+    }
     if (op.operationId === 'addTargetListMember') {
       const [first, second] = await listingIds(2);
       const pathParams = { id: await readyTargetList() };
