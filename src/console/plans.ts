@@ -4,33 +4,19 @@
 // src/directory/routes.ts: searches not metered); Sales and Concierge are recorded and billed.
 // A statement bills each subscription pro rata by the second and lists the month's metered
 // usage from usage_records (the same records GET /v1/usage sums), then VAT at VAT_RATE.
-import type { Router } from 'express';
 import type {
-  CancelSubscriptionData,
-  CancelSubscriptionResponses,
-  CreateSubscriptionData,
-  CreateSubscriptionResponses,
-  GetStatementData,
-  GetStatementResponses,
-  ListPlansData,
-  ListPlansResponses,
-  ListSubscriptionsData,
-  ListSubscriptionsResponses,
-  Plan,
   PlanId,
   Statement,
   StatementLine,
   Subscription,
 } from '../../generated/model/client/types.gen.ts';
-import type { Authenticator } from '../accounts/auth.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { decodeCursor, type Page, pageOf, pageReply } from '../platform/pagination.ts';
-import { typedRouter } from '../platform/route.ts';
+import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import { flushUsage, formatEur, NANO_PER_EUR } from '../platform/metering.ts';
 
-interface PlanInfo {
+export interface PlanInfo {
   name: string;
   description: string;
   monthlyNano: number;
@@ -227,65 +213,4 @@ export class PlanStore {
       total: formatEur(subtotal + vat),
     };
   }
-}
-
-export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRate: string }): Router {
-  const store = new PlanStore(options.db);
-  const api = typedRouter();
-
-  /** The account's keys carry its plan in the authenticator's cache: drop them, on every instance. */
-  const enforceNow = async (accountId: string) => {
-    const keys = await options.db.query<{ id: string }>('select id from api_keys where account_id = $1', [
-      accountId,
-    ]);
-    for (const key of keys) await options.auth.invalidate(key.id);
-  };
-
-  api.get<ListPlansData, ListPlansResponses>('/v1/plans', () => ({
-    status: 200,
-    body: {
-      object: 'list',
-      data: (Object.entries(PLANS) as Array<[PlanId, PlanInfo]>).map(([id, plan]): Plan => ({
-        id,
-        object: 'plan',
-        name: plan.name,
-        description: plan.description,
-        monthly_price: formatEur(plan.monthlyNano),
-        currency: 'EUR',
-      })),
-      has_more: false,
-      next_cursor: null,
-    },
-  }));
-
-  api.get<ListSubscriptionsData, ListSubscriptionsResponses>(
-    '/v1/subscriptions',
-    async ({ query, req, principal }) =>
-      pageReply(req, await store.list(principal().accountId, query?.limit ?? 20, query?.cursor)),
-  );
-
-  api.post<CreateSubscriptionData, CreateSubscriptionResponses>(
-    '/v1/subscriptions',
-    async ({ body, principal }) => {
-      const subscription = await store.subscribe(principal().accountId, body.plan);
-      await enforceNow(principal().accountId);
-      return { status: 201, body: subscription };
-    },
-  );
-
-  api.delete<CancelSubscriptionData, CancelSubscriptionResponses>(
-    '/v1/subscriptions/{id}',
-    async ({ path, principal }) => {
-      const subscription = await store.cancel(principal().accountId, path.id);
-      await enforceNow(principal().accountId);
-      return { status: 200, body: subscription };
-    },
-  );
-
-  api.get<GetStatementData, GetStatementResponses>('/v1/statements/{month}', async ({ path, principal }) => ({
-    status: 200,
-    body: await store.statement(principal().accountId, path.month, options.vatRate),
-  }));
-
-  return api.router;
 }

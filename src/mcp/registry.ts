@@ -1,23 +1,11 @@
-// Remote MCP servers registered per project, and the routes of /v1/mcp/servers (scope `agents`).
+// Remote MCP servers registered per project (their routes are in routes.ts).
 // Header values are sealed at rest and never returned: the API shows their names only.
-import type { Router } from 'express';
-import type {
-  CreateMcpServerData,
-  CreateMcpServerResponses,
-  DeleteMcpServerData,
-  DeleteMcpServerResponses,
-  GetMcpServerData,
-  GetMcpServerResponses,
-  ListMcpServersData,
-  ListMcpServersResponses,
-  McpServer,
-} from '../../generated/model/client/types.gen.ts';
+import type { CreateMcpServerData, McpServer } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { decodeCursor, type Page, pageOf, pageReply } from '../platform/pagination.ts';
+import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
-import { typedRouter } from '../platform/route.ts';
 import { HUB_LABEL } from './connector.ts';
 import { checkRemoteUrl } from './remote.ts';
 import type { SecretBox } from '../platform/secrets.ts';
@@ -195,27 +183,4 @@ export class McpServerStore {
       return { id: row.id, label: row.label, url: row.url, headers, allowedTools: row.allowed_tools };
     });
   }
-}
-
-export function createMcpServersRouter(store: McpServerStore): Router {
-  const api = typedRouter();
-  api.post<CreateMcpServerData, CreateMcpServerResponses>('/v1/mcp/servers', async ({ body, principal }) => ({
-    status: 201,
-    body: await store.create(principal(), body),
-  }));
-  api.get<ListMcpServersData, ListMcpServersResponses>('/v1/mcp/servers', async ({ query, req, principal }) =>
-    pageReply(req, await store.list(principal(), query?.limit ?? 20, query?.cursor)),
-  );
-  api.get<GetMcpServerData, GetMcpServerResponses>('/v1/mcp/servers/{id}', async ({ path, principal }) => ({
-    status: 200,
-    body: await store.get(principal(), path.id),
-  }));
-  api.delete<DeleteMcpServerData, DeleteMcpServerResponses>(
-    '/v1/mcp/servers/{id}',
-    async ({ path, principal }) => {
-      await store.delete(principal(), path.id);
-      return { status: 204, body: undefined as never };
-    },
-  );
-  return api.router;
 }

@@ -9,7 +9,8 @@ import { createServiceApp, readSpec } from '../platform/app.ts';
 import { createResponsesRouter, type ResponsesDeps, startBackgroundResponses } from '../agents/routes.ts';
 import type { HubDeps } from '../mcp/catalogue.ts';
 import { hubConnector } from '../mcp/connector.ts';
-import { createMcpServersRouter, McpServerStore } from '../mcp/registry.ts';
+import { McpServerStore } from '../mcp/registry.ts';
+import { createMcpServersRouter } from '../mcp/routes.ts';
 import { createMcpRouter } from '../mcp/server.ts';
 import { createChatRouter } from './chat-routes.ts';
 import { createEngines, createMediaEngines } from './engines/select.ts';
@@ -24,12 +25,12 @@ import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createUsageRouter } from '../usage/routes.ts';
 import { createConsolePages } from '../console/pages.ts';
-import { createPlansRouter } from '../console/plans.ts';
+import { createPlansRouter } from '../console/plans-routes.ts';
 import { createConsoleRouter } from '../console/routes.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { outboxMailer } from '../mail/outbox.ts';
-import { createIncidentsRouter } from '../status/incidents.ts';
+import { createIncidentsRouter } from '../status/routes.ts';
 import { createStatusPages } from '../status/pages.ts';
 
 export interface ModelService {
