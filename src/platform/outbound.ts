@@ -427,7 +427,11 @@ function openCall(
       await response;
       let size = 0;
       try {
-        for await (const chunk of res as AsyncIterable<Buffer>) {
+        // not destroyed when the iteration ends: a Readable's iterator destroys its stream even
+        // after its end, and an answer's destroy aborts its request, which closed the connection
+        // instead of returning it to the pool (a new TCP connection every call); `close` destroys
+        // an answer that was not read to its end
+        for await (const chunk of res!.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
           size += chunk.length;
           if (size > init.maxBodyBytes) {
             fail(new OutboundTooLarge(init.maxBodyBytes));

@@ -161,6 +161,38 @@ describe('UpstreamEngine', () => {
     engine.close();
   });
 
+  it('keeps its connection to the upstream for the next call, and cuts one that lingers after [DONE]', async () => {
+    const upstream = await fake(answer);
+    const server = servers.at(-1)!;
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const engine = new UpstreamEngine({ baseUrl: upstream.url, apiKey: 'sk-up' }, door);
+    for (let i = 0; i < 3; i++) {
+      const events = await collect(engine.chat(REQUEST));
+      expect(events.at(-1)).toEqual({ type: 'usage', promptTokens: 11, completionTokens: 2 });
+    }
+    expect(upstream.requests).toHaveLength(3);
+    expect(connections).toBe(1);
+
+    // an upstream that sends [DONE] and keeps the answer open: the call still ends, at once
+    const lingering = await fake((_req, res) => {
+      sseHead(res);
+      res.write(chunk({ content: 'Hi' }, 'stop'));
+      res.write('data: [DONE]\n\n'); // and never ends
+    });
+    const other = new UpstreamEngine({ baseUrl: lingering.url, apiKey: 'sk-up' }, door);
+    const started = Date.now();
+    const events = await collect(other.chat(REQUEST));
+    expect(events).toEqual([
+      { type: 'content', choice: 0, text: 'Hi' },
+      { type: 'finish', choice: 0, reason: 'stop' },
+    ]);
+    expect(Date.now() - started).toBeLessThan(2000);
+    await lingering.closed; // its connection was cut
+    engine.close();
+    other.close();
+  });
+
   it('relays tool call pieces, and a buffered JSON answer from an upstream that ignores stream', async () => {
     const upstream = await fake((_req, res) => {
       sseHead(res);

@@ -60,6 +60,8 @@ const DEFAULTS = {
 const MAX_ERROR_BODY = 64 * 1024;
 /** The most of a streamed chat answer read (about 16 million tokens of deltas): past it, a 502. */
 const MAX_CHAT_ANSWER = 64 * 1024 * 1024;
+/** How long the end of an answer may take after its `[DONE]` before the connection is cut. */
+const DRAIN_MS = 250;
 /** The most of an embeddings answer read (2,048 inputs of 3,072 floats as JSON text fit). */
 const MAX_EMBEDDINGS_ANSWER = 256 * 1024 * 1024;
 
@@ -538,28 +540,39 @@ export class UpstreamEngine implements Engine {
       const decoder = new StringDecoder('utf8');
       let done = false;
       let finished = false;
-      for await (const bytes of call.body()) {
-        for (const event of parser.push(decoder.write(bytes))) {
-          call.firstByte();
-          if (event.data === '[DONE]') {
-            done = true;
-            break;
-          }
-          let chunk: UpstreamChunk;
-          try {
-            chunk = JSON.parse(event.data) as UpstreamChunk;
-          } catch {
-            throw failed(`The upstream ${url.host} sent an event that is not JSON.`, false);
-          }
-          if (chunk.error !== undefined) {
-            throw failed(`The upstream ${url.host} failed mid-answer: ${upstreamMessage(event.data)}`);
-          }
-          for (const out of chunkEvents(chunk)) {
-            if (out.type === 'finish') finished = true;
-            yield out;
+      let drain: NodeJS.Timeout | undefined;
+      try {
+        for await (const bytes of call.body()) {
+          // after [DONE]: the end of the answer is read rather than cut, so the connection goes
+          // back to the pool for the next call (cut, every call paid a new TCP connection and
+          // its close); an upstream that does not end within DRAIN_MS is cut all the same
+          if (done) continue;
+          for (const event of parser.push(decoder.write(bytes))) {
+            call.firstByte();
+            if (event.data === '[DONE]') {
+              done = true;
+              drain = setTimeout(() => call.close(), DRAIN_MS);
+              break;
+            }
+            let chunk: UpstreamChunk;
+            try {
+              chunk = JSON.parse(event.data) as UpstreamChunk;
+            } catch {
+              throw failed(`The upstream ${url.host} sent an event that is not JSON.`, false);
+            }
+            if (chunk.error !== undefined) {
+              throw failed(`The upstream ${url.host} failed mid-answer: ${upstreamMessage(event.data)}`);
+            }
+            for (const out of chunkEvents(chunk)) {
+              if (out.type === 'finish') finished = true;
+              yield out;
+            }
           }
         }
-        if (done) break;
+      } catch (error) {
+        if (!done) throw error; // cut after [DONE]: the answer was whole
+      } finally {
+        clearTimeout(drain);
       }
       if (!done && !finished)
         throw failed(`The upstream ${url.host} closed the stream before the answer was complete.`);
