@@ -14,16 +14,16 @@ describe('layers', () => {
   it.each([
     ['src/platform/db.ts', "import type { AccountStore } from '../accounts/store.ts';"],
     ['src/platform/jobs.ts', "import type { Config } from '../config.ts';"],
-    ['src/accounts/store.ts', "import type { Hub } from '../mcp/catalogue.ts';"],
+    ['src/accounts/store.ts', "import type { Hub } from '../mcp/tools.ts';"],
     ['src/webhooks/store.ts', "import { readyInCluster } from '../cluster.ts';"],
     ['src/directory/routes.ts', "import type { Platform } from '../context.ts';"],
     ['src/mcp/remote.ts', "import { createDirectoryService } from '../directory/app.ts';"],
     ['src/webhooks/store.ts', "import { openStorage } from '../storage.ts';"],
     // from a folder inside a folder: two `../` leave it
     ['src/directory/search/sql.ts', "import { openStorage } from '../../storage.ts';"],
-    ['src/directory/search/sql.ts', "import { Hub } from '../../mcp/catalogue.ts';"],
+    ['src/directory/search/sql.ts', "import { Hub } from '../../mcp/tools.ts';"],
     ['src/platform/db.ts', "import { x } from '../../contract-tests/support/server.ts';"],
-    ['src/crm/syncs.ts', "import type { Hub } from '../mcp/catalogue.ts';"],
+    ['src/crm/syncs.ts', "import type { Hub } from '../mcp/tools.ts';"],
   ])('refuses in %s: %s', async (file, line) => {
     expect(await importErrors(file, `${line}\nexport {};\n`)).toHaveLength(1);
   });

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { ApiError, AuthenticationError, PermissionDeniedError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Bus } from './bus.ts';
-import { hashSecret } from './secrets.ts';
+import { hashSecret } from './key-secrets.ts';
 import type { AccountStore, AuthenticatedKey } from './store.ts';
 
 const CACHE_TTL_MS = 30_000;

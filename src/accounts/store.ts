@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { type CursorPosition, decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
-import { hashSecret, mintSecret, previewOf } from './secrets.ts';
+import { hashSecret, mintSecret, previewOf } from './key-secrets.ts';
 
 /** Every scope of the spec's shared Scope enum. */
 export const ALL_SCOPES: readonly string[] = ScopeSchema.enum;

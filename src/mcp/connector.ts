@@ -3,7 +3,7 @@
 // remote server called with the official SDK's client, with the tool's headers (never stored).
 import { BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import type { McpConnector } from '../agents/runtime.ts';
-import { type HubDeps, hubFor, UnknownToolError } from './catalogue.ts';
+import { type HubDeps, hubFor, UnknownToolError } from './tools.ts';
 import { checkRemoteUrl, remoteConnection } from './remote.ts';
 
 /** The server_label of the hub in an `mcp` tool. */

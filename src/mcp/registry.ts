@@ -1,4 +1,4 @@
-// Remote MCP servers registered per project (their routes are in routes.ts).
+// Remote MCP servers registered per project (their routes are in servers-routes.ts).
 // Header values are sealed at rest and never returned: the API shows their names only.
 import type { CreateMcpServerData, McpServer } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';

@@ -17,7 +17,7 @@ import type { Request, Router } from 'express';
 import type { PostMcpMessageData, PostMcpMessageResponses } from '../../generated/model/client/types.gen.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
-import { type Hub, type HubDeps, hubFor, UnknownToolError } from './catalogue.ts';
+import { type Hub, type HubDeps, hubFor, UnknownToolError } from './tools.ts';
 import { HUB_NAME, HUB_VERSION } from './hub.ts';
 
 function bearerOf(req: Request): string {
