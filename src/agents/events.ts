@@ -12,6 +12,7 @@ import type {
   ResponseStreamEventData,
 } from '../../generated/model/client/types.gen.ts';
 import { newId } from '../platform/ids.ts';
+import { pieces } from '../model/engines/reference.ts';
 
 export type StreamEvent = ResponseStreamEventData;
 export type EventSink = (event: StreamEvent) => void;
@@ -24,17 +25,6 @@ type Ending = 'response.completed' | 'response.incomplete' | 'response.failed';
 /** A deep copy, so an emitted snapshot never changes under a consumer that keeps it. */
 function copy<T>(value: T): T {
   return structuredClone(value);
-}
-
-/** Text split into pieces of about a word (leading whitespace kept with its word). */
-export function wordPieces(text: string): string[] {
-  const parts: string[] = text.match(/\s*\S+/g) ?? [];
-  const trailing = text.slice(parts.join('').length);
-  if (trailing !== '') {
-    if (parts.length > 0) parts[parts.length - 1] += trailing;
-    else parts.push(trailing);
-  }
-  return parts;
 }
 
 export class ResponseBuilder {
@@ -295,7 +285,7 @@ export function replayEvents(response: Response): StreamEvent[] {
   for (const item of response.output) {
     if (item.type === 'message') {
       const index = builder.startMessage(item.id);
-      for (const piece of wordPieces(item.content.map((c) => c.text).join(''))) builder.text(index, piece);
+      for (const piece of pieces(item.content.map((c) => c.text).join(''))) builder.text(index, piece);
       builder.finishMessage(index, item.status === 'incomplete' ? 'incomplete' : 'completed');
     } else if (item.type === 'function_call') {
       const index = builder.startFunctionCall(item.call_id, item.name, item.id);
