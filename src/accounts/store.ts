@@ -5,7 +5,7 @@ import type { Key, KeyWithSecret, Project } from '../../generated/model/client/t
 import type { Db, Queryable } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { type CursorPosition, decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
+import { afterCursor, type CursorPosition, type Page, pageOf } from '../platform/pagination.ts';
 import { hashSecret, mintSecret, previewOf } from './key-secrets.ts';
 
 /** Every scope of the spec's shared Scope enum. */
@@ -81,14 +81,6 @@ function toProject(row: ProjectRow): Project {
 }
 
 const position = (row: { created: number; id: string }): CursorPosition => ({ k: row.created, id: row.id });
-
-/** `created < k or (created = k and id < id)`: the rows after the cursor, newest first. */
-function afterCursor(cursor: string | undefined, params: unknown[]): string {
-  const at = decodeCursor(cursor);
-  if (!at) return '';
-  params.push(Number(at.k), at.id);
-  return ` and (created, id) < ($${params.length - 1}, $${params.length})`;
-}
 
 export interface AuthenticatedKey {
   row: KeyRow;

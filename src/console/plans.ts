@@ -13,7 +13,7 @@ import type {
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
+import { afterCursor, type Page, pageOf } from '../platform/pagination.ts';
 import { flushUsage, formatEur, NANO_PER_EUR } from '../platform/metering.ts';
 
 export interface PlanInfo {
@@ -145,12 +145,7 @@ export class PlanStore {
 
   async list(accountId: string, limit: number, cursor?: string): Promise<Page<Subscription>> {
     const params: unknown[] = [accountId];
-    let where = '';
-    const at = decodeCursor(cursor);
-    if (at) {
-      params.push(Number(at.k), at.id);
-      where = ` and (created, id) < ($2, $3)`;
-    }
+    const where = afterCursor(cursor, params);
     params.push(limit + 1);
     const rows = await this.db.query<SubscriptionRow>(
       `select * from subscriptions where account_id = $1${where} order by created desc, id desc limit $${params.length}`,

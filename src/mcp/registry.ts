@@ -4,7 +4,7 @@ import type { CreateMcpServerData, McpServer } from '../../generated/model/clien
 import type { Db } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
+import { afterCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
 import { HUB_LABEL } from './connector.ts';
 import { checkRemoteUrl } from './remote.ts';
@@ -131,12 +131,7 @@ export class McpServerStore {
 
   async list(principal: Principal, limit: number, cursor: string | undefined): Promise<Page<McpServer>> {
     const params: unknown[] = [principal.projectId];
-    let where = '';
-    const at = decodeCursor(cursor);
-    if (at) {
-      params.push(Number(at.k), at.id);
-      where = ` and (created, id) < ($2, $3)`;
-    }
+    const where = afterCursor(cursor, params);
     params.push(limit + 1);
     const rows = await this.#db.query<Row>(
       `select id, project_id, label, url, headers, header_names, allowed_tools, created from mcp_servers

@@ -38,6 +38,17 @@ export function decodeCursor(cursor: string | undefined): CursorPosition | undef
   });
 }
 
+/**
+ * The SQL condition for the rows after `cursor` in a list newest first by (created, id), its two
+ * values pushed onto `params`; '' without a cursor.
+ */
+export function afterCursor(cursor: string | undefined, params: unknown[]): string {
+  const at = decodeCursor(cursor);
+  if (!at) return '';
+  params.push(Number(at.k), at.id);
+  return ` and (created, id) < ($${params.length - 1}, $${params.length})`;
+}
+
 /** A keyset cursor whose sort value is a number (a list sorted by one), else a 400. */
 export function numericCursor(cursor: string | undefined): (CursorPosition & { k: number }) | undefined {
   const after = decodeCursor(cursor);
