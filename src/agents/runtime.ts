@@ -21,6 +21,7 @@ import type { Engine } from '../model/engines/types.ts';
 import { assertFitsContext, countCompletionTokens, countPromptTokens } from '../model/tokens.ts';
 import { chatMessages, functionTools, type HistoryItem, type ModelTool, responseFormat } from './convert.ts';
 import type { ResponseBuilder } from './events.ts';
+import { withTimeout } from '../platform/timeout.ts';
 
 /** Model calls a response may make, whatever `max_tool_calls` says. */
 export const MAX_STEPS = 32;
@@ -499,22 +500,6 @@ function listedTool(tool: McpToolInfo): ResponseMcpListTools['tools'][number] {
 function reason(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
-}
-
-/** Runs `fn` with a signal that aborts at the timeout or with `signal`; the timeout is an Error saying so. */
-async function withTimeout<T>(
-  ms: number,
-  signal: AbortSignal,
-  fn: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const timeout = AbortSignal.timeout(ms);
-  const both = AbortSignal.any([signal, timeout]);
-  try {
-    return await fn(both);
-  } catch (err) {
-    if (timeout.aborted && !signal.aborted) throw new Error(`no answer within ${ms} ms`);
-    throw err;
-  }
 }
 
 /** One mcp call: its output, or why it failed (never thrown: a failed call is an item, not a failed response). */

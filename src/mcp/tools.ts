@@ -6,6 +6,7 @@ import type { McpConnection, McpToolInfo } from '../agents/runtime.ts';
 import { HUB_TOOLS, HubToolError, runHubTool } from './hub.ts';
 import type { McpServerStore, RegisteredServer } from './registry.ts';
 import { remoteConnection } from './remote.ts';
+import { withTimeout } from '../platform/timeout.ts';
 
 export interface HubDeps {
   registry: McpServerStore;
@@ -34,20 +35,6 @@ export interface Hub {
   list(signal: AbortSignal): Promise<HubTool[]>;
   call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
   close(): Promise<void>;
-}
-
-async function withTimeout<T>(
-  ms: number,
-  signal: AbortSignal,
-  fn: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const timeout = AbortSignal.timeout(ms);
-  try {
-    return await fn(AbortSignal.any([signal, timeout]));
-  } catch (err) {
-    if (timeout.aborted && !signal.aborted) throw new Error(`no answer within ${ms} ms`);
-    throw err;
-  }
 }
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
