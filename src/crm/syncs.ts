@@ -18,6 +18,7 @@ import { newId } from '../platform/ids.ts';
 import type { JobContext, Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
+import type { ReplyForCrm } from '../sales/replies.ts';
 import type { TargetLists } from '../sales/target-lists.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import { clientFor, type ConnectionRow, type CrmConnections } from './connections.ts';
@@ -27,16 +28,8 @@ import type { CrmClient, MemberInput, MemberOutcome, NoteInput, NoteOutcome } fr
 export const SYNC = 'crm.sync';
 const SYNC_RETRIES = 3;
 
-/** A reply to a campaign message, as a sync needs it. */
-export interface CrmReply {
-  id: string;
-  listingId: string;
-  subject: string;
-  text: string;
-  from: string;
-  fromName: string | null;
-  receivedAt: number;
-}
+/** A reply to a campaign message, as a sync needs it: Sales' own shape of it. */
+export type CrmReply = ReplyForCrm;
 
 /**
  * Where replies come from (src/sales owns them): the human replies of a target list's members,
