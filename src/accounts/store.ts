@@ -5,7 +5,7 @@ import type { Key, KeyWithSecret, Project } from '../../generated/model/client/t
 import type { Db, Queryable } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { afterCursor, type CursorPosition, type Page, pageOf } from '../platform/pagination.ts';
+import { type Page, pageNewestFirst } from '../platform/pagination.ts';
 import { hashSecret, mintSecret, previewOf } from './key-secrets.ts';
 
 /** Every scope of the spec's shared Scope enum. */
@@ -79,8 +79,6 @@ function toProject(row: ProjectRow): Project {
     is_default: row.is_default,
   };
 }
-
-const position = (row: { created: number; id: string }): CursorPosition => ({ k: row.created, id: row.id });
 
 export interface AuthenticatedKey {
   row: KeyRow;
@@ -254,14 +252,13 @@ export class AccountStore {
   }
 
   async listProjects(accountId: string, limit: number, cursor?: string): Promise<Page<Project>> {
-    const params: unknown[] = [accountId];
-    const where = afterCursor(cursor, params);
-    params.push(limit + 1);
-    const rows = await this.db.query<ProjectRow>(
-      `select * from projects where account_id = $1${where} order by created desc, id desc limit $${params.length}`,
-      params,
+    return pageNewestFirst(
+      this.db,
+      'select * from projects where account_id = $1',
+      [accountId],
+      { limit, cursor },
+      toProject,
     );
-    return pageOf(rows, limit, toProject, position);
   }
 
   async updateProject(
@@ -350,14 +347,14 @@ export class AccountStore {
       params.push(projectId);
       where += ` and project_id = $${params.length}`;
     }
-    where += afterCursor(cursor, params);
-    params.push(limit + 1);
-    const rows = await this.db.query<KeyRow>(
-      `select ${KEY_COLUMNS} from api_keys where account_id = $1${where} order by created desc, id desc limit $${params.length}`,
-      params,
-    );
     const now = nowSeconds();
-    return pageOf(rows, limit, (row) => toKey(row, now), position);
+    return pageNewestFirst<KeyRow, Key>(
+      this.db,
+      `select ${KEY_COLUMNS} from api_keys where account_id = $1${where}`,
+      params,
+      { limit, cursor },
+      (row) => toKey(row, now),
+    );
   }
 
   async revokeKey(accountId: string, id: string): Promise<Key> {

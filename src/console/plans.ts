@@ -13,7 +13,7 @@ import type {
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { afterCursor, type Page, pageOf } from '../platform/pagination.ts';
+import { type Page, pageNewestFirst } from '../platform/pagination.ts';
 import { flushUsage, formatEur, NANO_PER_EUR } from '../platform/metering.ts';
 
 export interface PlanInfo {
@@ -144,14 +144,13 @@ export class PlanStore {
   }
 
   async list(accountId: string, limit: number, cursor?: string): Promise<Page<Subscription>> {
-    const params: unknown[] = [accountId];
-    const where = afterCursor(cursor, params);
-    params.push(limit + 1);
-    const rows = await this.db.query<SubscriptionRow>(
-      `select * from subscriptions where account_id = $1${where} order by created desc, id desc limit $${params.length}`,
-      params,
+    return pageNewestFirst(
+      this.db,
+      'select * from subscriptions where account_id = $1',
+      [accountId],
+      { limit, cursor },
+      toSubscription,
     );
-    return pageOf(rows, limit, toSubscription, (row) => ({ k: Number(row.created), id: row.id }));
   }
 
   async statement(accountId: string, month: string, vatRate: string, now = nowSeconds()): Promise<Statement> {

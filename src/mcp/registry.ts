@@ -4,7 +4,7 @@ import type { CreateMcpServerData, McpServer } from '../../generated/model/clien
 import type { Db } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { afterCursor, type Page, pageOf } from '../platform/pagination.ts';
+import { type Page, pageNewestFirst } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
 import { HUB_LABEL } from './connector.ts';
 import { checkRemoteUrl } from './remote.ts';
@@ -130,15 +130,14 @@ export class McpServerStore {
   }
 
   async list(principal: Principal, limit: number, cursor: string | undefined): Promise<Page<McpServer>> {
-    const params: unknown[] = [principal.projectId];
-    const where = afterCursor(cursor, params);
-    params.push(limit + 1);
-    const rows = await this.#db.query<Row>(
+    return pageNewestFirst(
+      this.#db,
       `select id, project_id, label, url, headers, header_names, allowed_tools, created from mcp_servers
-       where project_id = $1${where} order by created desc, id desc limit $${params.length}`,
-      params,
+       where project_id = $1`,
+      [principal.projectId],
+      { limit, cursor },
+      toServer,
     );
-    return pageOf(rows, limit, toServer, (row) => ({ k: row.created, id: row.id }));
   }
 
   async get(principal: Principal, id: string): Promise<McpServer> {

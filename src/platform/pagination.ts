@@ -2,6 +2,7 @@
 // item served, so rows inserted during a walk land before it and never shift a later page.
 import type { Request, Response } from 'express';
 import type { HasMore, ListObjectType, NextCursor } from '../../generated/model/client/types.gen.ts';
+import type { Queryable } from './db.ts';
 import { BadRequestError } from './errors.ts';
 
 /** A page of a list, in the spec's list envelope (ListObjectType, HasMore, NextCursor). */
@@ -59,6 +60,27 @@ export function numericCursor(cursor: string | undefined): (CursorPosition & { k
     });
   }
   return { k: after.k, id: after.id };
+}
+
+/**
+ * A page of a list newest first by (created, id): `select` is the query up to its conditions
+ * (`select … from t where …`, their values in `params`); the cursor's condition, the order and the
+ * limit are added here, and `toItem` makes each row an item.
+ */
+export async function pageNewestFirst<Row extends { created: number | string; id: string }, T>(
+  db: Queryable,
+  select: string,
+  params: unknown[],
+  page: { limit: number; cursor: string | undefined },
+  toItem: (row: Row) => T,
+): Promise<Page<T>> {
+  const where = afterCursor(page.cursor, params);
+  params.push(page.limit + 1);
+  const rows = await db.query<Row>(
+    `${select}${where} order by created desc, id desc limit $${params.length}`,
+    params,
+  );
+  return pageOf(rows, page.limit, toItem, (row) => ({ k: Number(row.created), id: row.id }));
 }
 
 /** Builds a page from `limit + 1` rows fetched after the cursor. */
