@@ -134,6 +134,21 @@ function navigate(path: string): void {
 const when = (unix: number | null | undefined) =>
   unix ? new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '—';
 
+/** A form whose submit runs `run` instead of leaving the page. */
+function formOf(attrs: Record<string, string>, children: Child[], run: () => unknown): HTMLFormElement {
+  return h(
+    'form',
+    {
+      ...attrs,
+      submit: (event: Event) => {
+        event.preventDefault();
+        void run();
+      },
+    },
+    ...children,
+  );
+}
+
 /** A small form choosing what a page shows: one field and its button; on submit, the page `to()`. */
 function picker(
   aria: string,
@@ -142,16 +157,11 @@ function picker(
   button: string,
   to: () => string,
 ): HTMLFormElement {
-  const form = h(
-    'form',
+  return formOf(
     { class: 'card', 'aria-label': aria },
-    h('div', { class: 'row' }, field(label, input), h('button', { type: 'submit' }, button)),
+    [h('div', { class: 'row' }, field(label, input), h('button', { type: 'submit' }, button))],
+    () => navigate(to()),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    navigate(to());
-  });
-  return form;
 }
 
 /**
@@ -166,19 +176,17 @@ function makeForm(
   out: HTMLElement,
   submit: (form: HTMLFormElement) => Promise<unknown>,
 ): HTMLFormElement {
-  const form = h(
-    'form',
+  const form = formOf(
     { class: 'card', 'aria-label': title },
-    h('h2', {}, title),
-    h('div', { class: 'row' }, ...fields),
-    ...more,
-    h('button', { type: 'submit' }, button),
-    out,
+    [
+      h('h2', {}, title),
+      h('div', { class: 'row' }, ...fields),
+      ...more,
+      h('button', { type: 'submit' }, button),
+      out,
+    ],
+    () => submit(form),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    await submit(form);
-  });
   return form;
 }
 
@@ -242,21 +250,16 @@ function loginPage(): void {
     required: true,
   });
   const out = status();
-  const form = h(
-    'form',
+  const form = formOf(
     { class: 'card narrow', 'aria-label': 'Log in' },
-    field('Email', email),
-    field('Password', password),
-    h('button', { type: 'submit' }, 'Log in'),
-    out,
+    [field('Email', email), field('Password', password), h('button', { type: 'submit' }, 'Log in'), out],
+    async () => {
+      const { data, error } = await createSession({ body: { email: email.value, password: password.value } });
+      if (!data) return say(out, messageOf(error), 'error');
+      session = data;
+      navigate(`${BASE}/keys`);
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const { data, error } = await createSession({ body: { email: email.value, password: password.value } });
-    if (!data) return say(out, messageOf(error), 'error');
-    session = data;
-    navigate(`${BASE}/keys`);
-  });
   show(
     'Log in',
     form,
@@ -281,31 +284,35 @@ function signUpPage(): void {
     minlength: '10',
   });
   const out = status();
-  const form = h(
-    'form',
+  const form = formOf(
     { class: 'card narrow', 'aria-label': 'Sign up' },
-    field('Email', email),
-    field('Password', password, 'At least 10 characters and hard to guess: a few unrelated words work well.'),
-    h('button', { type: 'submit' }, 'Create account'),
-    out,
+    [
+      field('Email', email),
+      field(
+        'Password',
+        password,
+        'At least 10 characters and hard to guess: a few unrelated words work well.',
+      ),
+      h('button', { type: 'submit' }, 'Create account'),
+      out,
+    ],
+    async () => {
+      const { data, error } = await createSignUp({ body: { email: email.value, password: password.value } });
+      if (!data) return say(out, messageOf(error), 'error');
+      form.replaceChildren(
+        h(
+          'p',
+          { class: 'ok', role: 'status' },
+          `Check your mail: a verification link is on its way to ${data.email}.`,
+        ),
+        h(
+          'p',
+          { class: 'hint' },
+          'On a local install the mail is a .eml file in the outbox folder (DATA_DIR/outbox).',
+        ),
+      );
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const { data, error } = await createSignUp({ body: { email: email.value, password: password.value } });
-    if (!data) return say(out, messageOf(error), 'error');
-    form.replaceChildren(
-      h(
-        'p',
-        { class: 'ok', role: 'status' },
-        `Check your mail: a verification link is on its way to ${data.email}.`,
-      ),
-      h(
-        'p',
-        { class: 'hint' },
-        'On a local install the mail is a .eml file in the outbox folder (DATA_DIR/outbox).',
-      ),
-    );
-  });
   show(
     'Sign up',
     h('p', {}, 'One account gives API keys for the Model API and the Directory API.'),
@@ -348,39 +355,35 @@ function resetPage(): void {
       required: true,
       minlength: '10',
     });
-    const form = h(
-      'form',
+    const form = formOf(
       { class: 'card narrow', 'aria-label': 'New password' },
-      field('New password', password, 'At least 10 characters and hard to guess.'),
-      h('button', { type: 'submit' }, 'Set password'),
-      out,
+      [
+        field('New password', password, 'At least 10 characters and hard to guess.'),
+        h('button', { type: 'submit' }, 'Set password'),
+        out,
+      ],
+      async () => {
+        const { data, error } = await confirmPasswordReset({ body: { token, password: password.value } });
+        if (!data) return say(out, messageOf(error), 'error');
+        history.replaceState({}, '', `${BASE}/reset`);
+        form.replaceChildren(
+          h('p', { class: 'ok', role: 'status' }, 'Your password is changed. '),
+          h('a', { href: `${BASE}/login` }, 'Log in'),
+        );
+      },
     );
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const { data, error } = await confirmPasswordReset({ body: { token, password: password.value } });
-      if (!data) return say(out, messageOf(error), 'error');
-      history.replaceState({}, '', `${BASE}/reset`);
-      form.replaceChildren(
-        h('p', { class: 'ok', role: 'status' }, 'Your password is changed. '),
-        h('a', { href: `${BASE}/login` }, 'Log in'),
-      );
-    });
     return show('Choose a new password', form);
   }
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
-  const form = h(
-    'form',
+  const form = formOf(
     { class: 'card narrow', 'aria-label': 'Reset password' },
-    field('Email', email),
-    h('button', { type: 'submit' }, 'Send reset link'),
-    out,
+    [field('Email', email), h('button', { type: 'submit' }, 'Send reset link'), out],
+    async () => {
+      const { data, error } = await createPasswordReset({ body: { email: email.value } });
+      if (!data) return say(out, messageOf(error), 'error');
+      say(out, 'If the address has an account, a reset link is on its way.', 'ok');
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const { data, error } = await createPasswordReset({ body: { email: email.value } });
-    if (!data) return say(out, messageOf(error), 'error');
-    say(out, 'If the address has an account, a reset link is on its way.', 'ok');
-  });
   show('Reset your password', form, h('p', {}, h('a', { href: `${BASE}/login` }, 'Back to log in')));
 }
 
@@ -404,23 +407,23 @@ async function projectsPage(): Promise<void> {
   const projects = await allProjects();
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100' });
   const out = status();
-  const form = h(
-    'form',
+  const form = formOf(
     { class: 'card', 'aria-label': 'Create a project' },
-    h(
-      'div',
-      { class: 'row' },
-      field('New project name', name),
-      h('button', { type: 'submit' }, 'Create project'),
-    ),
-    out,
+    [
+      h(
+        'div',
+        { class: 'row' },
+        field('New project name', name),
+        h('button', { type: 'submit' }, 'Create project'),
+      ),
+      out,
+    ],
+    async () => {
+      const { data, error } = await createProject({ body: { name: name.value } });
+      if (!data) return say(out, messageOf(error), 'error');
+      await projectsPage();
+    },
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const { data, error } = await createProject({ body: { name: name.value } });
-    if (!data) return say(out, messageOf(error), 'error');
-    await projectsPage();
-  });
   show(
     'Projects',
     h('p', {}, 'Projects group API keys and their usage.'),
@@ -855,25 +858,25 @@ async function usagePage(): Promise<void> {
     h('option', { value: 'directory', selected: chosen === 'directory' }, 'Directory API (by interface)'),
   );
   const out = status();
-  const form = h(
-    'form',
+  const form = formOf(
     { class: 'card', 'aria-label': 'Usage period' },
-    h(
-      'div',
-      { class: 'row' },
-      field('Service', service),
-      field('Project', project),
-      field('From (UTC)', from),
-      field('To (UTC)', to),
-      h('button', { type: 'submit' }, 'Show'),
-    ),
-    out,
+    [
+      h(
+        'div',
+        { class: 'row' },
+        field('Service', service),
+        field('Project', project),
+        field('From (UTC)', from),
+        field('To (UTC)', to),
+        h('button', { type: 'submit' }, 'Show'),
+      ),
+      out,
+    ],
+    () => {
+      const projectQuery = project.value ? `&project_id=${encodeURIComponent(project.value)}` : '';
+      navigate(`${BASE}/usage?service=${service.value}&from=${from.value}&to=${to.value}${projectQuery}`);
+    },
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const projectQuery = project.value ? `&project_id=${encodeURIComponent(project.value)}` : '';
-    navigate(`${BASE}/usage?service=${service.value}&from=${from.value}&to=${to.value}${projectQuery}`);
-  });
   const { drawn: report, error } = await usageOf(chosen, from.value, to.value, project.value);
   if (!report) {
     show('Usage', form);
