@@ -1,4 +1,4 @@
-// Scale-out (DESIGN.md, Runtime): instances started as separate processes on one PostgreSQL
+// Scale-out (README, Contract tests: scale-out): instances started as separate processes on one PostgreSQL
 // database and one Redis behave as one service. Limits are taken from the same buckets whichever
 // instance a request reaches, and a key revoked on one instance is refused by every other at
 // once. Without REDIS_URL each instance limits in its own memory, as the last test shows.

@@ -7,7 +7,7 @@
 // runs one thread a process, so one process uses one core of the machine, however many it has.
 //
 // The workers are instances of a scale-out deployment that happen to share a port, so they need
-// what several instances need to agree (DESIGN.md, Runtime): PostgreSQL (PGlite is one process's
+// what several instances need to agree on: PostgreSQL (PGlite is one process's
 // database) and Redis (rate limits and revocations, exact across processes). Without them
 // WORKERS > 1 is refused at start-up.
 //

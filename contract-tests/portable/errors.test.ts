@@ -1,4 +1,4 @@
-// The error contract of both APIs (DESIGN.md, Wire conventions), on servers started here or on a
+// The error contract of both APIs (docs/errors.md), on servers started here or on a
 // deployment: every status in the envelope with x-request-id, 405 with Allow, and a real 429
 // with Retry-After, retry-after-ms and the RateLimit fields, reached by a burst on a fresh key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// What every error response promises (DESIGN.md): the envelope, validated against the spec's
+// What every error response promises (docs/errors.md): the envelope, validated against the spec's
 // ErrorResponse schema, JSON, and an x-request-id equal to the body's request_id.
 import { expect } from 'vitest';
 import { type Api, componentValidator, explain } from './spec.ts';

@@ -3,7 +3,7 @@
 // are scripted for that one purpose.
 import { describe, expect, it } from 'vitest';
 import type { CreateResponseRequest, Response } from '../../generated/model/client/types.gen.ts';
-import type { Engine, EngineEvent } from '../model/engines/types.ts';
+import type { Engine, EngineEvent } from '../model/engines/engine.ts';
 import { inputItems } from './convert.ts';
 import { ResponseBuilder, type StreamEvent } from './events.ts';
 import { MAX_STEPS, type McpConnector, runResponse, STEP_NANO } from './runtime.ts';

@@ -17,7 +17,7 @@ import type { Principal } from '../platform/principal.ts';
 import { formatEur } from '../platform/metering.ts';
 import { costNano, getModel, isTextModelId } from '../model/catalogue.ts';
 import { normalizeToolCallId } from '../model/engines/assemble.ts';
-import type { Engine } from '../model/engines/types.ts';
+import type { Engine } from '../model/engines/engine.ts';
 import { assertFitsContext, countCompletionTokens, countPromptTokens } from '../model/tokens.ts';
 import { chatMessages, functionTools, type HistoryItem, type ModelTool, responseFormat } from './convert.ts';
 import type { ResponseBuilder } from './events.ts';

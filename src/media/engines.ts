@@ -2,7 +2,7 @@
 // (images/art.ts), speech by eSpeak NG, recognition by PocketSphinx. An OpenAI-compatible upstream
 // implements the same interfaces (src/model/engines/media-upstream.ts).
 import { randomInt } from 'node:crypto';
-import type { ImageFormat } from './images/encode.ts';
+import type { ImageFormat } from './images/image-formats.ts';
 import { PaintPool } from './images/pool.ts';
 import type { DecodedAudio } from './audio/decode.ts';
 import { espeakSpeaker, type Speaker } from './speech.ts';

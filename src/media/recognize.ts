@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { wavHeader } from './audio/decode.ts';
 import { ApiError } from '../platform/errors.ts';
 import { engineUnavailable } from './speech.ts';
-import { type Child, findTool, Semaphore, startTool } from './audio/tools.ts';
+import { type Child, findTool, Semaphore, startTool } from './audio/programs.ts';
 
 export const RECOGNIZER_RATE = 16_000;
 export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';

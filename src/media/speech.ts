@@ -3,8 +3,8 @@
 // eSpeak voice variant. Its 22,050 Hz samples are resampled to the API's 24 kHz as they arrive.
 import { ApiError } from '../platform/errors.ts';
 import { Resampler, fromPcm16, toPcm16 } from './audio/resample.ts';
-import { SPEECH_RATE } from './audio/encode.ts';
-import { findTool, Semaphore, startTool } from './audio/tools.ts';
+import { SPEECH_RATE } from './audio/speech-formats.ts';
+import { findTool, Semaphore, startTool } from './audio/programs.ts';
 
 /** Each OpenAI voice: an eSpeak variant (Klatt voices, which the recognizer understands best) and a pitch. */
 export const VOICES: Record<string, { variant: string; pitch: number }> = {

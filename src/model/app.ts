@@ -16,7 +16,7 @@ import { createChatRouter } from './chat-routes.ts';
 import { createEngines, createMediaEngines } from './engines/select.ts';
 import { createImagesRouter } from './images-routes.ts';
 import { createAudioRouter } from './audio-routes.ts';
-import { speechEncoders } from '../media/audio/encode.ts';
+import { speechEncoders } from '../media/audio/speech-formats.ts';
 import { MediaStore } from '../media/store.ts';
 import { createEmbeddingsRouter, DEFAULT_EMBEDDING_MODEL } from './embeddings-routes.ts';
 import { createModelsRouter } from './models-routes.ts';

@@ -22,7 +22,7 @@ import {
   SPEECH_CONTENT_TYPES,
   SPEECH_RATE,
   unsupportedFormat,
-} from '../media/audio/encode.ts';
+} from '../media/audio/speech-formats.ts';
 import type { VoiceEngine } from '../media/engines.ts';
 import { RECOGNIZER_RATE, type Utterance } from '../media/recognize.ts';
 import { engineUnavailable } from '../media/speech.ts';

@@ -21,7 +21,7 @@ import { recordUsageBatched } from '../platform/metering.ts';
 import { isTextModelId } from './catalogue.ts';
 import { ChatAssembly, isAbort } from './engines/assemble.ts';
 import { assertChatRequest } from './engines/chat.ts';
-import type { Engine } from './engines/types.ts';
+import type { Engine } from './engines/engine.ts';
 import { assertFitsContext, countPromptTokens } from './tokens.ts';
 
 export interface ChatDeps {

@@ -19,7 +19,7 @@ import type { Logger } from '../platform/logger.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import { formatEur, recordUsageBatched } from '../platform/metering.ts';
 import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
-import type { Engine } from './engines/types.ts';
+import type { Engine } from './engines/engine.ts';
 import { decodeTokens, encodeText } from './tokens.ts';
 
 export interface EmbeddingsDeps {

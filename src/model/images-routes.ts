@@ -12,7 +12,7 @@ import type { Limiter } from '../limits/limiter.ts';
 import { takeMediaUnits } from '../limits/middleware.ts';
 import type { LimitSettings } from '../limits/policies.ts';
 import type { ImageEngine, ImageRequest } from '../media/engines.ts';
-import { CONTENT_TYPES, type ImageFormat } from '../media/images/encode.ts';
+import { CONTENT_TYPES, type ImageFormat } from '../media/images/image-formats.ts';
 import type { MediaStore } from '../media/store.ts';
 import type { Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';

@@ -19,7 +19,7 @@ import type { Bus } from '../accounts/bus.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeMediaUnits } from '../limits/middleware.ts';
 import { type LimitSettings, modelRequestBucket } from '../limits/policies.ts';
-import { SPEECH_RATE } from '../media/audio/encode.ts';
+import { SPEECH_RATE } from '../media/audio/speech-formats.ts';
 import { resample, fromPcm16 } from '../media/audio/resample.ts';
 import { wavHeader } from '../media/audio/decode.ts';
 import type { VoiceEngine } from '../media/engines.ts';
@@ -31,7 +31,7 @@ import { recordUsage } from '../platform/metering.ts';
 import type { Principal } from '../platform/principal.ts';
 import { audioCostNano } from './catalogue.ts';
 import { ChatAssembly } from './engines/assemble.ts';
-import type { Engine } from './engines/types.ts';
+import type { Engine } from './engines/engine.ts';
 import { countPromptTokens } from './tokens.ts';
 
 export interface RealtimeDeps {

@@ -33,7 +33,7 @@ import {
 } from './campaigns.ts';
 import { suppress } from './suppressions.ts';
 import { escapeHtml, fill, type MergeValues } from './templates.ts';
-import { unsubscribeToken } from './tokens.ts';
+import { unsubscribeToken } from './opt-out-tokens.ts';
 import { nextOpening } from './window.ts';
 
 export const SEND = 'sales.message.send';

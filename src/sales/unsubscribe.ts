@@ -7,7 +7,7 @@ import type { SecretBox } from '../platform/secrets.ts';
 import { nowSeconds } from './campaigns.ts';
 import { suppress } from './suppressions.ts';
 import { escapeHtml } from './templates.ts';
-import { recipientOfToken } from './tokens.ts';
+import { recipientOfToken } from './opt-out-tokens.ts';
 
 interface Who {
   /** A campaign recipient's id, or null for another feature's opt-out (`other`). */

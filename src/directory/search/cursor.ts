@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { foldText } from '../../embeddings/index.ts';
 import { BadRequestError } from '../../platform/errors.ts';
-import type { SearchParams } from './types.ts';
+import type { SearchParams } from './shapes.ts';
 
 export interface Cursor {
   v: 1;

@@ -11,7 +11,7 @@ import { listingColumns, positionsUpTo, type Similar } from '../vectors.ts';
 import type { Cursor } from './cursor.ts';
 import { bestOfBoth, IdOrder, rrfKeys } from './fusion.ts';
 import { BAYES_C, round6, RRF_K, trustOf } from './score.ts';
-import type { Filters, Ranked, Snapshot } from './types.ts';
+import type { Filters, Ranked, Snapshot } from './shapes.ts';
 
 /** Keyword matches with their ranks, or (keyword mode, several words) to be ranked lazily. */
 export type KeywordRanks = Matches | { cover: CoverMatches; ranker: CoverRanker };

@@ -48,9 +48,9 @@ import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
 import { Snapshots } from './snapshot.ts';
 import { sqlPage } from './sql.ts';
-import type { Filters, Ranked, Row, SearchParams, Snapshot } from './types.ts';
+import type { Filters, Ranked, Row, SearchParams, Snapshot } from './shapes.ts';
 
-export type { SearchParams } from './types.ts';
+export type { SearchParams } from './shapes.ts';
 
 export interface SearchOptions {
   /** Keep semantic sets and pages (SEARCH_CACHE); parsed queries are kept either way. Default true. */

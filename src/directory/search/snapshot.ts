@@ -1,7 +1,7 @@
 // The snapshot a first page is ranked against: the highest sequence number committed and the
 // directory-wide mean rating up to it (kept until the sequence number moves).
 import type { Db } from '../../platform/db.ts';
-import type { Snapshot } from './types.ts';
+import type { Snapshot } from './shapes.ts';
 
 export class Snapshots {
   readonly #db: Db;

@@ -8,7 +8,7 @@ import { boundingBox, haversineSql } from '../geo.ts';
 import type { Similar } from '../vectors.ts';
 import type { Cursor } from './cursor.ts';
 import { BAYES_C, RRF_K } from './score.ts';
-import type { Row, SearchParams, Snapshot } from './types.ts';
+import type { Row, SearchParams, Snapshot } from './shapes.ts';
 
 export interface SqlQuery {
   params: SearchParams;

@@ -4,7 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../platform/errors.ts';
 import type { PaintOptions } from './art.ts';
-import type { ImageFormat } from './encode.ts';
+import type { ImageFormat } from './image-formats.ts';
 import type { PaintJob, PaintResult } from './worker.ts';
 
 interface Pending {

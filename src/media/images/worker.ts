@@ -2,7 +2,7 @@
 // loop that serves requests.
 import { parentPort } from 'node:worker_threads';
 import { paint, type PaintOptions } from './art.ts';
-import { encodeImage, type ImageFormat } from './encode.ts';
+import { encodeImage, type ImageFormat } from './image-formats.ts';
 
 export interface PaintJob {
   id: number;

@@ -9,7 +9,7 @@ import { specErrors } from '../testing/spec.ts';
 import { countPromptTokens, countTokens } from '../tokens.ts';
 import { ChatAssembly, newCompletionId, normalizeToolCallId } from './assemble.ts';
 import { ReferenceEngine } from './reference.ts';
-import type { EngineEvent } from './types.ts';
+import type { EngineEvent } from './engine.ts';
 
 async function* replay(events: EngineEvent[]): AsyncGenerator<EngineEvent> {
   for (const event of events) yield event;

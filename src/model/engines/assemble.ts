@@ -16,7 +16,7 @@ import { newId } from '../../platform/ids.ts';
 import { formatEur } from '../../platform/metering.ts';
 import { costNano } from '../catalogue.ts';
 import { countCompletionTokens } from '../tokens.ts';
-import type { EngineEvent, FinishReason } from './types.ts';
+import type { EngineEvent, FinishReason } from './engine.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOOL_CALL_ID = /^call_[0-9A-Za-z]{24}$/;

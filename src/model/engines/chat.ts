@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { BadRequestError } from '../../platform/errors.ts';
 import { assertFitsContext, countPromptTokens } from '../tokens.ts';
 import { ChatAssembly } from './assemble.ts';
-import type { Engine, EngineEvent } from './types.ts';
+import type { Engine, EngineEvent } from './engine.ts';
 
 const metaSchema = new Ajv2020({ strict: false, validateFormats: false });
 

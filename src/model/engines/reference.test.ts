@@ -4,7 +4,7 @@ import { newAjv } from '../testing/spec.ts';
 import { countTokens } from '../tokens.ts';
 import { ChatAssembly } from './assemble.ts';
 import { ReferenceEngine, pieces, truncateToTokens } from './reference.ts';
-import type { EngineEvent } from './types.ts';
+import type { EngineEvent } from './engine.ts';
 
 const engine = new ReferenceEngine();
 

@@ -23,7 +23,7 @@ import {
 import { generateInstance, type InstanceContext, type Json } from './json-instance.ts';
 import { type Random, seededRandom } from './random.ts';
 import { embedOne, truncateVector } from '../../embeddings/index.ts';
-import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './types.ts';
+import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './engine.ts';
 import {
   capitalize,
   entities,

@@ -15,7 +15,7 @@ import {
   type VoiceEngine,
 } from '../../media/engines.ts';
 import type { Outbound } from '../../platform/outbound.ts';
-import type { Engine } from './types.ts';
+import type { Engine } from './engine.ts';
 import { UpstreamImageEngine, UpstreamVoiceEngine } from './media-upstream.ts';
 import { UpstreamEngine, type UpstreamConfig } from './upstream.ts';
 

@@ -5,7 +5,7 @@ import type { CreateChatCompletionRequest } from '../../../generated/model/clien
 import { ApiError } from '../../platform/errors.ts';
 import { outbound } from '../../platform/outbound.ts';
 import { ChatAssembly } from './assemble.ts';
-import type { EngineEvent } from './types.ts';
+import type { EngineEvent } from './engine.ts';
 import { UpstreamEngine, parseRetryAfter } from './upstream.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void | Promise<void>;

@@ -20,7 +20,7 @@ import {
 } from '../../platform/outbound.ts';
 import { SseParser } from './sse.ts';
 import { DEFAULT_DIMENSIONS } from '../../embeddings/index.ts';
-import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './types.ts';
+import type { ChatOptions, EmbedRequest, EmbedResult, Engine, EngineEvent, FinishReason } from './engine.ts';
 
 export interface UpstreamConfig {
   /** The OpenAI-compatible base URL, with its version prefix: `http://127.0.0.1:8000/v1`. */

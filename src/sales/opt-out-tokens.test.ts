@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { secretBox } from '../platform/secrets.ts';
-import { recipientOfToken, unsubscribeToken } from './tokens.ts';
+import { recipientOfToken, unsubscribeToken } from './opt-out-tokens.ts';
 
 describe('opt-out tokens', () => {
   const box = secretBox(randomBytes(32));

@@ -3,7 +3,7 @@
 // the samples arrive and read as they encode, so the first bytes go out before the last are made.
 import { ApiError } from '../../platform/errors.ts';
 import { wavHeader } from './decode.ts';
-import { findTool, startTool } from './tools.ts';
+import { findTool, startTool } from './programs.ts';
 
 export type SpeechFormat = 'mp3' | 'opus' | 'aac' | 'flac' | 'wav' | 'pcm';
 export const SPEECH_RATE = 24_000;
