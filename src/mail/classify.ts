@@ -27,6 +27,16 @@ export interface BounceReport {
   originalMessageId: string | null;
 }
 
+/** A bounce whose report says nothing more: no recipient, status, action or diagnostic known. */
+const unreadBounce = (): BounceReport => ({
+  recipient: null,
+  status: null,
+  action: null,
+  permanent: false,
+  diagnostic: null,
+  originalMessageId: null,
+});
+
 /** The header value of `name` (lower case) as text, or undefined. */
 function header(mail: ParsedMail, name: string): string | undefined {
   const line = mail.headerLines.find((h) => h.key === name);
@@ -111,14 +121,7 @@ export function dsnOf(mail: ParsedMail, raw: Buffer): BounceReport | undefined {
     mail.attachments
       .filter((a) => ['message/rfc822', 'text/rfc822-headers'].includes(a.contentType.toLowerCase()))
       .map((a) => ({ type: a.contentType, body: a.content.toString('utf8') }))[0];
-  let report: BounceReport = {
-    recipient: null,
-    status: null,
-    action: null,
-    permanent: false,
-    diagnostic: null,
-    originalMessageId: null,
-  };
+  let report = unreadBounce();
   if (status) {
     // the per-message block, then one block per recipient: the first recipient that failed, else the first
     const blocks = status.body.split(/\r?\n\s*\r?\n/).map(fieldsOf);
@@ -205,14 +208,7 @@ export function autoReplySignal(mail: ParsedMail): string | undefined {
 function plainBounce(mail: ParsedMail, envelopeFrom: string): BounceReport | undefined {
   const from = mail.from?.value[0]?.address?.toLowerCase() ?? '';
   if (envelopeFrom !== '' || !/^(mailer-daemon|postmaster)@/.test(from)) return undefined;
-  return {
-    recipient: null,
-    status: null,
-    action: null,
-    permanent: false,
-    diagnostic: null,
-    originalMessageId: null,
-  };
+  return unreadBounce();
 }
 
 export function classify(
