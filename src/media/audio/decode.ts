@@ -206,6 +206,14 @@ interface WasmDecoded {
   errors: { message: string }[];
 }
 
+/** What the three WASM decoders share; MPEG's `decode` answers at once and it has no `flush`. */
+interface WasmDecoder {
+  ready: Promise<void>;
+  decode(bytes: Uint8Array): unknown;
+  flush?: () => Promise<unknown>;
+  free(): void;
+}
+
 async function decodeWasm(
   kind: 'flac' | 'mp3' | 'opus',
   bytes: Uint8Array,
@@ -224,35 +232,15 @@ async function decodeWasm(
     collector ??= new Collector(sampleRate, rate, maxSeconds);
     collector.push(downmix(out.channelData, out.samplesDecoded));
   };
-  if (kind === 'mp3') {
-    const decoder = new MPEGDecoder();
-    await decoder.ready;
-    try {
-      for (let at = 0; at < bytes.length; at += slice)
-        take(decoder.decode(bytes.subarray(at, at + slice)) as WasmDecoded);
-    } finally {
-      decoder.free();
-    }
-  } else if (kind === 'flac') {
-    const decoder = new FLACDecoder();
-    await decoder.ready;
-    try {
-      for (let at = 0; at < bytes.length; at += slice)
-        take((await decoder.decode(bytes.subarray(at, at + slice))) as WasmDecoded);
-      take((await decoder.flush()) as WasmDecoded);
-    } finally {
-      decoder.free();
-    }
-  } else {
-    const decoder = new OggOpusDecoder();
-    await decoder.ready;
-    try {
-      for (let at = 0; at < bytes.length; at += slice)
-        take((await decoder.decode(bytes.subarray(at, at + slice))) as WasmDecoded);
-      take((await decoder.flush()) as WasmDecoded);
-    } finally {
-      decoder.free();
-    }
+  const decoder: WasmDecoder =
+    kind === 'mp3' ? new MPEGDecoder() : kind === 'flac' ? new FLACDecoder() : new OggOpusDecoder();
+  await decoder.ready;
+  try {
+    for (let at = 0; at < bytes.length; at += slice)
+      take((await decoder.decode(bytes.subarray(at, at + slice))) as WasmDecoded);
+    if (decoder.flush) take((await decoder.flush()) as WasmDecoded);
+  } finally {
+    decoder.free();
   }
   if (collector === undefined) {
     throw errors > 0
