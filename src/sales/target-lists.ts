@@ -269,9 +269,7 @@ export class TargetLists {
         throw new ConflictError(
           'already_member',
           `The listing ${listingId} is a member of this list already.`,
-          {
-            param: 'listing_id',
-          },
+          { param: 'listing_id' },
         );
       }
       await tx.query('update target_lists set member_count = member_count + 1 where id = $1', [id]);
@@ -296,9 +294,7 @@ export class TargetLists {
         throw new NotFoundError(
           'member_not_found',
           `The listing ${listingId} is not a member of this list.`,
-          {
-            param: 'listing_id',
-          },
+          { param: 'listing_id' },
         );
       }
       await tx.query('update target_lists set member_count = member_count - 1 where id = $1', [id]);
