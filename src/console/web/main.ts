@@ -149,6 +149,24 @@ function formOf(attrs: Record<string, string>, children: Child[], run: () => unk
   );
 }
 
+/**
+ * A card form of one row: its fields and its button, then `out` (when given) for the outcome; on
+ * submit, `run`, the page not left.
+ */
+function rowForm(
+  aria: string,
+  fields: HTMLElement[],
+  button: string,
+  out: HTMLElement | undefined,
+  run: () => unknown,
+): HTMLFormElement {
+  return formOf(
+    { class: 'card', 'aria-label': aria },
+    [h('div', { class: 'row' }, ...fields, h('button', { type: 'submit' }, button)), out],
+    run,
+  );
+}
+
 /** A small form choosing what a page shows: one field and its button; on submit, the page `to()`. */
 function picker(
   aria: string,
@@ -157,10 +175,24 @@ function picker(
   button: string,
   to: () => string,
 ): HTMLFormElement {
+  return rowForm(aria, [field(label, input)], button, undefined, () => navigate(to()));
+}
+
+/**
+ * A narrow card form of the signed-out pages: its fields, one under another, its button and `out`
+ * for the outcome; on submit, `run`, the page not left.
+ */
+function narrowForm(
+  aria: string,
+  fields: HTMLElement[],
+  button: string,
+  out: HTMLElement,
+  run: () => unknown,
+): HTMLFormElement {
   return formOf(
-    { class: 'card', 'aria-label': aria },
-    [h('div', { class: 'row' }, field(label, input), h('button', { type: 'submit' }, button))],
-    () => navigate(to()),
+    { class: 'card narrow', 'aria-label': aria },
+    [...fields, h('button', { type: 'submit' }, button), out],
+    run,
   );
 }
 
@@ -188,6 +220,20 @@ function makeForm(
     () => submit(form),
   );
   return form;
+}
+
+/** A button acting on one item of a table: its label, the label read to screen readers, its look. */
+function actionButton(
+  label: string,
+  aria: string,
+  kind: 'secondary' | 'danger' | undefined,
+  run: () => Promise<unknown>,
+): HTMLButtonElement {
+  return h(
+    'button',
+    { type: 'button', ...(kind ? { class: kind } : {}), 'aria-label': aria, click: run },
+    label,
+  );
 }
 
 /** The values of a form's checked boxes named `name`. */
@@ -250,9 +296,11 @@ function loginPage(): void {
     required: true,
   });
   const out = status();
-  const form = formOf(
-    { class: 'card narrow', 'aria-label': 'Log in' },
-    [field('Email', email), field('Password', password), h('button', { type: 'submit' }, 'Log in'), out],
+  const form = narrowForm(
+    'Log in',
+    [field('Email', email), field('Password', password)],
+    'Log in',
+    out,
     async () => {
       const { data, error } = await createSession({ body: { email: email.value, password: password.value } });
       if (!data) return say(out, messageOf(error), 'error');
@@ -284,8 +332,8 @@ function signUpPage(): void {
     minlength: '10',
   });
   const out = status();
-  const form = formOf(
-    { class: 'card narrow', 'aria-label': 'Sign up' },
+  const form = narrowForm(
+    'Sign up',
     [
       field('Email', email),
       field(
@@ -293,9 +341,9 @@ function signUpPage(): void {
         password,
         'At least 10 characters and hard to guess: a few unrelated words work well.',
       ),
-      h('button', { type: 'submit' }, 'Create account'),
-      out,
     ],
+    'Create account',
+    out,
     async () => {
       const { data, error } = await createSignUp({ body: { email: email.value, password: password.value } });
       if (!data) return say(out, messageOf(error), 'error');
@@ -355,13 +403,11 @@ function resetPage(): void {
       required: true,
       minlength: '10',
     });
-    const form = formOf(
-      { class: 'card narrow', 'aria-label': 'New password' },
-      [
-        field('New password', password, 'At least 10 characters and hard to guess.'),
-        h('button', { type: 'submit' }, 'Set password'),
-        out,
-      ],
+    const form = narrowForm(
+      'New password',
+      [field('New password', password, 'At least 10 characters and hard to guess.')],
+      'Set password',
+      out,
       async () => {
         const { data, error } = await confirmPasswordReset({ body: { token, password: password.value } });
         if (!data) return say(out, messageOf(error), 'error');
@@ -375,15 +421,11 @@ function resetPage(): void {
     return show('Choose a new password', form);
   }
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
-  const form = formOf(
-    { class: 'card narrow', 'aria-label': 'Reset password' },
-    [field('Email', email), h('button', { type: 'submit' }, 'Send reset link'), out],
-    async () => {
-      const { data, error } = await createPasswordReset({ body: { email: email.value } });
-      if (!data) return say(out, messageOf(error), 'error');
-      say(out, 'If the address has an account, a reset link is on its way.', 'ok');
-    },
-  );
+  const form = narrowForm('Reset password', [field('Email', email)], 'Send reset link', out, async () => {
+    const { data, error } = await createPasswordReset({ body: { email: email.value } });
+    if (!data) return say(out, messageOf(error), 'error');
+    say(out, 'If the address has an account, a reset link is on its way.', 'ok');
+  });
   show('Reset your password', form, h('p', {}, h('a', { href: `${BASE}/login` }, 'Back to log in')));
 }
 
@@ -407,17 +449,11 @@ async function projectsPage(): Promise<void> {
   const projects = await allProjects();
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100' });
   const out = status();
-  const form = formOf(
-    { class: 'card', 'aria-label': 'Create a project' },
-    [
-      h(
-        'div',
-        { class: 'row' },
-        field('New project name', name),
-        h('button', { type: 'submit' }, 'Create project'),
-      ),
-      out,
-    ],
+  const form = rowForm(
+    'Create a project',
+    [field('New project name', name)],
+    'Create project',
+    out,
     async () => {
       const { data, error } = await createProject({ body: { name: name.value } });
       if (!data) return say(out, messageOf(error), 'error');
@@ -567,40 +603,22 @@ async function keysPage(): Promise<void> {
             {},
             grace,
             ' ',
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'secondary',
-                'aria-label': `Rotate ${key.name}`,
-                click: async () => {
-                  const { data, error } = await rotateKey({
-                    path: { id: key.id },
-                    body: { grace_period_seconds: Number(grace.value) },
-                  });
-                  if (!data) return say(out, messageOf(error), 'error');
-                  await keysPage();
-                  document.getElementById('secret-slot')?.replaceChildren(keySecretPanel(data, 'rotated'));
-                },
-              },
-              'Rotate',
-            ),
+            actionButton('Rotate', `Rotate ${key.name}`, 'secondary', async () => {
+              const { data, error } = await rotateKey({
+                path: { id: key.id },
+                body: { grace_period_seconds: Number(grace.value) },
+              });
+              if (!data) return say(out, messageOf(error), 'error');
+              await keysPage();
+              document.getElementById('secret-slot')?.replaceChildren(keySecretPanel(data, 'rotated'));
+            }),
             ' ',
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                'aria-label': `Revoke ${key.name}`,
-                click: async () => {
-                  if (!confirm(`Revoke “${key.name}”? Calls with it are refused from now on.`)) return;
-                  const { data, error } = await revokeKey({ path: { id: key.id } });
-                  if (!data) return say(out, messageOf(error), 'error');
-                  await keysPage();
-                },
-              },
-              'Revoke',
-            ),
+            actionButton('Revoke', `Revoke ${key.name}`, 'danger', async () => {
+              if (!confirm(`Revoke “${key.name}”? Calls with it are refused from now on.`)) return;
+              const { data, error } = await revokeKey({ path: { id: key.id } });
+              if (!data) return say(out, messageOf(error), 'error');
+              await keysPage();
+            }),
           )
         : h('td', {}, '');
     return h(
@@ -858,20 +876,11 @@ async function usagePage(): Promise<void> {
     h('option', { value: 'directory', selected: chosen === 'directory' }, 'Directory API (by interface)'),
   );
   const out = status();
-  const form = formOf(
-    { class: 'card', 'aria-label': 'Usage period' },
-    [
-      h(
-        'div',
-        { class: 'row' },
-        field('Service', service),
-        field('Project', project),
-        field('From (UTC)', from),
-        field('To (UTC)', to),
-        h('button', { type: 'submit' }, 'Show'),
-      ),
-      out,
-    ],
+  const form = rowForm(
+    'Usage period',
+    [field('Service', service), field('Project', project), field('From (UTC)', from), field('To (UTC)', to)],
+    'Show',
+    out,
     () => {
       const projectQuery = project.value ? `&project_id=${encodeURIComponent(project.value)}` : '';
       navigate(`${BASE}/usage?service=${service.value}&from=${from.value}&to=${to.value}${projectQuery}`);
@@ -1074,8 +1083,6 @@ async function webhooksPage(): Promise<void> {
       h('option', { value: '3600' }, 'old secret signs 1 hour more'),
       h('option', { value: '0' }, 'old secret stops now'),
     );
-    const act = (label: string, aria: string, kind: string, run: () => Promise<unknown>) =>
-      h('button', { type: 'button', class: kind, 'aria-label': aria, click: run }, label);
     return h(
       'tr',
       { 'data-endpoint-id': e.id },
@@ -1087,7 +1094,7 @@ async function webhooksPage(): Promise<void> {
       h(
         'td',
         {},
-        act('Send test event', `Send test event to ${e.url}`, 'secondary', async () => {
+        actionButton('Send test event', `Send test event to ${e.url}`, 'secondary', async () => {
           const { data, error } = await sendTestWebhookEvent({ client: dir, headers, path: { id: e.id } });
           if (!data) return say(out, messageOf(error), 'error');
           say(out, `Test event ${data.id} queued for ${e.url}.`, 'ok');
@@ -1095,7 +1102,7 @@ async function webhooksPage(): Promise<void> {
         ' ',
         grace,
         ' ',
-        act('Rotate secret', `Rotate secret of ${e.url}`, 'secondary', async () => {
+        actionButton('Rotate secret', `Rotate secret of ${e.url}`, 'secondary', async () => {
           const { data, error } = await rotateWebhookEndpointSecret({
             client: dir,
             headers,
@@ -1109,7 +1116,7 @@ async function webhooksPage(): Promise<void> {
             ?.replaceChildren(webhookSecretPanel(data.url, data.secret, 'rotated'));
         }),
         ' ',
-        act(
+        actionButton(
           e.enabled ? 'Disable' : 'Enable',
           `${e.enabled ? 'Disable' : 'Enable'} ${e.url}`,
           'secondary',
@@ -1125,7 +1132,7 @@ async function webhooksPage(): Promise<void> {
           },
         ),
         ' ',
-        act('Delete', `Delete ${e.url}`, 'danger', async () => {
+        actionButton('Delete', `Delete ${e.url}`, 'danger', async () => {
           if (!confirm(`Delete the endpoint ${e.url}? It receives nothing more.`)) return;
           const { error } = await deleteWebhookEndpoint({ client: dir, headers, path: { id: e.id } });
           if (error) return say(out, messageOf(error), 'error');
@@ -1216,24 +1223,15 @@ async function webhookPage(id: string): Promise<void> {
           h(
             'td',
             {},
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'secondary',
-                'aria-label': `Re-send ${m.id}`,
-                click: async () => {
-                  const { data: resent, error: refused } = await resendWebhookMessage({
-                    client: dir,
-                    headers,
-                    path: { id, message_id: m.id },
-                  });
-                  if (!resent) return say(out, messageOf(refused), 'error');
-                  say(out, `Message ${m.id} is sent again, with the same webhook-id.`, 'ok');
-                },
-              },
-              'Re-send',
-            ),
+            actionButton('Re-send', `Re-send ${m.id}`, 'secondary', async () => {
+              const { data: resent, error: refused } = await resendWebhookMessage({
+                client: dir,
+                headers,
+                path: { id, message_id: m.id },
+              });
+              if (!resent) return say(out, messageOf(refused), 'error');
+              say(out, `Message ${m.id} is sent again, with the same webhook-id.`, 'ok');
+            }),
           ),
         ),
       );
@@ -1353,35 +1351,18 @@ async function domainsPage(): Promise<void> {
           ),
         ),
       ),
-      h(
-        'button',
-        {
-          type: 'button',
-          'aria-label': `Verify ${d.domain}`,
-          click: async () => {
-            const { data, error } = await verifySendingDomain({ client: dir, headers, path: { id: d.id } });
-            if (!data) return say(out, messageOf(error), 'error');
-            await domainsPage();
-          },
-        },
-        'Verify',
-      ),
+      actionButton('Verify', `Verify ${d.domain}`, undefined, async () => {
+        const { data, error } = await verifySendingDomain({ client: dir, headers, path: { id: d.id } });
+        if (!data) return say(out, messageOf(error), 'error');
+        await domainsPage();
+      }),
       ' ',
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'danger',
-          'aria-label': `Delete ${d.domain}`,
-          click: async () => {
-            if (!confirm(`Delete ${d.domain}? Campaigns can no longer send from it.`)) return;
-            const { error } = await deleteSendingDomain({ client: dir, headers, path: { id: d.id } });
-            if (error) return say(out, messageOf(error), 'error');
-            await domainsPage();
-          },
-        },
-        'Delete',
-      ),
+      actionButton('Delete', `Delete ${d.domain}`, 'danger', async () => {
+        if (!confirm(`Delete ${d.domain}? Campaigns can no longer send from it.`)) return;
+        const { error } = await deleteSendingDomain({ client: dir, headers, path: { id: d.id } });
+        if (error) return say(out, messageOf(error), 'error');
+        await domainsPage();
+      }),
     ),
   );
   show(
@@ -1436,36 +1417,19 @@ async function plansPage(): Promise<void> {
     let action: Child = plan.id === 'pay_as_you_go' ? (active.size === 0 ? 'Current' : 'Always on') : null;
     if (plan.id !== 'pay_as_you_go') {
       action = sub
-        ? h(
-            'button',
-            {
-              type: 'button',
-              class: 'danger',
-              'aria-label': `Cancel ${plan.name}`,
-              click: async () => {
-                if (!confirm(`Cancel ${plan.name}? It ends now and is billed up to now.`)) return;
-                const { error: failed } = await cancelSubscription({ path: { id: sub.id } });
-                if (failed) return say(out, messageOf(failed), 'error');
-                await plansPage();
-              },
-            },
-            'Cancel',
-          )
-        : h(
-            'button',
-            {
-              type: 'button',
-              'aria-label': `Subscribe to ${plan.name}`,
-              click: async () => {
-                const { error: failed } = await createSubscription({
-                  body: { plan: plan.id as 'search_unlimited' | 'sales' | 'concierge' },
-                });
-                if (failed) return say(out, messageOf(failed), 'error');
-                await plansPage();
-              },
-            },
-            'Subscribe',
-          );
+        ? actionButton('Cancel', `Cancel ${plan.name}`, 'danger', async () => {
+            if (!confirm(`Cancel ${plan.name}? It ends now and is billed up to now.`)) return;
+            const { error: failed } = await cancelSubscription({ path: { id: sub.id } });
+            if (failed) return say(out, messageOf(failed), 'error');
+            await plansPage();
+          })
+        : actionButton('Subscribe', `Subscribe to ${plan.name}`, undefined, async () => {
+            const { error: failed } = await createSubscription({
+              body: { plan: plan.id as 'search_unlimited' | 'sales' | 'concierge' },
+            });
+            if (failed) return say(out, messageOf(failed), 'error');
+            await plansPage();
+          });
     }
     return h(
       'tr',
