@@ -147,6 +147,12 @@ export class MemoryRanking {
       if (activity && activity[at] !== 1) return false;
       return true;
     };
+    /** A listing kept and within the radius: its distance (null without `near`); else undefined. */
+    const placed = (at: number): number | null | undefined => {
+      if (!keep(at)) return undefined;
+      const dist = distanceAt(at);
+      return near && !(dist! <= near.radius) ? undefined : dist;
+    };
 
     const { trust, bayes, max: maxTrust } = this.trustColumns(snapshot.mean, upTo);
     let top = new TopK<Ranked>(limit + 1);
@@ -185,9 +191,8 @@ export class MemoryRanking {
       let lowest = Number.POSITIVE_INFINITY;
       for (let i = 0; i < n; i++) {
         const at = cover.ats[i]!;
-        if (!keep(at)) continue;
-        const dist = distanceAt(at);
-        if (near && !(dist! <= near.radius)) continue;
+        const dist = placed(at);
+        if (dist === undefined) continue;
         const bound = weigh(cover.bounds[i]!, at, dist);
         bounds[m] = bound;
         which[m] = i;
@@ -232,9 +237,8 @@ export class MemoryRanking {
       for (let i = 0; i < ranks.ats.length; i++) {
         const at = ranks.ats[i]!;
         const kw = ranks.ranks[i]!;
-        if (!keep(at)) continue;
-        const dist = distanceAt(at);
-        if (near && !(dist! <= near.radius)) continue;
+        const dist = placed(at);
+        if (dist === undefined) continue;
         offer(at, kw, kw, null, dist);
       }
       return top.sorted();
@@ -242,9 +246,9 @@ export class MemoryRanking {
     if (mode === 'semantic') {
       for (let i = 0; i < sem.ats.length; i++) {
         const at = sem.ats[i]!;
-        if (at >= upTo || !keep(at)) continue;
-        const dist = distanceAt(at);
-        if (near && !(dist! <= near.radius)) continue;
+        if (at >= upTo) continue;
+        const dist = placed(at);
+        if (dist === undefined) continue;
         const sim = sem.sims[i]!;
         offer(at, Math.max(0, Math.min(1, sim)), null, sim, dist);
       }
@@ -257,9 +261,8 @@ export class MemoryRanking {
     for (let i = 0; i < ranks.ats.length; i++) {
       const at = ranks.ats[i]!;
       const kw = ranks.ranks[i]!;
-      if (!keep(at)) continue;
-      const dist = distanceAt(at);
-      if (near && !(dist! <= near.radius)) continue;
+      const dist = placed(at);
+      if (dist === undefined) continue;
       kwAts.push(at);
       kwValues.push(kw);
       kwDists.push(dist);
