@@ -236,6 +236,26 @@ function actionButton(
   );
 }
 
+/**
+ * A danger button that asks first: once `question` is confirmed, `call` runs; its error is said in
+ * `out`, else `then` follows (the page drawn again).
+ */
+function askedButton(
+  label: string,
+  aria: string,
+  question: string,
+  out: HTMLElement,
+  call: () => Promise<{ error?: unknown }>,
+  then: () => Promise<unknown>,
+): HTMLButtonElement {
+  return actionButton(label, aria, 'danger', async () => {
+    if (!confirm(question)) return;
+    const { error } = await call();
+    if (error) return say(out, messageOf(error), 'error');
+    await then();
+  });
+}
+
 /** The values of a form's checked boxes named `name`. */
 const checked = <T extends string>(form: HTMLFormElement, name: string): T[] =>
   [...form.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value as T);
@@ -1132,12 +1152,14 @@ async function webhooksPage(): Promise<void> {
           },
         ),
         ' ',
-        actionButton('Delete', `Delete ${e.url}`, 'danger', async () => {
-          if (!confirm(`Delete the endpoint ${e.url}? It receives nothing more.`)) return;
-          const { error } = await deleteWebhookEndpoint({ client: dir, headers, path: { id: e.id } });
-          if (error) return say(out, messageOf(error), 'error');
-          await webhooksPage();
-        }),
+        askedButton(
+          'Delete',
+          `Delete ${e.url}`,
+          `Delete the endpoint ${e.url}? It receives nothing more.`,
+          out,
+          () => deleteWebhookEndpoint({ client: dir, headers, path: { id: e.id } }),
+          () => webhooksPage(),
+        ),
       ),
     );
   });
@@ -1357,12 +1379,14 @@ async function domainsPage(): Promise<void> {
         await domainsPage();
       }),
       ' ',
-      actionButton('Delete', `Delete ${d.domain}`, 'danger', async () => {
-        if (!confirm(`Delete ${d.domain}? Campaigns can no longer send from it.`)) return;
-        const { error } = await deleteSendingDomain({ client: dir, headers, path: { id: d.id } });
-        if (error) return say(out, messageOf(error), 'error');
-        await domainsPage();
-      }),
+      askedButton(
+        'Delete',
+        `Delete ${d.domain}`,
+        `Delete ${d.domain}? Campaigns can no longer send from it.`,
+        out,
+        () => deleteSendingDomain({ client: dir, headers, path: { id: d.id } }),
+        () => domainsPage(),
+      ),
     ),
   );
   show(
@@ -1417,12 +1441,14 @@ async function plansPage(): Promise<void> {
     let action: Child = plan.id === 'pay_as_you_go' ? (active.size === 0 ? 'Current' : 'Always on') : null;
     if (plan.id !== 'pay_as_you_go') {
       action = sub
-        ? actionButton('Cancel', `Cancel ${plan.name}`, 'danger', async () => {
-            if (!confirm(`Cancel ${plan.name}? It ends now and is billed up to now.`)) return;
-            const { error: failed } = await cancelSubscription({ path: { id: sub.id } });
-            if (failed) return say(out, messageOf(failed), 'error');
-            await plansPage();
-          })
+        ? askedButton(
+            'Cancel',
+            `Cancel ${plan.name}`,
+            `Cancel ${plan.name}? It ends now and is billed up to now.`,
+            out,
+            () => cancelSubscription({ path: { id: sub.id } }),
+            () => plansPage(),
+          )
         : actionButton('Subscribe', `Subscribe to ${plan.name}`, undefined, async () => {
             const { error: failed } = await createSubscription({
               body: { plan: plan.id as 'search_unlimited' | 'sales' | 'concierge' },
