@@ -35,7 +35,9 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
       .poll(
         async () => {
           summary = (await (await fetch(`${base}/status.json`)).json()) as Summary;
-          return summary.status;
+          // the first probes of the components are stored one by one: wait for all of them
+          const probed = summary.components.every((c) => c.days.at(-1)?.uptime !== null);
+          return probed ? summary.status : 'waiting for every first probe';
         },
         { timeout: 10_000 },
       )

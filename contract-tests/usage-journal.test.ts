@@ -88,13 +88,16 @@ describe.each(await storages())('the usage journal under kill -9 (%s)', (storage
         while (!killed) await call().catch(() => undefined); // the kill fails the calls in flight
       });
       await new Promise((r) => setTimeout(r, LOAD_MS));
+      // listened for before the kill: the exit may come while the clients' calls fail
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');
       killed = true;
       await Promise.all(loops);
-      await new Promise((r) => child.once('exit', r));
+      await exited;
       expect(answered).toBeGreaterThan(50);
-      // what the database had not got yet when the process died
-      expect(segments(journal).length).toBeGreaterThan(0);
+      // What the database had not got yet when the process died is in the journal's segments;
+      // on a quiet machine the database may have caught up by the kill (none left), so their
+      // number is not asserted here: src/platform/metering.test.ts replays segments directly.
 
       child = start(env, port);
       await waitForHttp(`${url}/readyz`, child, 120_000); // the journal is replayed before ready
