@@ -62,23 +62,10 @@ function anotherBody(body: unknown): unknown {
       }
     }
     if (Object.values(record).some(edit)) return true;
-    // no text: a number changed by one (`previous_secret_expires_in`), a flag flipped
-    // (`sync_replies`), else an id naming another thing (`target_list_id`)
+    // no text: a number changed by one (`previous_secret_expires_in`)
     for (const [field, value] of Object.entries(record)) {
       if (typeof value === 'number') {
         record[field] = value + 1;
-        return true;
-      }
-    }
-    for (const [field, value] of Object.entries(record)) {
-      if (typeof value === 'boolean') {
-        record[field] = !value;
-        return true;
-      }
-    }
-    for (const [field, value] of Object.entries(record)) {
-      if (typeof value === 'string' && field.endsWith('_id')) {
-        record[field] = missing(value);
         return true;
       }
     }
