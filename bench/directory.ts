@@ -23,13 +23,10 @@
 // with SEARCH_CACHE=off; the per-mode scenarios run with the caches off, so every request
 // ranks (cold figures), 4 connections back to back.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { writeListings } from '../src/directory/generate.ts';
@@ -37,9 +34,7 @@ import { importListings } from '../src/directory/import.ts';
 import { type Db } from '../src/platform/db.ts';
 import { openStorage } from '../src/storage.ts';
 import type { LoadResult } from './load.ts';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const NODE = process.execPath;
+import { NODE, ROOT, rssMb, type Service, startService } from './service.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -214,84 +209,6 @@ async function ensureLoaded(db: Db, file: string, marker: string): Promise<LoadF
 }
 
 // --- the service -----------------------------------------------------------------------------
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
-/** RSS and its peak of the service: its process and, with workers, theirs added up. */
-function rssMb(pid: number): { rss: number; hwm: number } {
-  let rss = 0;
-  let hwm = 0;
-  const children = (() => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  })();
-  for (const one of [pid, ...children]) {
-    const status = readFileSync(`/proc/${one}/status`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-    rss += kb('VmRSS');
-    hwm += kb('VmHWM');
-  }
-  return { rss: Math.round(rss / 1024), hwm: Math.round(hwm / 1024) };
-}
-
-interface Service {
-  url: string;
-  key: string;
-  pid: number;
-  ready_s: number;
-  stop(): Promise<void>;
-}
-
-async function startService(env: Record<string, string>): Promise<Service> {
-  const port = await freePort();
-  const key = `sk_bench_${randomBytes(16).toString('hex')}`;
-  const started = performance.now();
-  const flags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []; // e.g. --trace-gc
-  const child = spawn(NODE, ['--max-semi-space-size=64', ...flags, 'src/main.ts', 'directory'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...env,
-      HOST: '127.0.0.1',
-      DIRECTORY_API_PORT: String(port),
-      INBOUND_SMTP_PORT: 'off',
-      BOOTSTRAP_ADMIN_KEY: key,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return {
-    url,
-    key,
-    pid: child.pid ?? 0,
-    ready_s: Math.round((performance.now() - started) / 100) / 10,
-    async stop() {
-      await new Promise((r) => setTimeout(r, 2000)); // the requests autocannon left in flight
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-  };
-}
 
 async function runLoad(service: Service, config: Record<string, unknown>): Promise<LoadResult> {
   const child = spawn(
