@@ -109,7 +109,7 @@ describe('our model API as the upstream of another instance', () => {
     expectDocumented(embedded, 502, embeddingOp);
   });
 
-  it('answers 504 when the upstream is too slow', async () => {
+  it('answers 504 when the upstream is too slow: a stream to its first event, a buffered answer in all', async () => {
     // A socket that accepts and never answers.
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -119,13 +119,24 @@ describe('our model API as the upstream of another instance', () => {
         type: 'upstream',
         baseUrl: `http://127.0.0.1:${port}/v1`,
         firstByteTimeoutMs: 300,
+        totalTimeoutMs: 1_500,
         retries: 0,
       });
-      const error = await client.chat.completions
+      let started = Date.now();
+      const streamed = await client.chat.completions
+        .create({ model: 'queen', messages, stream: true })
+        .catch((e: unknown) => e);
+      expect((streamed as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+      expectDocumented(streamed, 504);
+      expect(Date.now() - started).toBeLessThan(1_400);
+      // buffered, the upstream is asked for one JSON answer, whose first byte is its last
+      started = Date.now();
+      const buffered = await client.chat.completions
         .create({ model: 'queen', messages })
         .catch((e: unknown) => e);
-      expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
-      expectDocumented(error, 504);
+      expect((buffered as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+      expectDocumented(buffered, 504);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
     } finally {
       silent.close();
     }

@@ -81,7 +81,7 @@ export function createChatRouter(deps: ChatDeps): Router {
         includeUsage: body.stream_options?.include_usage === true,
         requestId: requestIdOf(res),
       });
-      const events = engine.chat(body, { signal: client.signal, promptTokens });
+      const events = engine.chat(body, { signal: client.signal, promptTokens, whole: body.stream !== true });
       const bill = async (status: number) => {
         const billing = assembly.billing();
         await recordUsageBatched(deps.db, principal, {

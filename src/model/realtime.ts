@@ -787,7 +787,7 @@ class Session {
       });
       try {
         const completion = await assembly.collect(
-          engine.chat(request, { signal, promptTokens: countPromptTokens(request) }),
+          engine.chat(request, { signal, promptTokens: countPromptTokens(request), whole: true }),
         );
         text = completion.choices[0]?.message.content ?? '';
       } finally {

@@ -113,6 +113,7 @@ export function startChat(
   });
   const events = engine.chat(request, {
     promptTokens,
+    whole: request.stream !== true,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   return { promptTokens, assembly, events };

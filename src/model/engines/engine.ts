@@ -55,6 +55,12 @@ export interface ChatOptions {
   signal?: AbortSignal;
   /** Prompt tokens as the route counted them, so the engine need not tokenize the prompt again. */
   promptTokens?: number;
+  /**
+   * The caller wants the whole answer only (a buffered chat completion), not its pieces as they
+   * come: an engine may then fetch it in one piece (the upstream engine asks with `stream:
+   * false`). The events are the same.
+   */
+  whole?: boolean;
 }
 
 /** What an embeddings request asks of an engine, after the route's checks. */

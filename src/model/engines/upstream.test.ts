@@ -244,6 +244,57 @@ describe('UpstreamEngine', () => {
     ]);
   });
 
+  it('asks for one JSON answer when the caller wants the whole answer, bounded by the total time only', async () => {
+    const upstream = await fake((req, res, body) => {
+      const streamed = (JSON.parse(body) as { stream?: boolean }).stream === true;
+      // slower than the first-byte timeout: a whole answer's first byte is its last
+      setTimeout(() => {
+        if (streamed) return answer(req, res, body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            choices: [
+              { index: 0, message: { role: 'assistant', content: 'Hello world' }, finish_reason: 'stop' },
+            ],
+            usage: { prompt_tokens: 11, completion_tokens: 2 },
+          }),
+        );
+      }, 200);
+    });
+    const engine = new UpstreamEngine(
+      { baseUrl: upstream.url, firstByteTimeoutMs: 100, totalTimeoutMs: 5_000, retries: 0 },
+      door,
+    );
+    expect(await collect(engine.chat(REQUEST, { whole: true }))).toEqual([
+      { type: 'content', choice: 0, text: 'Hello world' },
+      { type: 'finish', choice: 0, reason: 'stop' },
+      { type: 'usage', promptTokens: 11, completionTokens: 2 },
+    ]);
+    expect(upstream.requests[0]?.body).toEqual({
+      model: 'king',
+      messages: REQUEST.messages,
+      max_tokens: 50,
+      stream: false,
+    });
+    expect(upstream.requests[0]?.headers.accept).toBe('application/json');
+    // the same call streamed is held to the first-byte timeout
+    const error = await failure(collect(engine.chat(REQUEST)));
+    expect(error.code).toBe('upstream_timeout');
+    engine.close();
+  });
+
+  it('reads a streamed answer to a request for the whole answer', async () => {
+    const upstream = await fake(answer);
+    const engine = new UpstreamEngine({ baseUrl: upstream.url }, door);
+    expect(await collect(engine.chat(REQUEST, { whole: true }))).toEqual([
+      { type: 'content', choice: 0, text: 'Hello' },
+      { type: 'content', choice: 0, text: ' world' },
+      { type: 'finish', choice: 0, reason: 'stop' },
+      { type: 'usage', promptTokens: 11, completionTokens: 2 },
+    ]);
+    engine.close();
+  });
+
   it('retries after a 5xx, then succeeds', async () => {
     let calls = 0;
     const upstream = await fake((req, res, body) => {
