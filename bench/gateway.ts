@@ -192,7 +192,13 @@ async function startOurs(upstream: string): Promise<Target> {
   const admin = `sk_bench_${randomBytes(16).toString('hex')}`;
   const child = start(
     NODE,
-    ['--max-semi-space-size=64', 'src/main.ts', 'model'],
+    [
+      '--max-semi-space-size=64',
+      // e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' for a profile of ours
+      ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
+      'src/main.ts',
+      'model',
+    ],
     {
       MODEL_API_PORT: String(port),
       HOST: '127.0.0.1',
