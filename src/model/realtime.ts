@@ -786,8 +786,10 @@ class Session {
         fingerprint: engine.fingerprint(REALTIME_TEXT_MODEL),
       });
       try {
+        // streamed from an upstream, not `whole`: a silent upstream then fails a spoken turn at its
+        // first-byte timeout rather than after the total time
         const completion = await assembly.collect(
-          engine.chat(request, { signal, promptTokens: countPromptTokens(request), whole: true }),
+          engine.chat(request, { signal, promptTokens: countPromptTokens(request) }),
         );
         text = completion.choices[0]?.message.content ?? '';
       } finally {
