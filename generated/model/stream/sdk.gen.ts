@@ -48,6 +48,10 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * prince 16,000), else a 400 `context_length_exceeded` whose message names both counts.
  * A failure after the 200 went out is sent as a last data chunk with an `error` member
  * (the shared error object) and `finish_reason: "error"`, followed by `data: [DONE]`.
+ * On a model served by an upstream, a streamed call answers 504 `upstream_timeout` when the
+ * upstream sends no first event within the operator's first-byte timeout (60 s by default);
+ * a buffered call is relayed as one buffered upstream answer, so it answers 504 only after
+ * the operator's total timeout (600 s by default).
  *
  * **Billing.** Prompt tokens at the model's input price and generated tokens (of all
  * choices) at its output price; buffered and streamed answers bill identically. A client
