@@ -39,11 +39,30 @@ describe('address ranges', () => {
     '::ffff:10.0.0.1',
     '::ffff:169.254.169.254',
     '64:ff9b::7f00:1',
+    // IPv4-compatible (ipaddr.js calls it unicast), as typed and as a URL stores it
+    '::127.0.0.1',
+    '::7f00:1',
+    '::10.0.0.1',
+    '::a9fe:a9fe',
+    '::0:0:0:a00:1',
+    '64:ff9b::a00:1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::808:808',
+    '2002:7f00:1::1',
+    '2002:808:808::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
   ])('refuses %s', (address) => {
     expect(forbiddenRange(address)).toBeDefined();
   });
 
-  it.each(['93.184.215.14', '1.1.1.1', '2a00:1450:4001:80b::200e', '::ffff:93.184.215.14'])(
+  it.each([
+    '93.184.215.14',
+    '1.1.1.1',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:93.184.215.14',
+    // a public IPv4 address through the NAT64 well-known prefix is that public address
+    '64:ff9b::808:808',
+  ])(
     'allows %s',
     (address) => {
       expect(forbiddenRange(address)).toBeUndefined();
@@ -76,6 +95,8 @@ describe('address ranges of upstreams the operator configured (MODEL_ENGINES)', 
     ['ff02::1', 'multicast'],
     ['255.255.255.255', 'broadcast'],
     ['240.0.0.1', 'reserved'],
+    ['::a9fe:a9fe', 'linkLocal'],
+    ['64:ff9b::a9fe:a9fe', 'linkLocal'],
   ])('refuses %s (%s): no upstream lives there, the cloud metadata service does', (address, range) => {
     expect(forbiddenRange(address, 'operator')).toBe(range);
   });
@@ -91,6 +112,10 @@ describe('URLs as they are saved', () => {
     ['https://169.254.169.254/latest/meta-data', 'private_network_url'],
     ['https://[::1]/hook', 'private_network_url'],
     ['https://[::ffff:127.0.0.1]/hook', 'private_network_url'],
+    ['https://[::127.0.0.1]/hook', 'private_network_url'],
+    ['https://[::a9fe:a9fe]/latest/meta-data', 'private_network_url'],
+    ['https://[64:ff9b::10.0.0.1]/hook', 'private_network_url'],
+    ['https://[2002:a00:1::1]/hook', 'private_network_url'],
     ['https://localhost/hook', 'private_network_url'],
     ['https://user:pw@hooks.example.com/x', 'invalid_url'],
     ['not a url', 'invalid_url'],

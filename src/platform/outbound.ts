@@ -1,8 +1,8 @@
 // The one door out: every HTTP call the product makes to an address someone gave goes through
 // here. Addresses a customer gave (webhook endpoints, remote MCP servers, CRM base URLs) are
 // checked by `checkOutboundUrl` when saved and called by `request` or `fetch`: loopback, private,
-// link-local, multicast, reserved and unspecified addresses are refused (IPv4 and IPv6,
-// IPv4-mapped included). The upstream engines the operator configured (MODEL_ENGINES) are called
+// link-local, multicast, reserved and unspecified addresses are refused (IPv4 and IPv6, and the
+// IPv4 address an IPv6 one embeds: mapped, compatible, NAT64). The upstream engines the operator configured (MODEL_ENGINES) are called
 // by `open`, with origin `operator`: private networks are allowed there (a vLLM on 10.0.0.5 is
 // normal on premises), link-local (the cloud metadata service at 169.254.169.254), multicast,
 // broadcast, reserved and unspecified addresses still are not. Either way the check is made again
@@ -95,14 +95,30 @@ async function resolveAll(host: string, policy: OutboundPolicy): Promise<LookupA
   return found;
 }
 
+/**
+ * The IPv4 address an IPv6 one carries to an IPv4 host, judged as that IPv4 address:
+ * IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible `::a.b.c.d` (deprecated by RFC 4291, but
+ * ipaddr.js calls it `unicast`, and a URL stores `[::127.0.0.1]` as `[::7f00:1]`), and the NAT64
+ * well-known prefix `64:ff9b::/96` (RFC 6052: a NAT64 gateway reaches a.b.c.d for it). 6to4
+ * (`2002::/16`), Teredo and the local-use NAT64 prefix `64:ff9b:1::/48` stay refused whole as
+ * their own ranges: no customer endpoint needs those transition relays.
+ */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = v6.parts;
+  const low = () => new ipaddr.IPv4([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]);
+  const zeroTo = (end: number, from = 0) => p.slice(from, end).every((part) => part === 0);
+  if (zeroTo(5) && p[5] === 0xffff) return low();
+  // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4 ones
+  if (zeroTo(6) && (p[6] !== 0 || p[7]! > 1)) return low();
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeroTo(6, 2)) return low();
+  return undefined;
+}
+
 /** Why this address may not be called by a call of `origin`, or undefined when it may. */
 export function forbiddenRange(address: string, origin: OutboundOrigin = 'customer'): string | undefined {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  const range = parsed.range();
+  const parsed = ipaddr.parse(address);
+  const range = (parsed.kind() === 'ipv6' ? (embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed) : parsed).range();
   // 'unicast' is the public internet in both families; everything else is somebody's own network,
   // this machine, or no single machine at all. The operator's own networks are theirs to use.
   if (range === 'unicast' || (origin === 'operator' && OPERATOR_RANGES.has(range))) return undefined;
