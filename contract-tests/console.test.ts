@@ -384,6 +384,30 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     expect(tokens).toEqual([{ used_at: null }]);
   });
 
+  it('kills every open reset link once one is used: an older mail no longer resets the password', async () => {
+    const email = `reset-twice.${storage}@example.eu`;
+    await signedUp(email);
+    const links: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      expect((await call(undefined, 'POST', '/v1/password-resets', { email })).status).toBe(202);
+      links.push(new URL(lastLink(outbox, email, '/console/reset')).searchParams.get('token')!);
+    }
+    expect(links[0]).not.toBe(links[1]);
+    const newer = 'the newer link chose this passphrase';
+    const done = await call(undefined, 'POST', '/v1/password-resets/confirm', {
+      token: links[1],
+      password: newer,
+    });
+    expect(done.status).toBe(200);
+    const older = await call(undefined, 'POST', '/v1/password-resets/confirm', {
+      token: links[0],
+      password: 'whoever kept the old mail picks this',
+    });
+    expect(older.status).toBe(400);
+    expect(older.json?.error?.code).toBe('invalid_token');
+    expect((await call({}, 'POST', '/v1/sessions', { email, password: newer })).status).toBe(201);
+  });
+
   it('logs out on the server: the copied cookie stops working at once', async () => {
     const browser = await signedUp(`logout.${storage}@example.eu`);
     const copied = browser.cookie;

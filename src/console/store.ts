@@ -108,8 +108,14 @@ export class ConsoleStore {
     return undefined;
   }
 
+  /** A new password kills every reset link of the user still open: an older mail must not reset it again. */
   async setPassword(userId: string, passwordHash: string): Promise<void> {
-    await this.db.query('update console_users set password_hash = $2 where id = $1', [userId, passwordHash]);
+    await this.db.transaction(async (tx) => {
+      await tx.query('update console_users set password_hash = $2 where id = $1', [userId, passwordHash]);
+      await tx.query(`delete from console_tokens where user_id = $1 and purpose = 'reset_password'`, [
+        userId,
+      ]);
+    });
   }
 
   async markVerified(userId: string): Promise<void> {
