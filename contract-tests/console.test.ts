@@ -297,7 +297,8 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
         .status,
     ).toBe(404);
     const keys = await call(bob, 'GET', `/v1/keys?project_id=${project.json?.id}`);
-    expect(keys.json?.data).toEqual([]);
+    expect(keys.status).toBe(404);
+    expect(keys.json?.error).toMatchObject({ code: 'not_found', param: 'project_id' });
   });
 
   it('throttles log-in after repeated failures, per address, with Retry-After', async () => {

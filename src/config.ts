@@ -144,13 +144,13 @@ export interface Config {
    * seconds; 86,400 by default. Tests shorten it to see a follow-up go out.
    */
   campaignDaySeconds: number;
-  /** PUBLIC_DIRECTORY_URL: the directory API's address as clients reach it (photo URLs); the request's own when unset. */
+  /** PUBLIC_DIRECTORY_URL: the directory API's address as clients reach it (photo URLs); the listening address when unset. */
   publicDirectoryUrl: string | undefined;
   /** MODEL_ENGINES: the engine behind each text model (src/model/engines/select.ts). */
   engines: EnginesConfig;
   /** MODEL_ENGINES' `imagine` and `voice`: built in unless an upstream is named. */
   mediaEngines: MediaEnginesConfig;
-  /** MODEL_API_PUBLIC_URL when it is set: the origin of generated images' URLs (else the request's own). */
+  /** MODEL_API_PUBLIC_URL when it is set: the origin of generated images' URLs (else the listening address, never the request's Host). */
   imageUrlBase: string | undefined;
   /** IMAGE_WORKERS: threads of one process that paint images (built-in imagine engine); 2 by default. */
   imageWorkers: number;

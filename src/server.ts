@@ -208,6 +208,7 @@ export async function startServices(
     const logger = createLogger(config.logLevel, 'model-api', config.logFormat);
     const service = await createModelService(platform, logger, {
       directoryUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
+      ownUrl: () => urls.model ?? urlOf(config.host, config.modelPort),
     });
     const stop = await serve('model', service.app, config.modelPort, service.upgrade);
     logger.info(
@@ -224,6 +225,7 @@ export async function startServices(
     const logger = createLogger(config.logLevel, 'directory-api', config.logFormat);
     const service = await createDirectoryService(platform, logger, {
       modelUrl: () => urls.model ?? urlOf(config.host, config.modelPort),
+      ownUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
     });
     const stop = await serve('directory', service.app, config.directoryPort);
     ready.push(service.ready);

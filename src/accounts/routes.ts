@@ -20,6 +20,7 @@ import type {
   UpdateProjectData,
   UpdateProjectResponses,
 } from '../../generated/model/client/types.gen.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { pageReply } from '../platform/pagination.ts';
 import { typedRouter } from '../platform/route.ts';
 import type { Authenticator } from './auth.ts';
@@ -38,12 +39,21 @@ export function createAccountsRouter(store: AccountStore, auth: Authenticator): 
     }),
   }));
 
-  api.get<ListKeysData, ListKeysResponses>('/v1/keys', async ({ query, req, principal }) =>
-    pageReply(
+  api.get<ListKeysData, ListKeysResponses>('/v1/keys', async ({ query, req, principal }) => {
+    const accountId = principal().accountId;
+    // another account's project is unknown here, as on GET /v1/projects/{id}
+    if (query?.project_id !== undefined) {
+      await store.getProject(accountId, query.project_id).catch((err: unknown) => {
+        throw err instanceof NotFoundError
+          ? new NotFoundError('not_found', err.message, { param: 'project_id' })
+          : err;
+      });
+    }
+    return pageReply(
       req,
-      await store.listKeys(principal().accountId, query?.limit ?? 20, query?.cursor, query?.project_id),
-    ),
-  );
+      await store.listKeys(accountId, query?.limit ?? 20, query?.cursor, query?.project_id),
+    );
+  });
 
   api.get<GetKeyData, GetKeyResponses>('/v1/keys/{id}', async ({ path, principal }) => ({
     status: 200,

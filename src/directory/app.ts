@@ -56,6 +56,8 @@ export interface DirectoryService {
 export interface DirectoryServiceOptions {
   /** Where the concierge reaches the Model API (MODEL_API_URL, else the model API of this process). */
   modelUrl?: () => string;
+  /** The address this service listens on: photo URLs' origin without PUBLIC_DIRECTORY_URL. */
+  ownUrl?: () => string;
 }
 
 export async function createDirectoryService(
@@ -212,8 +214,18 @@ export async function createDirectoryService(
     pages: [createStatusPages(platform.db)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
     routers: [
-      createDirectoryRouter({ db: platform.db, search, publicBaseUrl: platform.config.publicDirectoryUrl }),
-      createUsageRouter(platform.db, 'directory'),
+      createDirectoryRouter({
+        db: platform.db,
+        search,
+        publicBaseUrl: () =>
+          platform.config.publicDirectoryUrl ??
+          options.ownUrl?.() ??
+          `http://127.0.0.1:${platform.config.directoryPort}`,
+      }),
+      createUsageRouter(platform.db, 'directory', {
+        project: (accountId, id) => platform.accounts.getProject(accountId, id),
+        key: (accountId, id) => platform.accounts.getKey(accountId, id),
+      }),
       createWebhookRouter(webhooks, delivery),
       sales.router,
       createSendingDomainRouter(domains),

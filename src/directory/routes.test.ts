@@ -34,7 +34,12 @@ beforeAll(async () => {
     docsPath: 'docs/reference/directory.html',
     logger: createLogger('silent', 'directory'),
     routers: [
-      createDirectoryRouter({ db, search: createSearch(db), now: () => new Date('2026-11-20T10:00:00Z') }),
+      createDirectoryRouter({
+        db,
+        search: createSearch(db),
+        publicBaseUrl: () => 'http://127.0.0.1:8081',
+        now: () => new Date('2026-11-20T10:00:00Z'),
+      }),
     ],
     isReady: () => true,
   });

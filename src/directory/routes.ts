@@ -1,7 +1,7 @@
 // The Search and Places routes of the directory API, typed by the generated types (the validator
 // has already checked and coerced the query; the security handler has set the principal). Each
 // successful call is metered with recordUsage at the spec's price, once its answer is sent.
-import type { Request, Response, Router } from 'express';
+import type { Response, Router } from 'express';
 import type {
   GeocodePlaceData,
   GeocodePlaceResponses,
@@ -27,8 +27,11 @@ export interface DirectoryRouterOptions {
   db: Db;
   /** The search of this database. */
   search: Search;
-  /** The public origin of the API for photo URLs; the request's own origin when unset. */
-  publicBaseUrl?: string | undefined;
+  /**
+   * The public origin of the API for photo URLs: PUBLIC_DIRECTORY_URL, else the address this
+   * service listens on; never the request's Host, which whoever sends the request chooses.
+   */
+  publicBaseUrl: () => string;
   /** The clock (tests pin it). */
   now?: () => Date;
 }
@@ -40,8 +43,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
   const { db, search } = options;
   const now = options.now ?? (() => new Date());
   const api = typedRouter();
-  const baseUrl = (req: Request) =>
-    options.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const baseUrl = () => options.publicBaseUrl();
 
   /** Meters a call once its answer is sent: search at its price, places by the month's count. */
   const meter =
@@ -73,7 +75,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
     // (parsed only when the raw query could name it: most searches do not)
     const raw = req.originalUrl.slice(req.originalUrl.indexOf('?') + 1);
     if (!/radius|%/i.test(raw) || !new URLSearchParams(raw).has('radius_km')) delete params.radius_km;
-    const page = await search.search(params, now(), { baseUrl: baseUrl(req) });
+    const page = await search.search(params, now(), { baseUrl: baseUrl() });
     const headers = nextLinkOf(req, page);
     // A page served before (the same object, from the rendered-page cache) goes out as the
     // JSON kept when it was first sent, validated then; only a 200 is kept.
@@ -93,9 +95,9 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
 
   api.get<GetPlaceDetailsData, GetPlaceDetailsResponses>(
     '/v1/places/details',
-    async ({ req, res, query, after }) => {
+    async ({ res, query, after }) => {
       after(meter('places', '/v1/places/details', res, performance.now()));
-      return { status: 200, body: await getPlaceDetails(db, query.id, now(), { baseUrl: baseUrl(req) }) };
+      return { status: 200, body: await getPlaceDetails(db, query.id, now(), { baseUrl: baseUrl() }) };
     },
   );
 
@@ -106,14 +108,14 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
 
   api.get<ReverseGeocodePlaceData, ReverseGeocodePlaceResponses>(
     '/v1/places/reverse',
-    async ({ req, res, query, after }) => {
+    async ({ res, query, after }) => {
       after(meter('places', '/v1/places/reverse', res, performance.now()));
       return {
         status: 200,
         body: await reverseGeocode(db, Number(query.lat), Number(query.lon), {
           limit: query.limit,
           now: now(),
-          baseUrl: baseUrl(req),
+          baseUrl: baseUrl(),
         }),
       };
     },

@@ -45,6 +45,8 @@ export interface ModelService {
 export interface ModelServiceOptions {
   /** Where the MCP hub reaches the Directory API (DIRECTORY_API_URL, else the directory of this process). */
   directoryUrl?: () => string;
+  /** The address this service listens on: image URLs' origin without MODEL_API_PUBLIC_URL. */
+  ownUrl?: () => string;
 }
 
 export async function createModelService(
@@ -147,7 +149,7 @@ export async function createModelService(
         engine: media.image,
         store: new MediaStore(platform.db),
         logger,
-        publicUrl: config.imageUrlBase,
+        publicUrl: () => config.imageUrlBase ?? options.ownUrl?.() ?? `http://127.0.0.1:${config.modelPort}`,
       }),
       createAudioRouter({
         db: platform.db,
@@ -158,7 +160,10 @@ export async function createModelService(
         logger,
       }),
       createAccountsRouter(platform.accounts, platform.auth),
-      createUsageRouter(platform.db, 'model'),
+      createUsageRouter(platform.db, 'model', {
+        project: (accountId, id) => platform.accounts.getProject(accountId, id),
+        key: (accountId, id) => platform.accounts.getKey(accountId, id),
+      }),
       createIncidentsRouter(platform.db),
       createPlansRouter({ db: platform.db, auth: platform.auth, vatRate: platform.config.vatRate }),
       createConsoleRouter({

@@ -30,8 +30,11 @@ export interface ImagesDeps {
   engine: ImageEngine;
   store: MediaStore;
   logger: Logger;
-  /** MODEL_API_PUBLIC_URL when set: the origin of image URLs; else the request's own. */
-  publicUrl: string | undefined;
+  /**
+   * The origin of image URLs: MODEL_API_PUBLIC_URL, else the address this service listens on;
+   * never the request's Host, which whoever sends the request chooses.
+   */
+  publicUrl: () => string;
 }
 
 export const IMAGE_SIZES: Record<string, [number, number]> = {
@@ -88,7 +91,7 @@ export function createImagesRouter(deps: ImagesDeps): Router {
   const api = typedRouter();
   api.post<CreateImageData, CreateImageResponses>(
     '/v1/images/generations',
-    async ({ body, req, res, principal: caller }) => {
+    async ({ body, res, principal: caller }) => {
       const started = Date.now();
       const request = imageRequest(body);
       const principal = caller();
@@ -105,7 +108,7 @@ export function createImagesRouter(deps: ImagesDeps): Router {
           latencyMs: Date.now() - started,
         }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
       };
-      const origin = deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+      const origin = deps.publicUrl();
       const data: ImagesResponse['data'] = [];
       try {
         for await (const image of deps.engine.generate(request, client.signal)) {

@@ -62,12 +62,9 @@ describe('address ranges', () => {
     '::ffff:93.184.215.14',
     // a public IPv4 address through the NAT64 well-known prefix is that public address
     '64:ff9b::808:808',
-  ])(
-    'allows %s',
-    (address) => {
-      expect(forbiddenRange(address)).toBeUndefined();
-    },
-  );
+  ])('allows %s', (address) => {
+    expect(forbiddenRange(address)).toBeUndefined();
+  });
 });
 
 describe('address ranges of upstreams the operator configured (MODEL_ENGINES)', () => {

@@ -253,8 +253,10 @@ export function createSalesRouter({
       ),
   );
 
-  api.get<ListRepliesData, ListRepliesResponses>('/v1/replies', async ({ query, req, principal }) =>
-    pageReply(
+  api.get<ListRepliesData, ListRepliesResponses>('/v1/replies', async ({ query, req, principal }) => {
+    // a campaign of another project is unknown here, as on GET /v1/campaigns/{id}
+    if (query?.campaign_id !== undefined) await campaigns.get(principal().projectId, query.campaign_id);
+    return pageReply(
       req,
       await replies.list(principal().projectId, {
         limit: query?.limit ?? 20,
@@ -262,8 +264,8 @@ export function createSalesRouter({
         campaignId: query?.campaign_id,
         kind: query?.kind,
       }),
-    ),
-  );
+    );
+  });
   api.get<GetReplyData, GetReplyResponses>('/v1/replies/{id}', async ({ path, principal }) => ({
     status: 200,
     body: await replies.get(principal().projectId, path.id),

@@ -12,6 +12,7 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { ServiceName } from '../platform/app.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { typedRouter } from '../platform/route.ts';
 import { formatEur } from '../platform/metering.ts';
 import { type ReportQuery, type ReportShape, type Sums, usageReport } from './report.ts';
@@ -80,11 +81,31 @@ function envelope<G extends string, T>(query: ReportQuery, totals: T) {
 type ModelGroupBy = ModelUsageResponses[200]['group_by'][number];
 type DirectoryGroupBy = DirectoryUsageResponses[200]['group_by'][number];
 
-export function createUsageRouter(db: Queryable, service: ServiceName): Router {
+/**
+ * Whether the account owns a project or key a filter names: a filter on another account's
+ * resource is a 404, as the resource's own operations answer, not an empty report.
+ */
+export interface UsageOwnership {
+  project(accountId: string, id: string): Promise<unknown>;
+  key(accountId: string, id: string): Promise<unknown>;
+}
+
+async function checkFilters(owns: UsageOwnership, accountId: string, query: ReportQuery): Promise<void> {
+  const { project_id: projectId, key_id: keyId } = query.filters;
+  const param = (name: string) => (err: unknown) => {
+    if (err instanceof NotFoundError) throw new NotFoundError('not_found', err.message, { param: name });
+    throw err;
+  };
+  if (projectId !== undefined) await owns.project(accountId, projectId).catch(param('project_id'));
+  if (keyId !== undefined) await owns.key(accountId, keyId).catch(param('key_id'));
+}
+
+export function createUsageRouter(db: Queryable, service: ServiceName, owns: UsageOwnership): Router {
   const api = typedRouter();
   if (service === 'model') {
     api.get<ModelUsageData, ModelUsageResponses>('/v1/usage', async ({ req, principal }) => {
       const query = queryOf(req, ['model', 'project_id', 'key_id']);
+      await checkFilters(owns, principal().accountId, query);
       const { totals, data } = await usageReport(db, principal().accountId, MODEL_USAGE, query);
       return {
         status: 200,
@@ -94,6 +115,7 @@ export function createUsageRouter(db: Queryable, service: ServiceName): Router {
   } else {
     api.get<DirectoryUsageData, DirectoryUsageResponses>('/v1/usage', async ({ req, principal }) => {
       const query = queryOf(req, ['interface', 'project_id', 'key_id']);
+      await checkFilters(owns, principal().accountId, query);
       const { totals, data } = await usageReport(db, principal().accountId, DIRECTORY_USAGE, query);
       return {
         status: 200,

@@ -5698,7 +5698,7 @@ export type ListRepliesData = {
     path?: never;
     query?: {
         /**
-         * Only replies to messages of this campaign.
+         * Only replies to messages of this campaign (a campaign of another project is a 404, `campaign_not_found`).
          */
         campaign_id?: CampaignId;
         /**
@@ -5730,6 +5730,10 @@ export type ListRepliesErrors = {
      * The key is valid but lacks the scope this operation needs; the message names it.
      */
     403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
     /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
@@ -7070,11 +7074,11 @@ export type GetUsageData = {
          */
         interface?: UsageInterface;
         /**
-         * Only usage of this project.
+         * Only usage of this project (a project of another account is a 404, `not_found`).
          */
         project_id?: ProjectId;
         /**
-         * Only usage of this API key.
+         * Only usage of this API key (a key of another account is a 404, `not_found`).
          */
         key_id?: KeyId;
         /**
@@ -7098,6 +7102,10 @@ export type GetUsageErrors = {
      * The key is valid but lacks the scope this operation needs; the message names it.
      */
     403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
     /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */

@@ -5114,7 +5114,7 @@ export type ListKeysData = {
          */
         cursor?: string;
         /**
-         * Only the keys of this project.
+         * Only the keys of this project (a project of another account is a 404, `not_found`).
          */
         project_id?: string;
     };
@@ -5134,6 +5134,10 @@ export type ListKeysErrors = {
      * The key is valid but lacks the scope this operation needs; the message names it.
      */
     403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
     /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
@@ -5600,11 +5604,11 @@ export type GetUsageData = {
          */
         model?: ModelId;
         /**
-         * Only the usage of this project (a project of another account gives no usage).
+         * Only the usage of this project (a project of another account is a 404, `not_found`).
          */
         project_id?: string;
         /**
-         * Only the usage of this key (a key of another account gives no usage).
+         * Only the usage of this key (a key of another account is a 404, `not_found`).
          */
         key_id?: string;
         /**
@@ -5628,6 +5632,10 @@ export type GetUsageErrors = {
      * The key is valid but lacks the scope this operation needs; the message names it.
      */
     403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
     /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
