@@ -37,7 +37,7 @@ beforeAll(async () => {
       createDirectoryRouter({
         db,
         search: createSearch(db),
-        publicBaseUrl: () => 'http://127.0.0.1:8081',
+        publicBaseUrl: () => base,
         now: () => new Date('2026-11-20T10:00:00Z'),
       }),
     ],
