@@ -87,6 +87,17 @@ export interface Config {
   /** MCP_CALL_TIMEOUT_MS: the time one MCP tool call (or listing) may take; 15,000 by default. */
   mcpCallTimeoutMs: number;
   /**
+   * MCP_ALLOWED_ORIGINS: the `Origin`s a browser may call the MCP hub from (the transport spec's
+   * DNS-rebinding rule); the origin of MODEL_API_PUBLIC_URL by default; `*` for any. A request
+   * without `Origin` (a server-side client) is always served.
+   */
+  mcpAllowedOrigins: '*' | string[];
+  /**
+   * MCP_ALLOWED_HOSTS: the `Host`s (`name` or `name:port`) the MCP hub answers to, besides
+   * loopback names; the host of MODEL_API_PUBLIC_URL by default; `*` for any.
+   */
+  mcpAllowedHosts: '*' | string[];
+  /**
    * MCP_REMOTE_PRIVATE_ADDRESSES: remote MCP servers may be on private, loopback or link-local
    * addresses and plain http (tests, on-premises); false by default.
    */
@@ -311,6 +322,23 @@ const ENV = z.object({
   MODEL_ENGINES: z.string().optional(),
   SSE_KEEP_ALIVE_MS: integer(100, 600_000, 15_000),
   MCP_CALL_TIMEOUT_MS: integer(100, 600_000, 15_000),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .trim()
+    .transform((raw) => (raw === '*' ? raw : raw.split(',')))
+    .pipe(z.union([z.literal('*'), z.array(origin)]))
+    .optional()
+    .describe('must be * or comma-separated origins such as https://agents.example.eu'),
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((raw) => (raw === '*' ? raw : raw.split(',').map((h) => h.trim())))
+    .pipe(
+      z.union([z.literal('*'), z.array(z.string().regex(/^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/))]),
+    )
+    .optional()
+    .describe('must be * or comma-separated hosts such as model.api.example.eu or 10.0.0.5:8080'),
   IMAGE_WORKERS: integer(1, 64, 2),
   POCKETSPHINX_MODEL_DIR: z.string().optional(),
   REALTIME_MAX_SECONDS: integer(10, 86_400, 1800),
@@ -459,6 +487,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     directoryApiUrl: v.DIRECTORY_API_URL,
     modelApiUrl: v.MODEL_API_URL,
     mcpCallTimeoutMs: v.MCP_CALL_TIMEOUT_MS,
+    mcpAllowedOrigins:
+      v.MCP_ALLOWED_ORIGINS ?? (v.MODEL_API_PUBLIC_URL ? [new URL(v.MODEL_API_PUBLIC_URL).origin] : []),
+    mcpAllowedHosts:
+      v.MCP_ALLOWED_HOSTS ?? (v.MODEL_API_PUBLIC_URL ? [new URL(v.MODEL_API_PUBLIC_URL).host] : []),
     mcpRemotePrivateAddresses: v.MCP_REMOTE_PRIVATE_ADDRESSES || v.OUTBOUND_ALLOW_PRIVATE,
     secretsKey: v.SECRETS_ENCRYPTION_KEY,
     jobWorkers: v.JOB_WORKERS,

@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Router } from 'express';
 import type { PostMcpMessageData, PostMcpMessageResponses } from '../../generated/model/client/types.gen.ts';
-import { BadRequestError } from '../platform/errors.ts';
+import { BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import { type Hub, type HubDeps, hubFor, UnknownToolError } from './tools.ts';
 import { HUB_NAME, HUB_VERSION } from './hub.ts';
@@ -68,12 +68,51 @@ function hubServer(hub: Hub, signal: AbortSignal): Server {
   return server;
 }
 
-export function createMcpRouter(deps: HubDeps): Router {
+/** Who may reach the hub (MCP_ALLOWED_ORIGINS, MCP_ALLOWED_HOSTS): `*` for anyone. */
+export interface HubAccess {
+  origins: '*' | string[];
+  hosts: '*' | string[];
+}
+
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+
+/**
+ * The transport spec's rule against DNS rebinding: an `Origin` that is present and not allowed is
+ * a 403 (no `Origin`, as server-side clients send, is fine), and so is a `Host` the hub does not
+ * answer to. The SDK's own check is off by default and answers outside the error envelope.
+ */
+export function checkHubAccess(req: Request, access: HubAccess): void {
+  const origin = req.get('origin');
+  if (origin !== undefined && access.origins !== '*') {
+    let normalized: string | undefined;
+    try {
+      normalized = new URL(origin).origin;
+    } catch {
+      normalized = undefined;
+    }
+    if (normalized === undefined || normalized === 'null' || !access.origins.includes(normalized)) {
+      throw new PermissionDeniedError(
+        'origin_not_allowed',
+        `The MCP hub does not answer pages of ${JSON.stringify(origin)}; the operator allows origins with MCP_ALLOWED_ORIGINS.`,
+      );
+    }
+  }
+  const host = (req.get('host') ?? '').toLowerCase();
+  if (access.hosts !== '*' && !LOOPBACK_HOST.test(host) && !access.hosts.includes(host)) {
+    throw new PermissionDeniedError(
+      'host_not_allowed',
+      `The MCP hub does not answer to the host ${JSON.stringify(host)}; the operator allows hosts with MCP_ALLOWED_HOSTS.`,
+    );
+  }
+}
+
+export function createMcpRouter(deps: HubDeps, access: HubAccess): Router {
   const api = typedRouter();
   // The SDK's transport writes the JSON-RPC answer itself (SENT); the validator checks the body.
   api.post<PostMcpMessageData, PostMcpMessageResponses>(
     '/v1/mcp',
     async ({ body, req, res, principal }): Promise<typeof SENT> => {
+      checkHubAccess(req, access);
       // The transport answers a message it cannot read with a JSON-RPC error and a bare 400; the
       // same check here answers it in the error envelope every 400 of this API uses.
       const parsed = JSONRPCMessageSchema.safeParse(body);

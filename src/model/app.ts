@@ -133,7 +133,7 @@ export async function createModelService(
         keepAliveMs: config.sseKeepAliveMs,
       }),
       createResponsesRouter(responses),
-      createMcpRouter(hub),
+      createMcpRouter(hub, { origins: config.mcpAllowedOrigins, hosts: config.mcpAllowedHosts }),
       createMcpServersRouter(hub.registry),
       createEmbeddingsRouter({
         db: platform.db,

@@ -213,6 +213,12 @@ export const listInputItems = <ThrowOnError extends boolean = false>(options: Op
  * server that cannot be listed is left out of `tools/list`; an unknown tool is a JSON-RPC
  * error -32602.
  *
+ * As the transport requires, the hub validates `Origin` (DNS rebinding): a request that
+ * carries one not in `MCP_ALLOWED_ORIGINS` (by default the origin of `MODEL_API_PUBLIC_URL`)
+ * is a 403 `origin_not_allowed`, and a `Host` not in `MCP_ALLOWED_HOSTS` (by default the host
+ * of `MODEL_API_PUBLIC_URL` and loopback names) a 403 `host_not_allowed`. A request without
+ * `Origin` (an SDK client on a server, curl) is served.
+ *
  * OpenAPI describes the envelope only; the methods and their results are those of the MCP
  * specification.
  *
