@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastLink, mailTo } from './support/outbox.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
@@ -301,20 +302,68 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     expect(keys.json?.error).toMatchObject({ code: 'not_found', param: 'project_id' });
   });
 
-  it('throttles log-in after repeated failures, per address, with Retry-After', async () => {
+  it('throttles log-in after repeated failures, per account and address, with Retry-After', async () => {
     const email = `throttle.${storage}@example.eu`;
     await signedUp(email);
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 7; i++) {
       statuses.push(
         (await call({}, 'POST', '/v1/sessions', { email, password: `wrong guess number ${i}` })).status,
       );
     }
-    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    // five free failures, the sixth blocks the pair for a second, the seventh waits
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 429]);
     const refused = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.json?.error?.code).toBe('rate_limit_exceeded');
+  });
+
+  it("never locks the owner out from their own address; the guesser's delay grows", async () => {
+    const email = `owner.${storage}@example.eu`;
+    await signedUp(email);
+    const attacker = '127.0.0.2';
+    const owner = '127.0.0.3';
+    /** A log-in from another address of this machine (fetch cannot choose its source address). */
+    const attempt = (localAddress: string, password: string) =>
+      new Promise<{ status: number; retryAfterMs: number }>((resolve, reject) => {
+        const url = new URL(`${base}/v1/sessions`);
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            localAddress,
+            headers: { 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                retryAfterMs: Number(res.headers['retry-after-ms'] ?? 0),
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ email, password }));
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await attempt(attacker, `guess ${i}`)).status);
+    expect(statuses.slice(0, 6)).toEqual(Array(6).fill(401));
+    expect(statuses.slice(6)).toEqual(Array(3).fill(429));
+    // the owner, from elsewhere, with the right password: in at once
+    expect((await attempt(owner, PASSWORD)).status).toBe(201);
+    // the guesser's wait doubles with each failure once the block has passed
+    const first = await attempt(attacker, 'guess again');
+    await new Promise((r) => setTimeout(r, first.retryAfterMs + 50));
+    expect((await attempt(attacker, 'guess after the wait')).status).toBe(401);
+    const second = await attempt(attacker, 'guess too soon');
+    expect(second.status).toBe(429);
+    expect(second.retryAfterMs).toBeGreaterThan(first.retryAfterMs);
+    expect(second.retryAfterMs).toBeLessThanOrEqual(2000);
   });
 
   it('answers a wrong password and an unknown address alike', async () => {

@@ -23,8 +23,14 @@ import type {
 import type { Bucket, Limiter } from '../limits/limiter.ts';
 import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
 import type { Mailer } from '../mail/outbox.ts';
-import { AuthenticationError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
+import {
+  AuthenticationError,
+  BadRequestError,
+  PermissionDeniedError,
+  RateLimitError,
+} from '../platform/errors.ts';
 import { typedRouter } from '../platform/route.ts';
+import { LoginThrottle } from './login-throttle.ts';
 import { checkStrength, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import {
   cookieOf,
@@ -50,7 +56,9 @@ function perWindow(name: string, count: number, seconds: number): Bucket {
   return { name, rate: count / seconds, capacity: count, window: seconds, quota: count };
 }
 
-const LOGIN_PER_EMAIL = perWindow('login-email', 10, 900);
+// Attempts from one address, whatever the account: bounds the load and the guessing of one
+// address across accounts. Failures on one account are slowed per (account, address) in
+// login-throttle.ts: a per-account bucket would let anyone lock the owner out.
 const LOGIN_PER_IP = perWindow('login-ip', 30, 900);
 const SIGNUP_PER_IP = perWindow('signup-ip', 30, 3600);
 /** Link tokens are 256-bit: this bounds the load, not the guessing, which cannot succeed. */
@@ -69,8 +77,18 @@ function sessionBody(token: string, row: SessionRow): Session {
   };
 }
 
+/** A 429 for a pair of account and address that failed too often: wait `ms`. */
+function slowDown(ms: number): RateLimitError {
+  return new RateLimitError(
+    'rate_limit_exceeded',
+    'Too many failed log-ins for this address from where you are: wait before trying again (the wait doubles with each further failure).',
+    { headers: { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))), 'retry-after-ms': String(ms) } },
+  );
+}
+
 export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   const { store, limiter, mailer, consoleUrl } = options;
+  const logins = new LoginThrottle(store.db);
   const secure = consoleUrl.startsWith('https:');
   const publicOrigin = new URL(consoleUrl).origin;
   const api = typedRouter();
@@ -168,15 +186,17 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
   api.post<CreateSessionData, CreateSessionResponses>('/v1/sessions', async ({ body, req, res }) => {
     refuseCrossSite(req, publicOrigin);
     const email = normalizeEmail(body.email);
-    await throttle(res, 'log-in attempts', [
-      [ipOf(req), LOGIN_PER_IP],
-      [email, LOGIN_PER_EMAIL],
-    ]);
+    const address = ipOf(req);
+    await throttle(res, 'log-in attempts', [[address, LOGIN_PER_IP]]);
+    const wait = await logins.waitMs(email, address);
+    if (wait > 0) throw slowDown(wait);
     const user = await store.userByEmail(email);
     const ok = await verifyPassword(body.password, user?.password_hash ?? (await decoyHash()));
     if (!user || !ok) {
+      await logins.failed(email, address);
       throw new AuthenticationError('invalid_credentials', 'The email address or the password is wrong.');
     }
+    await logins.succeeded(email, address);
     if (user.email_verified_at === null) {
       const browser = randomBytes(32).toString('base64url');
       res.append('Set-Cookie', verifyBrowserCookie(browser, secure));
