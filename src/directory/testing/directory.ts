@@ -1,7 +1,6 @@
 // A directory database for tests: PGlite in memory, or the PostgreSQL of TEST_DATABASE_URL
 // (its listings are emptied first), filled with `count` demo listings and prepared for search
-// as the service prepares it (embeddings grouped by activity, ids in order). A test helper:
-// not part of the build (tsconfig.build.json leaves out every testing/ folder).
+// as the service prepares it (embeddings grouped by activity, ids in order). A test helper.
 import { type Db } from '../../platform/db.ts';
 import { openStorage } from '../../storage.ts';
 import { loadDemoDirectory } from '../demo.ts';
