@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { call, until } from './support/client.ts';
 
 /**
  * An SMTP relay that takes `delayMs` per message and counts each Message-ID it accepted, and
@@ -69,31 +70,6 @@ class SlowSink {
   }
 }
 
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 120_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function call(base: string, key: string, method: string, path: string, body?: object) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 interface Recipient {
   id: string;
   messages: Array<{ step: number; message_id: string; status: string }>;
@@ -140,6 +116,7 @@ async function launchCampaign(instance: Instance, key: string, dns: TestDns, nam
     'the list',
     async () =>
       (await call(instance.directory, key, 'GET', `/v1/target-lists/${String(list.id)}`)).status === 'ready',
+    120_000,
   );
   const campaign = await call(instance.directory, key, 'POST', '/v1/campaigns', {
     name,
@@ -215,7 +192,7 @@ describe('a campaign killed with SIGKILL mid-send (PGlite on disk)', () => {
     await waitReady(instance.directory);
     const campaign = await launchCampaign(instance, key, dns, 'kill', 60);
     expect(campaign.recipients).toBeGreaterThan(40);
-    await until('a third of the messages out', () => sink.total() >= 20);
+    await until('a third of the messages out', () => sink.total() >= 20, 120_000);
     process.kill(instance.pid, 'SIGKILL');
     expect(await instance.exited).toBe(null);
     const before = sink.total();
@@ -295,7 +272,7 @@ describe.runIf(SCALES)('a campaign on two instances on one PostgreSQL and Redis'
   it('the survivor finishes what a killed instance left, each step once', async () => {
     const before = sink.total();
     const campaign = await launchCampaign(a, key, dns, 'survivor', 50);
-    await until('some messages out', () => sink.total() >= before + 15);
+    await until('some messages out', () => sink.total() >= before + 15, 120_000);
     process.kill(a.pid, 'SIGKILL');
     await a.exited;
     await until(

@@ -23,16 +23,7 @@ import { insertListings } from '../src/directory/store.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { verifyDkim } from './support/smtp.ts';
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { until } from './support/client.ts';
 
 describe.each(await storages())('a campaign without SMTP_URL, to the outbox, on %s', (storage) => {
   const outbox = mkdtempSync(join(tmpdir(), 'campaign-outbox-'));

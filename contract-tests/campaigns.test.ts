@@ -49,20 +49,11 @@ import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { type CapturedMail, sendSmtp, type SmtpSink, startSmtpSink, verifyDkim } from './support/smtp.ts';
 import { componentValidator, explain } from './support/spec.ts';
+import { until } from './support/client.ts';
 
 const validCampaign = componentValidator('directory', 'Campaign');
 const validRecipient = componentValidator('directory', 'CampaignRecipient');
 const validReply = componentValidator('directory', 'Reply');
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Plumbers in Berlin: `n` listings, those at `without` publishing no email address. */
 function berlinPlumbers(seed: string, n: number, without: number[] = []): ListingRecord[] {

@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HoldingProxy, until, VerifyingReceiver } from './support/concierge.ts';
+import { HoldingProxy, VerifyingReceiver } from './support/concierge.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { type Instance, startInstance, waitReady } from './support/instances.ts';
 import { freePort } from './support/processes.ts';
 import { createTestDatabase, storages, type TestDatabase } from './support/server.ts';
 import { type SmtpSink, sendSmtp, startSmtpSink } from './support/smtp.ts';
+import { call, until } from './support/client.ts';
 
 interface Hit {
   listing: {
@@ -37,18 +38,8 @@ describe.each(await storages())('concierge workflows killed with SIGKILL (%s)', 
   let env: Record<string, string> = {};
   let provider: Hit['listing'];
 
-  const call = async (base: string, method: string, path: string, body?: object) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
   const workflow = async (id: string) =>
-    (await call(instance!.directory, 'GET', `/v1/concierge/workflows/${id}`)) as {
+    (await call(instance!.directory, key, 'GET', `/v1/concierge/workflows/${id}`)) as {
       status: string;
       stage: string | null;
       result: { providers: { quote: { amount: string } | null }[] } | null;
@@ -65,6 +56,7 @@ describe.each(await storages())('concierge workflows killed with SIGKILL (%s)', 
     const today = new Date().toISOString().slice(0, 10);
     const report = await call(
       instance!.directory,
+      key,
       'GET',
       `/v1/usage?from=${today}&to=${today}&group_by=interface`,
     );
@@ -95,14 +87,14 @@ describe.each(await storages())('concierge workflows killed with SIGKILL (%s)', 
     instance = await startInstance(env);
     await waitReady(instance.directory);
     proxy.target = instance.model;
-    await call(instance.model, 'POST', '/v1/subscriptions', { plan: 'concierge' });
-    const endpoint = await call(instance.directory, 'POST', '/v1/webhook-endpoints', {
+    await call(instance.model, key, 'POST', '/v1/subscriptions', { plan: 'concierge' });
+    const endpoint = await call(instance.directory, key, 'POST', '/v1/webhook-endpoints', {
       url: receiver.url,
       event_types: ['workflow.completed', 'workflow.failed', 'workflow.cancelled'],
     });
     receiver.secret = endpoint.secret as string;
     // a provider of the demo directory that publishes an address
-    const page = await call(instance.directory, 'GET', '/v1/search?q=repair&limit=100');
+    const page = await call(instance.directory, key, 'GET', '/v1/search?q=repair&limit=100');
     provider = (page.data as Hit[]).map((h) => h.listing).find((l) => l.email !== null)!;
     expect(provider).toBeDefined();
   }, 240_000);
@@ -126,7 +118,7 @@ describe.each(await storages())('concierge workflows killed with SIGKILL (%s)', 
   it('killed while comparing: compares after the restart, one event, one charge', async () => {
     const charged = await charges();
     proxy.held.add('comparing');
-    const wf = await call(instance!.directory, 'POST', '/v1/concierge/briefs', {
+    const wf = await call(instance!.directory, key, 'POST', '/v1/concierge/briefs', {
       brief: `Find one provider in ${provider.address.city} and compare.`,
       contact: false,
       ...hints(),
@@ -153,15 +145,15 @@ describe.each(await storages())('concierge workflows killed with SIGKILL (%s)', 
   }, 240_000);
 
   it('killed while awaiting replies: the wait is a job, the answer after the restart is read and compared', async () => {
-    const domain = await call(instance!.directory, 'POST', '/v1/sending-domains', {
+    const domain = await call(instance!.directory, key, 'POST', '/v1/sending-domains', {
       domain: 'keller-haustechnik.test',
     });
     for (const r of domain.dns_records as { name: string; type: 'TXT' | 'MX'; value: string }[])
       dns.publish(r.name, r.type, r.value);
-    await call(instance!.directory, 'POST', `/v1/sending-domains/${domain.id as string}/verify`);
+    await call(instance!.directory, key, 'POST', `/v1/sending-domains/${domain.id as string}/verify`);
     const charged = await charges();
     const before = sink.messages.length;
-    const wf = await call(instance!.directory, 'POST', '/v1/concierge/briefs', {
+    const wf = await call(instance!.directory, key, 'POST', '/v1/concierge/briefs', {
       brief: `Find one provider in ${provider.address.city}, ask for a price and compare.`,
       sending_domain_id: domain.id,
       respond_by: new Date(Date.now() + 30_000).toISOString(),

@@ -14,11 +14,12 @@ import { createClient } from '../generated/directory/client/client/index.ts';
 import { cancelWorkflow, createConciergeBrief, getWorkflow } from '../generated/directory/client/sdk.gen.ts';
 import type { CreateConciergeBriefRequest, Workflow } from '../generated/directory/client/types.gen.ts';
 import { Workflows } from '../src/concierge/workflows.ts';
-import { addProviders, HoldingProxy, until, VerifyingReceiver } from './support/concierge.ts';
+import { addProviders, HoldingProxy, VerifyingReceiver } from './support/concierge.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { type SmtpSink, sendSmtp, startSmtpSink, verifyDkim } from './support/smtp.ts';
 import { componentValidator, explain } from './support/spec.ts';
+import { until } from './support/client.ts';
 
 const DOMAIN = 'keller-haustechnik.test';
 const validWorkflow = componentValidator('directory', 'Workflow');

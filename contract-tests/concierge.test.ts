@@ -16,9 +16,10 @@ import {
   listWorkflows,
 } from '../generated/directory/client/sdk.gen.ts';
 import type { CreateConciergeBriefRequest, Workflow } from '../generated/directory/client/types.gen.ts';
-import { addProviders, HoldingProxy, until, VerifyingReceiver } from './support/concierge.ts';
+import { addProviders, HoldingProxy, VerifyingReceiver } from './support/concierge.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { componentValidator, explain } from './support/spec.ts';
+import { until } from './support/client.ts';
 
 const validWorkflow = componentValidator('directory', 'Workflow');
 const validEvent = componentValidator('directory', 'WorkflowWebhookEvent');

@@ -30,20 +30,11 @@ import { type FakeCrm, startFakeCrm } from './support/crm-vendors.ts';
 import { freePort } from './support/processes.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { componentValidator, explain } from './support/spec.ts';
+import { until } from './support/client.ts';
 
 const validConnection = componentValidator('directory', 'CrmConnection');
 const validSync = componentValidator('directory', 'CrmSync');
 const validRecord = componentValidator('directory', 'CrmSyncRecord');
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 interface Received {
   headers: Record<string, string>;
@@ -101,10 +92,14 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
         body: { name, filters: { min_rating: 1 }, max_members: max },
       });
       expect(made.response?.status, JSON.stringify(made.error)).toBe(201);
-      return until('the list to be built', async () => {
-        const res = await getTargetList({ client, path: { id: made.data!.id } });
-        return res.data!.status === 'building' ? undefined : res.data!;
-      });
+      return until(
+        'the list to be built',
+        async () => {
+          const res = await getTargetList({ client, path: { id: made.data!.id } });
+          return res.data!.status === 'building' ? undefined : res.data!;
+        },
+        120_000,
+      );
     };
     [big, small] = await Promise.all([build('CRM big', 1000), build('CRM small', 40)]);
     expect(big).toMatchObject({ status: 'ready', member_count: 1000 });

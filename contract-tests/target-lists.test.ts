@@ -27,20 +27,11 @@ import type {
 import { suppress } from '../src/sales/suppressions.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { componentValidator, explain } from './support/spec.ts';
+import { until } from './support/client.ts';
 
 const validList = componentValidator('directory', 'TargetList');
 const validMember = componentValidator('directory', 'TargetListMember');
 const validSuppression = componentValidator('directory', 'Suppression');
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.each(await storages())('target lists on %s', (storage: Storage) => {
   let servers: TestServers;

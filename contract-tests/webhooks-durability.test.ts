@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { call, until } from './support/client.ts';
 
 /** Counts the deliveries per webhook-id; answers 500 until told to accept. */
 class Receiver {
@@ -44,25 +45,6 @@ class Receiver {
     this.#server?.closeAllConnections();
     await new Promise((resolve) => this.#server?.close(resolve));
   }
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function call(base: string, key: string, method: string, path: string, body?: object) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 const ENV = {

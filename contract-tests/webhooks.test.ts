@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { componentValidator, explain } from './support/spec.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
+import { until } from './support/client.ts';
 
 interface Received {
   path: string;
@@ -78,20 +79,6 @@ class Receiver {
   async stop(): Promise<void> {
     this.#server?.closeAllConnections();
     await new Promise((resolve) => this.#server?.close(resolve));
-  }
-}
-
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  ms = 30_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

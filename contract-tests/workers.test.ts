@@ -12,6 +12,7 @@ import { freePort } from './support/processes.ts';
 import { sendSmtp } from './support/smtp.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { until } from './support/client.ts';
 
 const RUNS = (await storages()).includes('postgres') && (await redisAvailable());
 const DAILY = 12;
@@ -31,20 +32,6 @@ function workersOf(primary: number): number[] {
 /** A request on a connection of its own (the primary hands each new connection to the next worker). */
 async function fresh(url: string, key?: string): Promise<Response> {
   return fetch(url, { headers: { connection: 'close', ...(key ? bearer(key) : {}) } });
-}
-
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Starts `node src/main.ts` with `env` and waits for it to exit: its code and standard error. */

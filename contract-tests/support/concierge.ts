@@ -171,17 +171,3 @@ export class VerifyingReceiver {
     await new Promise((resolve) => this.#server?.close(resolve));
   }
 }
-
-export async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

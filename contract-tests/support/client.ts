@@ -1,0 +1,55 @@
+// A suite's plain client of the services, for the calls around what a test proves (setting up,
+// polling): JSON in and out with a bearer key, and waiting for a condition. What a test proves
+// goes through the generated SDK or the official clients instead.
+
+export interface Sent {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** Sends `body` (if any) as JSON with the key; the answer whatever its status. */
+export async function send(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<Sent> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A call that must succeed: its JSON body, or an error naming the request, the status and the body. */
+export async function call(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<Record<string, unknown>> {
+  const res = await send(base, key, method, path, body);
+  if (res.status < 200 || res.status > 299)
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Polls `check` every `everyMs` until it gives a value other than undefined or false, and returns it. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 60_000,
+  everyMs = 100,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (${ms} ms)`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
