@@ -23,13 +23,29 @@
 //                            [--database-url postgres://...] [--no-portkey] [--no-litellm]
 //
 // docs/benchmarks.md explains the method and holds the figures; results go to bench/results/.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  benchRun,
+  cpuMs,
+  freePort,
+  litellm as installedLitellm,
+  LITELLM_VERSION,
+  load,
+  NODE,
+  ROOT,
+  round,
+  rss,
+  sleep,
+  startOurs as startOursIn,
+  stop,
+  waitFor,
+  writeResult,
+} from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -64,21 +80,14 @@ const CHUNKS = Number(args.chunks);
 const GAP = Number(args.gap);
 const P99_GOAL = 50;
 
-const NODE = process.execPath;
-const ROOT = resolve(import.meta.dirname, '..');
 /** The peers measured in docs/benchmarks.md: pinned, installed by this script on first use. */
 const PORTKEY_VERSION = '1.15.2';
-const LITELLM_VERSION = '1.106.2';
 const HONO_NODE_SERVER = '1.13.8';
 const PORTKEY_DIR = join(ROOT, '.bench-peers', `portkey-${PORTKEY_VERSION}-hono-${HONO_NODE_SERVER}`);
 const PORTKEY_BIN = join(PORTKEY_DIR, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
-const LITELLM = join(ROOT, '.venv-bench', 'bin', 'litellm');
 
-const work = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
-const children: ChildProcess[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const load = () => loadavg().map((l) => Math.round(l * 100) / 100) as [number, number, number];
-const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+const run = benchRun('gateway');
+const { work, start } = run;
 const log = (message: string) =>
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${message} (load ${load().join(' ')})`);
 
@@ -93,93 +102,6 @@ interface Target {
 
 // --- processes -----------------------------------------------------------------------------
 
-function start(command: string, argv: string[], env: NodeJS.ProcessEnv, logName: string): ChildProcess {
-  const out = openSync(join(work, logName), 'a');
-  const child = spawn(command, argv, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', out, out],
-  });
-  children.push(child);
-  return child;
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolvePort) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess, init?: RequestInit, seconds = 180): Promise<void> {
-  for (let i = 0; i < seconds * 4; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url, init)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(250);
-  }
-  throw new Error(`${url} did not answer within ${seconds} s`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(15_000)]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
-/** A process and its descendants (LiteLLM's uvicorn may fork). */
-function tree(pid: number | undefined): number[] {
-  if (pid === undefined) return [];
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) {
-    try {
-      const kids = readFileSync(`/proc/${out[i]}/task/${out[i]}/children`, 'utf8').split(' ').filter(Boolean);
-      out.push(...kids.map(Number));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-/** CPU time (user + system, ms) of a process tree, from /proc (Linux; USER_HZ 100). */
-function cpuMs(pid: number | undefined): number {
-  let total = 0;
-  for (const one of tree(pid)) {
-    try {
-      const fields = readFileSync(`/proc/${one}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
-
-/** RSS now and its peak (VmHWM), MiB, over a process tree. */
-function rss(pid: number | undefined): { now: number; peak: number } {
-  let now = 0;
-  let peak = 0;
-  for (const one of tree(pid)) {
-    try {
-      const status = readFileSync(`/proc/${one}/status`, 'utf8');
-      now += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      peak += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    } catch {
-      // gone
-    }
-  }
-  return { now: round(now / 1024, 1), peak: round(peak / 1024, 1) };
-}
-
 async function startUpstream(): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const child = start(NODE, ['bench/fake-upstream.ts'], { PORT: String(port) }, 'upstream.log');
@@ -188,45 +110,19 @@ async function startUpstream(): Promise<{ port: number; child: ChildProcess }> {
 }
 
 async function startOurs(upstream: string): Promise<Target> {
-  const port = await freePort();
-  const admin = `sk_bench_${randomBytes(16).toString('hex')}`;
-  const child = start(
-    NODE,
-    [
-      '--max-semi-space-size=64',
-      // e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' for a profile of ours
-      ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
-      'src/main.ts',
-      'model',
-    ],
-    {
-      MODEL_API_PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: join(work, 'data'),
+  const ours = await startOursIn(run, {
+    name: 'ours',
+    env: {
       DATABASE_URL: args['database-url'] ?? '',
-      BOOTSTRAP_ADMIN_KEY: admin,
       LOG_LEVEL: 'info',
       // every text model on the fake upstream; no retry, as the peers are run
       MODEL_ENGINES: JSON.stringify({
         default: { type: 'upstream', baseUrl: `${upstream}/v1`, apiKey: 'sk-upstream', retries: 0 },
       }),
       OUTBOUND_ALLOW_PRIVATE: 'true',
-      // the per-key limits stay on, raised so that no call of the benchmark is refused
-      MODEL_RATE_LIMIT_RPM: '1000000000',
-      MODEL_RATE_LIMIT_TPM: '1000000000000',
     },
-    'ours.log',
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, child);
-  const created = await fetch(`${url}/v1/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', scopes: ['chat'] }),
   });
-  if (!created.ok) throw new Error(`POST /v1/keys: ${created.status} ${await created.text()}`);
-  const { secret } = (await created.json()) as { secret: string };
-  return { name: 'ours', url, headers: { authorization: `Bearer ${secret}` }, child };
+  return { name: 'ours', url: ours.url, headers: { authorization: `Bearer ${ours.key}` }, child: ours.child };
 }
 
 async function startPortkey(upstream: string): Promise<Target | undefined> {
@@ -268,20 +164,8 @@ async function startPortkey(upstream: string): Promise<Target | undefined> {
 }
 
 async function startLitellm(upstream: string): Promise<Target | undefined> {
-  if (!existsSync(LITELLM)) {
-    log(`installing LiteLLM ${LITELLM_VERSION} into .venv-bench/ (first run only)`);
-    try {
-      execFileSync('python3', ['-m', 'venv', join(ROOT, '.venv-bench')], { stdio: 'inherit' });
-      execFileSync(
-        join(ROOT, '.venv-bench', 'bin', 'pip'),
-        ['install', '--quiet', `litellm[proxy]==${LITELLM_VERSION}`],
-        { stdio: 'inherit' },
-      );
-    } catch (error) {
-      console.warn(`LiteLLM could not be installed (${(error as Error).message}); run without it`);
-      return undefined;
-    }
-  }
+  const LITELLM = installedLitellm();
+  if (!LITELLM) return undefined;
   const port = await freePort();
   const key = 'sk-litellm-bench';
   const config = join(work, 'litellm.yaml');
@@ -741,17 +625,13 @@ async function main() {
   console.log('added when streaming (ms):', JSON.stringify(addedStreaming));
   console.log('RSS (MiB):', JSON.stringify(results.rssMiB));
   console.log('goal:', JSON.stringify(goal));
-  mkdirSync(args.out, { recursive: true });
   const stamp = started.toISOString().slice(0, 16).replace(/[T:]/g, '-');
-  const file = join(args.out, `gateway-${stamp}-${results.storage}.json`);
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  const file = writeResult(args.out, `gateway-${stamp}-${results.storage}.json`, results);
   console.log(`wrote ${file}`);
 }
 
 try {
   await main();
 } finally {
-  await Promise.all(children.map(stop));
-  if (process.env.BENCH_KEEP) console.log(`kept ${work}`);
-  else rmSync(work, { recursive: true, force: true });
+  await run.close();
 }

@@ -11,16 +11,15 @@
 //     DSN bounces, all for a verified reply domain (the look-up answered from memory: the
 //     database is not what is measured).
 // The result is printed and written to bench/results/mail-<date>.json.
-import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
-import { SMTPServer } from 'smtp-server';
 import { startInboundSmtp } from '../src/mail/inbound.ts';
 import { newDkimKeyPair } from '../src/mail/records.ts';
 import { createMailTransport, type MailTransport, type OutgoingMail } from '../src/mail/transport.ts';
+import { forkRole, nextMessage, smtpSink, writeResult } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,30 +48,6 @@ const BODY = [
 ].join('\n');
 
 // ---- child roles ------------------------------------------------------------------------------
-
-/** The sink: accepts everything, counts messages and bytes, tells the parent its port. */
-async function sink(): Promise<void> {
-  let count = 0;
-  const server = new SMTPServer({
-    logger: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    disableReverseLookup: true,
-    onData(stream, _session, callback) {
-      stream.on('data', () => undefined);
-      stream.once('end', () => {
-        count++;
-        callback(null, 'queued');
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1', () => {
-    process.send?.({ port: (server.server.address() as { port: number }).port });
-  });
-  process.on('message', (message: { type: string }) => {
-    if (message.type === 'count') process.send?.({ count });
-  });
-}
 
 /** The sender: `MESSAGES` replies to our listener, `CONCURRENCY` in flight over `CONNECTIONS`. */
 async function sender(port: number): Promise<void> {
@@ -143,19 +118,12 @@ async function sender(port: number): Promise<void> {
 
 // ---- the parent -------------------------------------------------------------------------------
 
-function child(role: string, port?: number): ReturnType<typeof fork> {
-  const args = ['--role', role, '--messages', String(MESSAGES), '--concurrency', String(CONCURRENCY)];
-  return fork(
-    new URL(import.meta.url).pathname,
-    [...args, '--connections', String(CONNECTIONS), ...(port ? ['--port', String(port)] : [])],
-    {
-      stdio: 'inherit',
-    },
-  );
-}
-
-const once = <T>(proc: ReturnType<typeof fork>) =>
-  new Promise<T>((resolve) => proc.once('message', (m) => resolve(m as T)));
+/** This script in a role, with the run's settings. */
+const child = (role: string, port?: number) =>
+  forkRole(role, [
+    ...['--messages', String(MESSAGES), '--concurrency', String(CONCURRENCY)],
+    ...['--connections', String(CONNECTIONS), ...(port ? ['--port', String(port)] : [])],
+  ]);
 
 async function sendAll(transport: MailTransport, mail: (i: number) => OutgoingMail): Promise<number> {
   let next = 0;
@@ -184,7 +152,7 @@ async function main(): Promise<void> {
 
   // outgoing, to the sink
   const sinkProc = child('sink');
-  const { port: sinkPort } = await once<{ port: number }>(sinkProc);
+  const { port: sinkPort } = await nextMessage<{ port: number }>(sinkProc);
   const smtp = createMailTransport({
     smtpUrl: `smtp://127.0.0.1:${sinkPort}`,
     outboxDir: '/nonexistent',
@@ -193,8 +161,8 @@ async function main(): Promise<void> {
   await sendAll(smtp, mail); // warm-up: JIT, pooled connections
   const smtpSeconds = await sendAll(smtp, mail);
   await smtp.close();
-  sinkProc.send({ type: 'count' });
-  const { count } = await once<{ count: number }>(sinkProc);
+  sinkProc.send('count');
+  const { count } = await nextMessage<{ count: number }>(sinkProc);
   sinkProc.kill();
 
   // outgoing, to the outbox
@@ -216,10 +184,12 @@ async function main(): Promise<void> {
     maxClientsPerIp: 1000,
   });
   const warm = child('sender', listener.port);
-  await once(warm);
+  await nextMessage(warm);
   for (const key of Object.keys(kinds)) delete kinds[key];
   const senderProc = child('sender', listener.port);
-  const { seconds: inboundSeconds, failed } = await once<{ seconds: number; failed: number }>(senderProc);
+  const { seconds: inboundSeconds, failed } = await nextMessage<{ seconds: number; failed: number }>(
+    senderProc,
+  );
   await listener.close();
 
   const result = {
@@ -245,12 +215,14 @@ async function main(): Promise<void> {
     },
   };
   console.log(JSON.stringify(result, null, 2));
-  mkdirSync('bench/results', { recursive: true });
-  const file = `bench/results/mail-${result.date.slice(0, 16).replace(/[T:]/g, '-')}.json`;
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  const file = writeResult(
+    'bench/results',
+    `mail-${result.date.slice(0, 16).replace(/[T:]/g, '-')}.json`,
+    result,
+  );
   console.log(`written to ${file}`);
 }
 
-if (values.role === 'sink') await sink();
+if (values.role === 'sink') smtpSink();
 else if (values.role === 'sender') await sender(Number(values.port));
 else await main();

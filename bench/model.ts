@@ -10,14 +10,28 @@
 // outbound guard, against the bare server's own figures.
 // `npm run bench:model -- [--duration 15] [--connections 10] [--rate 1000] [--no-litellm] [--relay] [--profile]`
 // docs/benchmarks.md explains the method and holds the figures.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, type ClientRequest, type IncomingMessage, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import {
+  benchRun,
+  cpuMs,
+  freePort,
+  litellm as installedLitellm,
+  load,
+  NODE,
+  round,
+  rss,
+  sleep,
+  startOurs as startOursIn,
+  stop,
+  waitFor,
+  writeResult,
+} from './lib.ts';
 import { summarize } from './profile-summary.ts';
 
 const { values: args } = parseArgs({
@@ -50,8 +64,6 @@ const RATE_CONNECTIONS = Number(args['rate-connections']);
 const STREAMS = Number(args.streams);
 const STREAM_TOKENS = Number(args['stream-tokens']);
 
-const NODE = process.execPath;
-const LITELLM = '.venv-bench/bin/litellm';
 const PROMPT = [{ role: 'user', content: 'Say hello in one short sentence.' }];
 const BUFFERED = JSON.stringify({ model: 'prince', messages: PROMPT, max_tokens: 16 });
 const STREAMED = JSON.stringify({
@@ -61,10 +73,8 @@ const STREAMED = JSON.stringify({
   stream: true,
 });
 
-const work = mkdtempSync(join(tmpdir(), 'bench-model-'));
-const children: ChildProcess[] = [];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const load = () => loadavg().map((l) => Math.round(l * 100) / 100) as [number, number, number];
+const run = benchRun('model');
+const { work, start } = run;
 
 interface Target {
   name: 'ours' | 'relay' | 'bare' | 'express' | 'express+validator' | 'litellm';
@@ -75,76 +85,14 @@ interface Target {
 
 // --- servers -------------------------------------------------------------------------------
 
-function start(command: string, argv: string[], env: NodeJS.ProcessEnv, log: string): ChildProcess {
-  const out = openSync(join(work, log), 'a');
-  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
-  children.push(child);
-  return child;
-}
-
-async function waitFor(url: string, child: ChildProcess, seconds = 120): Promise<void> {
-  for (let i = 0; i < seconds * 4; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(250);
-  }
-  throw new Error(`${url} did not answer within ${seconds} s`);
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startOurs(name: 'ours' | 'relay' = 'ours', engines = ''): Promise<Target> {
-  const port = await freePort();
-  const admin = `sk_bench_${randomBytes(16).toString('hex')}`;
-  const argv = [
-    ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(work, 'profile')}`] : []),
-    // as `npm start` runs it: a 64 MB young generation (see docs/benchmarks.md, garbage collection)
-    '--max-semi-space-size=64',
-    // further V8 flags for experiments, e.g. BENCH_NODE_FLAGS=--trace-gc
-    ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
-    'src/main.ts',
-    'model',
-  ];
-  // As `npm start` runs it (PGlite under DATA_DIR, reference engine, LOG_LEVEL info), with the
-  // per-key limits raised so that no request of the benchmark is refused.
-  const child = start(
-    NODE,
-    argv,
-    {
-      MODEL_API_PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: join(work, name === 'ours' ? 'data' : `data-${name}`),
-      BOOTSTRAP_ADMIN_KEY: admin,
-      MODEL_RATE_LIMIT_RPM: '1000000000',
-      MODEL_RATE_LIMIT_TPM: '1000000000000',
-      MODEL_ENGINES: engines,
-      DATABASE_URL: args['database-url'] ?? '',
-    },
-    `${name}.log`,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, child);
-  // A key with the chat scope alone, as an integrator would use.
-  const created = await fetch(`${url}/v1/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', scopes: ['chat'] }),
+  // As `npm start` runs it (PGlite under DATA_DIR, reference engine, LOG_LEVEL info).
+  const ours = await startOursIn(run, {
+    name,
+    nodeFlags: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(work, 'profile')}`] : [],
+    env: { MODEL_ENGINES: engines, DATABASE_URL: args['database-url'] ?? '' },
   });
-  if (created.status !== 201 && created.status !== 200) throw new Error(`POST /v1/keys: ${created.status}`);
-  const { secret } = (await created.json()) as { secret: string };
-  return { name, url, key: secret, child };
+  return { name, ...ours };
 }
 
 async function startBare(recorded: { json: string; stream: string[] }): Promise<Target> {
@@ -189,24 +137,10 @@ async function startExpress(
   return { name: validator ? 'express+validator' : 'express', url, key: 'sk-bench', child };
 }
 
-/** The LiteLLM release measured in docs/benchmarks.md. */
-const LITELLM_VERSION = '1.106.2';
-
 async function startLitellm(content: string): Promise<Target | undefined> {
   if (args['no-litellm']) return undefined;
-  if (!existsSync(LITELLM)) {
-    // The peer is part of the run: install the pinned LiteLLM into .venv-bench/ on first use.
-    console.log(`installing LiteLLM ${LITELLM_VERSION} into .venv-bench/ (first run only)`);
-    try {
-      execFileSync('python3', ['-m', 'venv', '.venv-bench'], { stdio: 'inherit' });
-      execFileSync('.venv-bench/bin/pip', ['install', '--quiet', `litellm[proxy]==${LITELLM_VERSION}`], {
-        stdio: 'inherit',
-      });
-    } catch (error) {
-      console.warn(`LiteLLM could not be installed (${(error as Error).message}); run without it`);
-      return undefined;
-    }
-  }
+  const LITELLM = installedLitellm();
+  if (!LITELLM) return undefined;
   const port = await freePort();
   const key = 'sk-litellm-bench';
   const config = join(work, 'litellm.yaml');
@@ -238,37 +172,13 @@ async function startLitellm(content: string): Promise<Target | undefined> {
   return { name: 'litellm', url, key, child };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(15_000)]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
-/** Resident set size of a process in MiB, from /proc (Linux). */
-function rssMiB(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return Math.round((kb / 1024) * 10) / 10;
-}
-
-/** CPU time (user + system) a process has used, in ms, from /proc (Linux). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-}
-
 /** Samples a process's RSS every 250 ms while `run` runs; the peak and the median. */
 async function underLoad<T>(
   pid: number | undefined,
   run: () => Promise<T>,
 ): Promise<{ result: T; peak: number; median: number }> {
   const samples: number[] = [];
-  const timer = setInterval(() => samples.push(rssMiB(pid)), 250);
+  const timer = setInterval(() => samples.push(rss(pid).now), 250);
   try {
     const result = await run();
     samples.sort((a, b) => a - b);
@@ -321,8 +231,6 @@ function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
-
-const round = (ms: number, digits = 2) => Math.round(ms * 10 ** digits) / 10 ** digits;
 
 interface FixedRate {
   rate: number;
@@ -528,7 +436,7 @@ async function main() {
   const ours = await startOurs();
   const recorded = await record(ours);
   await sleep(2000);
-  const rest = rssMiB(ours.child.pid);
+  const rest = rss(ours.child.pid).now;
   const bare = await startBare(recorded);
   const floors = args['no-floors']
     ? []
@@ -571,7 +479,7 @@ async function main() {
     if (target === ours) oursStreamLoad = { peak: measured.peak, median: measured.median };
   }
   const after = load();
-  const afterRest = rssMiB(ours.child.pid);
+  const afterRest = rss(ours.child.pid).now;
 
   for (const target of targets) await stop(target.child);
   let profile: ReturnType<typeof summarize> | undefined;
@@ -675,17 +583,12 @@ async function main() {
     for (const r of profile.functions)
       console.log(`${String(r.percent).padStart(5)}%  ${r.name}  ${r.where}`);
   }
-  mkdirSync(args.out, { recursive: true });
-  const file = join(args.out, `model-${started.toISOString().slice(0, 10)}.json`);
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  const file = writeResult(args.out, `model-${started.toISOString().slice(0, 10)}.json`, results);
   console.log(`\nwrote ${file}`);
 }
 
 try {
   await main();
 } finally {
-  await Promise.all(children.map(stop));
-  // BENCH_KEEP=1 keeps the servers' logs (with BENCH_NODE_FLAGS=--trace-gc, the collections)
-  if (process.env.BENCH_KEEP) console.log(`kept ${work}`);
-  else rmSync(work, { recursive: true, force: true });
+  await run.close();
 }

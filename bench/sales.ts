@@ -11,18 +11,17 @@
 // The sending domain is verified against a DNS server on loopback (dns2). The result is printed
 // and written to bench/results/sales-<date>.json.
 import { randomBytes } from 'node:crypto';
-import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
-import { SMTPServer } from 'smtp-server';
 import { startTestDns } from '../contract-tests/support/dns.ts';
 import { createTestDatabase, type TestDatabase } from '../contract-tests/support/server.ts';
 import { loadConfig } from '../src/config.ts';
 import { demoListing } from '../src/directory/demo.ts';
 import { insertListings } from '../src/directory/store.ts';
 import { startServices } from '../src/server.ts';
+import { call as callWith, until } from '../contract-tests/support/client.ts';
+import { forkRole, nextMessage, smtpSink, writeResult } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,28 +34,6 @@ const { values } = parseArgs({
 const RECIPIENTS = Math.max(10, Math.min(Number(values.recipients), 10_000));
 
 // ---- child roles ------------------------------------------------------------------------------
-
-/** The relay: accepts everything, tells the parent its port and, asked, its count. */
-function sink(): void {
-  let count = 0;
-  const server = new SMTPServer({
-    logger: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    disableReverseLookup: true,
-    onData(stream, _session, callback) {
-      stream.on('data', () => undefined);
-      stream.once('end', () => {
-        count++;
-        callback(null, 'queued');
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1', () =>
-    process.send?.({ port: (server.server.address() as { port: number }).port }),
-  );
-  process.on('message', () => process.send?.({ count }));
-}
 
 interface ReplyJob {
   to: string;
@@ -101,21 +78,7 @@ function replier(port: number): void {
 
 // ---- the parent ------------------------------------------------------------------------------
 
-function child(role: string, port?: number) {
-  return fork(process.argv[1]!, ['--role', role, ...(port ? ['--port', String(port)] : [])], {
-    stdio: 'inherit',
-  });
-}
-const nextMessage = <T>(proc: ReturnType<typeof fork>) =>
-  new Promise<T>((resolve) => proc.once('message', (m) => resolve(m as T)));
-
-async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const child = (role: string, port?: number) => forkRole(role, port ? ['--port', String(port)] : []);
 
 async function main(): Promise<void> {
   const sinkProc = child('sink');
@@ -147,16 +110,8 @@ async function main(): Promise<void> {
   const running = await startServices(config, undefined, { drainMs: 1000 });
   await running.ready;
   const directory = running.urls.directory!;
-  const call = async (base: string, method: string, path: string, body?: object) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const call = (base: string, method: string, path: string, body?: object) =>
+    callWith(base, key, method, path, body);
 
   // the listings, a verified domain, the list, the plan
   const listings = Array.from({ length: RECIPIENTS }, (_, i) => ({
@@ -179,6 +134,7 @@ async function main(): Promise<void> {
     max_members: RECIPIENTS,
   });
   await until(
+    'the list',
     async () => (await call(directory, 'GET', `/v1/target-lists/${String(list.id)}`)).status === 'ready',
     120_000,
   );
@@ -200,11 +156,13 @@ async function main(): Promise<void> {
   const launched = await call(directory, 'POST', `/v1/campaigns/${id}/launch`);
   const recipients = (launched.stats as { recipients: number }).recipients;
   await until(
+    'the campaign completed',
     async () => (await call(directory, 'GET', `/v1/campaigns/${id}`)).status === 'completed',
     600_000,
+    50,
   );
   const sendSeconds = (performance.now() - sendStart) / 1000;
-  sinkProc.send({ type: 'count' });
+  sinkProc.send('count');
   const { count: received } = await nextMessage<{ count: number }>(sinkProc);
 
   // 2. replies, one per message, to its Reply-To token address
@@ -230,7 +188,7 @@ async function main(): Promise<void> {
         [id],
       )
     )[0]!.n;
-  await until(async () => (await count()) + failed >= jobs.length, 120_000);
+  await until('every reply stored', async () => (await count()) + failed >= jobs.length, 120_000, 50);
   const replySeconds = (performance.now() - replyStart) / 1000;
   const stored = await count();
   const [billed] = await running.platform.db.query<{ n: number; cost: number }>(
@@ -259,11 +217,7 @@ async function main(): Promise<void> {
     },
   };
   console.log(JSON.stringify(result, null, 2));
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(
-    `bench/results/sales-${result.date.slice(0, 10)}-${values.storage}.json`,
-    `${JSON.stringify(result, null, 2)}\n`,
-  );
+  writeResult('bench/results', `sales-${result.date.slice(0, 10)}-${values.storage}.json`, result);
 
   replierProc.kill();
   sinkProc.kill();
@@ -272,6 +226,6 @@ async function main(): Promise<void> {
   await database?.drop();
 }
 
-if (values.role === 'sink') sink();
+if (values.role === 'sink') smtpSink();
 else if (values.role === 'replier') replier(Number(values.port));
 else await main();
