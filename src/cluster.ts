@@ -19,8 +19,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ServiceName } from './platform/app.ts';
 
-/** What a primary listens for: the services, and the directory's inbound SMTP listener. */
-type Listener = ServiceName | 'smtp';
+/** What a primary listens for: the services, the directory's inbound SMTP listener, the metrics listener. */
+type Listener = ServiceName | 'smtp' | 'metrics';
 
 /** The services a primary listens for, with their ports (as the workers would listen). */
 export type Listeners = Array<{ service: Listener; host: string; port: number }>;

@@ -121,6 +121,15 @@ export interface Config {
    * MAX_REQUESTS_PER_SOCKET: the bounds of every server's connections.
    */
   connections: ConnectionLimits;
+  /**
+   * METRICS_KEY: the operator's bearer secret for `GET /metrics` on the API ports; unset, the API
+   * ports serve no metrics.
+   */
+  metricsKey: string | undefined;
+  /** METRICS_PORT: a listener for `GET /metrics` alone (Prometheus), on METRICS_HOST; `off` (undefined) by default. */
+  metricsPort: number | undefined;
+  /** METRICS_HOST: the address the metrics listener binds; 127.0.0.1 (loopback only) by default. */
+  metricsHost: string;
   /** JOB_WORKERS: the most jobs of one queue one instance runs at once; 0 serves HTTP only. 16 by default. */
   jobWorkers: number;
   /**
@@ -350,6 +359,17 @@ const ENV = z.object({
     .optional()
     .describe('must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`'),
   JOB_WORKERS: integer(0, 256, 16),
+  METRICS_KEY: z
+    .string()
+    .regex(/^[\x21-\x7e]{24,256}$/)
+    .optional()
+    .describe('must be 24 to 256 printable characters without spaces, e.g. from `openssl rand -hex 32`'),
+  // no .default() here: zod 4 gives a default back after a transform to undefined (`off`)
+  METRICS_PORT: z
+    .union([z.literal('off').transform(() => undefined), z.coerce.number().int().min(0).max(65535)])
+    .optional()
+    .describe('must be a port number from 0 to 65535, or off'),
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
   OUTBOUND_ALLOW_PRIVATE: flag,
   OUTBOUND_DNS_SERVERS: z
     .string()
@@ -494,6 +514,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpRemotePrivateAddresses: v.MCP_REMOTE_PRIVATE_ADDRESSES || v.OUTBOUND_ALLOW_PRIVATE,
     secretsKey: v.SECRETS_ENCRYPTION_KEY,
     jobWorkers: v.JOB_WORKERS,
+    metricsKey: v.METRICS_KEY,
+    metricsPort: v.METRICS_PORT,
+    metricsHost: v.METRICS_HOST,
     outboundAllowPrivate: v.OUTBOUND_ALLOW_PRIVATE,
     outboundDnsServers: v.OUTBOUND_DNS_SERVERS ?? [],
     webhookRetryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE,

@@ -12,6 +12,9 @@ import { type Db } from './platform/db.ts';
 import { openStorage } from './storage.ts';
 import { type Jobs, openJobs } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
+import type { Registry } from 'prom-client';
+import type { ServiceName } from './platform/app.ts';
+import { metricsRegistry } from './platform/metrics.ts';
 import { type Outbound, outbound } from './platform/outbound.ts';
 import { type SecretBox, secretBox, secretsKeyOf } from './platform/secrets.ts';
 
@@ -28,6 +31,8 @@ export interface Platform {
   outbound: Outbound;
   /** Seals secrets kept at rest; undefined with DATABASE_URL and no SECRETS_ENCRYPTION_KEY. */
   secrets: SecretBox | undefined;
+  /** Each service's Prometheus registry (served by METRICS_KEY on its port, or the metrics listener). */
+  metrics: Record<ServiceName, Registry>;
   /** /readyz of a service that is ready itself: in a cluster, once every worker has been too. */
   readiness(ownReady: boolean): boolean;
   close(): Promise<void>;
@@ -98,6 +103,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     jobs,
     outbound: door,
     secrets: key === undefined ? undefined : secretBox(key),
+    metrics: { model: metricsRegistry('model'), directory: metricsRegistry('directory') },
     readiness: readyInCluster,
     async close() {
       await jobs.stop();

@@ -34,6 +34,9 @@ if (workers > 1 && cluster.isPrimary) {
   if (which.includes('directory') && config.mail.inboundPort !== undefined) {
     listeners.push({ service: 'smtp', host: config.host, port: config.mail.inboundPort });
   }
+  if (config.metricsPort !== undefined) {
+    listeners.push({ service: 'metrics', host: config.metricsHost, port: config.metricsPort });
+  }
   runPrimary(workers, listeners, createLogger(config.logLevel, 'primary', config.logFormat));
 } else {
   const running = await startServices(config, which, { handedOver: cluster.isWorker });

@@ -4,26 +4,29 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import type { Config, ConnectionLimits } from './config.ts';
 import { createDirectoryService, type DirectoryMail } from './directory/app.ts';
 import { createModelService } from './model/app.ts';
 import { openPlatform, type Platform } from './context.ts';
 import { startInboundSmtp } from './mail/inbound.ts';
 import { createLogger } from './platform/logger.ts';
+import { metricsText } from './platform/metrics.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
 import { STATUS_COMPONENTS } from './status/pages.ts';
 
 export type { ServiceName } from './platform/app.ts';
 import type { ServiceName } from './platform/app.ts';
 
-/** What a process listens for: the services, and the inbound SMTP listener that comes with the directory. */
-export type Listener = ServiceName | 'smtp';
+/** What a process listens for: the services, the inbound SMTP listener that comes with the directory, the metrics listener. */
+export type Listener = ServiceName | 'smtp' | 'metrics';
 
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;
   /** The inbound SMTP listener's port (INBOUND_SMTP_PORT), when it runs. */
   smtpPort?: number;
+  /** The metrics listener's URL (METRICS_PORT on METRICS_HOST), when it runs. */
+  metricsUrl?: string;
   /** The directory's mail (sending domains, transport, inbound handler), when it runs. */
   mail?: DirectoryMail;
   platform: Platform;
@@ -261,6 +264,31 @@ export async function startServices(
       await service.close();
     });
   }
+  // Prometheus scrapes here: a port of its own, bound to loopback unless METRICS_HOST says otherwise,
+  // so the API ports show no metrics to the internet (issue 29, finding 6).
+  let metricsUrl: string | undefined;
+  if (config.metricsPort !== undefined) {
+    const registries = which.map((name) => platform.metrics[name]);
+    const scrape = express();
+    scrape.disable('x-powered-by');
+    scrape.get('/metrics', async (_req, res) => {
+      const { contentType, text } = await metricsText(registries);
+      res.type(contentType).send(text);
+    });
+    scrape.use((_req, res) => {
+      res.status(404).type('text/plain').send('Only GET /metrics is served here.\n');
+    });
+    if (options.handedOver) {
+      const server = handedOver(scrape, config.connections);
+      accepts.metrics = server.accept;
+      metricsUrl = urlOf(config.metricsHost, config.metricsPort);
+      stops.push(() => server.drain(drainMs));
+    } else {
+      const server = await listen(scrape, config.metricsHost, config.metricsPort, config.connections);
+      metricsUrl = urlOf(config.metricsHost, (server.address() as AddressInfo).port);
+      stops.push(() => drain(server, drainMs));
+    }
+  }
   // The status page's probes: each service this process runs, and storage, every 30 s once ready.
   const allReady = Promise.all(ready).then(() => undefined);
   const probes: Record<string, () => Promise<void>> = { storage: databaseRoundTrip(platform.db) };
@@ -288,6 +316,7 @@ export async function startServices(
   return {
     urls,
     ...(smtpPort === undefined ? {} : { smtpPort }),
+    ...(metricsUrl === undefined ? {} : { metricsUrl }),
     ...(directoryMail === undefined ? {} : { mail: directoryMail }),
     platform,
     ready: allReady,

@@ -195,6 +195,7 @@ export async function createDirectoryService(
   const app = createServiceApp({
     name: 'directory',
     spec: readSpec('directory'),
+    metrics: { registry: platform.metrics.directory, key: platform.config.metricsKey },
     docsPath: 'docs/reference/directory.html',
     corsOrigins: platform.config.corsOrigins,
     logger,

@@ -106,6 +106,7 @@ export async function createModelService(
   const app = createServiceApp({
     name: 'model',
     spec: readSpec('model'),
+    metrics: { registry: platform.metrics.model, key: platform.config.metricsKey },
     docsPath: 'docs/reference/model.html',
     corsOrigins: platform.config.corsOrigins,
     logger,

@@ -72,10 +72,10 @@ describe.each([
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
   });
 
-  it('exposes Prometheus metrics', async () => {
+  it('shows no metrics on the API port without METRICS_KEY', async () => {
     const res = await fetch(`${base()}/metrics`);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('http_requests_total');
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('http_requests_total');
   });
 
   it('keeps a plain caller-supplied x-request-id and replaces an unsafe one', async () => {

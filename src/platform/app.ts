@@ -14,12 +14,13 @@ import express, {
   Router,
 } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { errorHandler } from './error-handler.ts';
 import { BadRequestError, NotImplementedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { corsFor, securityHeaders } from './browser.ts';
 import { refuseDeepJson } from './json-depth.ts';
+import { keyedMetrics, metricsRegistry, observeRequests } from './metrics.ts';
 import { installRequestLogger, requestId } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
 
@@ -54,6 +55,11 @@ export interface ServiceOptions {
   uploadLimitBytes?: number;
   /** Where multipart uploads are written as they arrive (deleted when the response ends); the OS's temp dir by default. */
   uploadDir?: string;
+  /**
+   * The service's metrics (platform/metrics.ts): `GET /metrics` on this port only with `key`
+   * (METRICS_KEY) as a bearer; without a key, not on this port (the metrics listener serves them).
+   */
+  metrics?: { registry: Registry; key: string | undefined };
 }
 
 /** Deletes a request's uploaded files once its response is over, whatever happened. */
@@ -68,35 +74,6 @@ function removeUploads(req: Request, res: Response, next: NextFunction): void {
 
 interface OpenApiRequest extends Request {
   openapi?: { openApiRoute?: string };
-}
-
-function metrics(name: string) {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service: name });
-  collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route and status.',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration in seconds, until the response finished.',
-    labelNames: ['method', 'route'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const observe = (req: Request, res: Response, next: NextFunction) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      const route = (req as OpenApiRequest).openapi?.openApiRoute ?? 'unmatched';
-      end({ method: req.method, route });
-      requests.inc({ method: req.method, route, status: String(res.statusCode) });
-    });
-    next();
-  };
-  return { registry, observe };
 }
 
 /** A fresh copy of a service's bundled spec (the validator may change the copy it is given). */
@@ -162,7 +139,8 @@ export function createServiceApp(options: ServiceOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  const { registry, observe } = metrics(options.name);
+  const registry = options.metrics?.registry ?? metricsRegistry(options.name);
+  const observe = observeRequests(registry);
 
   app.use(requestId);
   installRequestLogger(app, options.logger);
@@ -190,9 +168,8 @@ export function createServiceApp(options: ServiceOptions): Express {
   app.get('/docs', (_req, res, next) => {
     res.sendFile(options.docsPath, { root: process.cwd() }, (err) => err && next(err));
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  });
+  const metricsKey = options.metrics?.key;
+  if (metricsKey !== undefined) app.get('/metrics', keyedMetrics(registry, metricsKey));
 
   for (const router of options.pages ?? []) app.use(router);
 
