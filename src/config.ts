@@ -106,9 +106,14 @@ export interface Config {
    * SECRETS_ENCRYPTION_KEY: 32 bytes (64 hex digits) that encrypt stored secrets (the headers
    * of registered MCP servers) with AES-256-GCM. Unset: a key kept in DATA_DIR/secrets.key
    * (made on first use), or one per process for an in-memory database; with DATABASE_URL it
-   * must be set for secrets to be stored.
+   * (or SECRETS_KEY_FILE) must be set for secrets to be stored.
    */
   secretsKey: Buffer | undefined;
+  /**
+   * SECRETS_KEY_FILE: a file holding the key as 64 hex digits (a mounted secret, a volume apart
+   * from the data), made on first use when missing; instead of DATA_DIR/secrets.key.
+   */
+  secretsKeyFile: string | undefined;
   /** VAT_RATE: the VAT rate of monthly statements, in percent (`21`, `20.5`); `0` by default. */
   vatRate: string;
   /**
@@ -358,6 +363,7 @@ const ENV = z.object({
     .transform((hex) => Buffer.from(hex, 'hex'))
     .optional()
     .describe('must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`'),
+  SECRETS_KEY_FILE: z.string().trim().min(1).optional(),
   JOB_WORKERS: integer(0, 256, 16),
   METRICS_KEY: z
     .string()
@@ -474,6 +480,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'INBOUND_SMTP_TLS_CERT and INBOUND_SMTP_TLS_KEY go together: set both PEM files, or neither',
     );
   }
+  if (v.SECRETS_ENCRYPTION_KEY !== undefined && v.SECRETS_KEY_FILE !== undefined) {
+    throw new ConfigError(
+      'SECRETS_ENCRYPTION_KEY and SECRETS_KEY_FILE are two ways to give one key: set one of them',
+    );
+  }
   const inboundHost =
     v.INBOUND_MAIL_HOST ?? (v.PUBLIC_DIRECTORY_URL ? new URL(v.PUBLIC_DIRECTORY_URL).hostname : 'localhost');
   return {
@@ -513,6 +524,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       v.MCP_ALLOWED_HOSTS ?? (v.MODEL_API_PUBLIC_URL ? [new URL(v.MODEL_API_PUBLIC_URL).host] : []),
     mcpRemotePrivateAddresses: v.MCP_REMOTE_PRIVATE_ADDRESSES || v.OUTBOUND_ALLOW_PRIVATE,
     secretsKey: v.SECRETS_ENCRYPTION_KEY,
+    secretsKeyFile: v.SECRETS_KEY_FILE,
     jobWorkers: v.JOB_WORKERS,
     metricsKey: v.METRICS_KEY,
     metricsPort: v.METRICS_PORT,

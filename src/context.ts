@@ -91,7 +91,16 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
   }
   const auth = createAuthenticator(accounts, bus);
   const jobs = await openJobs(db, { workers: config.jobWorkers, logger });
-  const key = secretsKeyOf(config.secretsKey, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const { key, source } = secretsKeyOf(
+    { key: config.secretsKey, file: config.secretsKeyFile },
+    { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
+  );
+  if (source === 'data_dir') {
+    logger.warn(
+      { file: `${config.dataDir}/secrets.key` },
+      'the secrets key is kept beside the data, so one backup holds both: set SECRETS_KEY_FILE (on another volume) or SECRETS_ENCRYPTION_KEY',
+    );
+  }
   const door = outbound({ allowPrivate: config.outboundAllowPrivate, dnsServers: config.outboundDnsServers });
   return {
     config,

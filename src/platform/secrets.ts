@@ -2,7 +2,7 @@
 // record's id as associated data, so a ciphertext copied to another row does not decrypt.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface SecretBox {
   seal(plain: string, id: string): string;
@@ -14,21 +14,39 @@ export interface SecretBox {
   mac(purpose: string, data: string): Buffer;
 }
 
-/** The key: SECRETS_ENCRYPTION_KEY, else DATA_DIR/secrets.key (made once), else one per process for memory://. */
-export function secretsKeyOf(
-  configured: Buffer | undefined,
-  storage: { databaseUrl: string | undefined; dataDir: string },
-): Buffer | undefined {
-  if (configured !== undefined) return configured;
-  if (storage.databaseUrl !== undefined) return undefined;
-  if (storage.dataDir.startsWith('memory://')) return randomBytes(32);
-  const file = join(storage.dataDir, 'secrets.key');
+/** Where the key came from: `data_dir` is the default that a backup of the data also holds. */
+export type SecretsKeySource = 'environment' | 'file' | 'data_dir' | 'process' | 'none';
+
+/** Reads a key file, making it (0600, 32 random bytes as hex) when it does not exist yet. */
+function keyFromFile(file: string): Buffer {
   if (!existsSync(file)) {
-    mkdirSync(storage.dataDir, { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
   }
   chmodSync(file, 0o600);
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const hex = readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
+    throw new Error(
+      `the secrets key file ${file} must hold 64 hex digits (32 bytes), e.g. from \`openssl rand -hex 32\``,
+    );
+  }
+  return Buffer.from(hex, 'hex');
+}
+
+/**
+ * The key: SECRETS_ENCRYPTION_KEY, else SECRETS_KEY_FILE (made once), else DATA_DIR/secrets.key
+ * (made once: a first start works, but a backup of DATA_DIR then holds the key with the data),
+ * else one per process for memory://.
+ */
+export function secretsKeyOf(
+  configured: { key: Buffer | undefined; file: string | undefined },
+  storage: { databaseUrl: string | undefined; dataDir: string },
+): { key: Buffer | undefined; source: SecretsKeySource } {
+  if (configured.key !== undefined) return { key: configured.key, source: 'environment' };
+  if (configured.file !== undefined) return { key: keyFromFile(configured.file), source: 'file' };
+  if (storage.databaseUrl !== undefined) return { key: undefined, source: 'none' };
+  if (storage.dataDir.startsWith('memory://')) return { key: randomBytes(32), source: 'process' };
+  return { key: keyFromFile(join(storage.dataDir, 'secrets.key')), source: 'data_dir' };
 }
 
 export function secretBox(key: Buffer): SecretBox {
