@@ -844,33 +844,80 @@ export type CreateEmbeddingResponse = {
 };
 
 /**
- * ResponseInputContent
+ * ResponseInputTextContent
  *
- * A text part of an input message: `input_text`, or `output_text` when an earlier assistant message is sent back.
+ * A text part of an input message.
  */
-export type ResponseInputContent = {
+export type ResponseInputTextContent = {
     /**
-     * The type of the part.
+     * The type of the part, always `input_text`.
      */
-    type: 'input_text' | 'output_text';
+    type: 'input_text';
+    /**
+     * The text.
+     */
+    text: string;
+};
+
+/**
+ * ResponseOutputTextContent
+ *
+ * A text part of an earlier assistant message, sent back.
+ */
+export type ResponseOutputTextContent = {
+    /**
+     * The type of the part, always `output_text`.
+     */
+    type: 'output_text';
     /**
      * The text.
      */
     text: string;
     /**
-     * Annotations of an earlier `output_text`; ignored.
+     * Annotations of the earlier part; ignored.
      */
-    annotations?: Array<unknown>;
+    annotations?: Array<{
+        [key: string]: unknown;
+    }>;
     /**
-     * Log probabilities of an earlier `output_text`; ignored.
+     * Log probabilities of the earlier part; ignored.
      */
     logprobs?: Array<unknown>;
 };
 
 /**
+ * ResponseRefusalContent
+ *
+ * A refusal part of an earlier assistant message, sent back; the model reads it as the assistant's text.
+ */
+export type ResponseRefusalContent = {
+    /**
+     * The type of the part, always `refusal`.
+     */
+    type: 'refusal';
+    /**
+     * What the model said when it refused.
+     */
+    refusal: string;
+};
+
+/**
+ * ResponseInputContent
+ *
+ * A part of a message's content: `input_text`, or an earlier assistant message's `output_text` or `refusal` sent back. The models of this service read text only: an `input_image`, `input_file` or `input_audio` part is a 400 `validation_failed` naming it.
+ */
+export type ResponseInputContent = ({
+    type: 'input_text';
+} & ResponseInputTextContent) | ({
+    type: 'output_text';
+} & ResponseOutputTextContent) | ({
+    type: 'refusal';
+} & ResponseRefusalContent);
+
+/**
  * ResponseInputMessage
  *
- * A message of the input. `content` is a text or a list of text parts (`input_text`, or `output_text` for earlier assistant turns).
+ * A message of the input. `content` is a text or a list of parts (`input_text`, or `output_text` and `refusal` for earlier assistant turns).
  */
 export type ResponseInputMessage = {
     /**
@@ -928,6 +975,13 @@ export type ResponseFunctionToolCall = {
 };
 
 /**
+ * ResponseFunctionCallOutputContent
+ *
+ * A part of a function's result: text (the OpenAI Agents SDK sends an MCP tool's result this way). The models of this service read text only: an `input_image` or `input_file` part is a 400 `validation_failed` naming it.
+ */
+export type ResponseFunctionCallOutputContent = ResponseInputTextContent;
+
+/**
  * ResponseFunctionCallOutput
  *
  * What a function tool returned, for the call with the same `call_id`.
@@ -946,13 +1000,79 @@ export type ResponseFunctionCallOutput = {
      */
     call_id: string;
     /**
-     * The function's result, as text (often JSON).
+     * The function's result: a text (often JSON), or its parts in order (the model reads them joined).
      */
-    output: string;
+    output: string | Array<ResponseFunctionCallOutputContent>;
     /**
      * The status of the item; ignored.
      */
-    status?: 'in_progress' | 'completed' | 'incomplete';
+    status?: 'in_progress' | 'completed' | 'incomplete' | null;
+};
+
+/**
+ * ResponseReasoningItem
+ *
+ * A reasoning item of an earlier response, passed back as clients do (the OpenAI Agents SDK returns every output item). It is kept with the input; its summary and content are not shown to the model again, and `encrypted_content` is never read (no model of this service reasons in hidden tokens).
+ */
+export type ResponseReasoningItem = {
+    /**
+     * The type of the item, always `reasoning`.
+     */
+    type: 'reasoning';
+    /**
+     * The id of the reasoning item.
+     */
+    id: string;
+    /**
+     * The reasoning summary's parts.
+     */
+    summary: Array<{
+        /**
+         * Always `summary_text`.
+         */
+        type: 'summary_text';
+        /**
+         * The text of the part.
+         */
+        text: string;
+    }>;
+    /**
+     * The reasoning text's parts, when the model shared them.
+     */
+    content?: Array<{
+        /**
+         * Always `reasoning_text`.
+         */
+        type: 'reasoning_text';
+        /**
+         * The text of the part.
+         */
+        text: string;
+    }> | null;
+    /**
+     * The reasoning in the form only its model can read; kept, never read here.
+     */
+    encrypted_content?: string | null;
+    /**
+     * The status of the item.
+     */
+    status?: 'in_progress' | 'completed' | 'incomplete' | null;
+};
+
+/**
+ * ResponseItemReference
+ *
+ * An item stored earlier, by its id: any input or output item of a stored response of the same account, or an item of one of its conversations (the Vercel AI SDK sends earlier assistant turns this way). It stands for that item, as it was stored. An id that names no stored item of the account is a 404 `item_not_found`.
+ */
+export type ResponseItemReference = {
+    /**
+     * The type of the item, `item_reference` (may be left out or null).
+     */
+    type?: 'item_reference' | null;
+    /**
+     * The id of the stored item.
+     */
+    id: string;
 };
 
 /**
@@ -1047,9 +1167,9 @@ export type ResponseMcpListTools = {
 /**
  * ResponseInputItem
  *
- * One item of the input: a message (`role` user, system, developer or assistant), a `function_call` the model made earlier, a `function_call_output` answering one, or an earlier response's `mcp_call` or `mcp_list_tools` item sent back as it was.
+ * One item of the input: a message (`role` user, system, developer or assistant; `type` may be left out), a `function_call` the model made earlier, a `function_call_output` answering one (a text, or text parts), a `reasoning` item passed back, an `item_reference` to an item stored earlier, or an earlier response's `mcp_call` or `mcp_list_tools` item sent back as it was. The other item types of OpenAI's Responses API (`computer_call`, `computer_call_output`, `file_search_call`, `web_search_call`, `image_generation_call`, `code_interpreter_call`, `local_shell_call`, `local_shell_call_output`, `shell_call`, `shell_call_output`, `apply_patch_call`, `apply_patch_call_output`, `custom_tool_call`, `custom_tool_call_output`, `mcp_approval_request`, `mcp_approval_response`, `tool_search_call`, `tool_search_output`, `additional_tools`, `configuration_update`, `compaction`, `compaction_trigger`, `program`, `program_output`) belong to tools this service does not run: such an item is a 400 `validation_failed` naming its index and type.
  */
-export type ResponseInputItem = ResponseInputMessage | ResponseFunctionToolCall | ResponseFunctionCallOutput | ResponseMcpCall | ResponseMcpListTools;
+export type ResponseInputItem = ResponseInputMessage | ResponseFunctionToolCall | ResponseFunctionCallOutput | ResponseReasoningItem | ResponseItemReference | ResponseMcpCall | ResponseMcpListTools;
 
 /**
  * ResponseInput
@@ -1984,9 +2104,9 @@ export type ResponseFunctionCallOutputItem = {
      */
     call_id: string;
     /**
-     * The function's result.
+     * The function's result, as it was sent (a text, or its parts).
      */
-    output: string;
+    output: string | Array<ResponseFunctionCallOutputContent>;
     /**
      * Always `completed`.
      */
@@ -1996,7 +2116,7 @@ export type ResponseFunctionCallOutputItem = {
 /**
  * ResponseItem
  *
- * A stored input item, with its id: a message, a function call, a function call output, or an mcp item sent back.
+ * A stored input item, with its id: a message, a function call, a function call output, a reasoning item or an mcp item sent back.
  */
 export type ResponseItem = ({
     type: 'message';
@@ -2005,6 +2125,8 @@ export type ResponseItem = ({
 } & ResponseFunctionToolCallItem) | ({
     type: 'function_call_output';
 } & ResponseFunctionCallOutputItem) | ({
+    type: 'reasoning';
+} & ResponseReasoningItem) | ({
     type: 'mcp_call';
 } & ResponseMcpCall) | ({
     type: 'mcp_list_tools';

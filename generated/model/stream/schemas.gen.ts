@@ -1495,9 +1495,9 @@ export const CreateEmbeddingResponseSchema = {
     }
 } as const;
 
-export const ResponseInputContentSchema = {
-    title: 'ResponseInputContent',
-    description: 'A text part of an input message: `input_text`, or `output_text` when an earlier assistant message is sent back.',
+export const ResponseInputTextContentSchema = {
+    title: 'ResponseInputTextContent',
+    description: 'A text part of an input message.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1506,12 +1506,32 @@ export const ResponseInputContentSchema = {
     ],
     properties: {
         type: {
-            description: 'The type of the part.',
+            description: 'The type of the part, always `input_text`.',
             type: 'string',
-            enum: [
-                'input_text',
-                'output_text'
-            ]
+            const: 'input_text'
+        },
+        text: {
+            description: 'The text.',
+            type: 'string',
+            maxLength: 1048576
+        }
+    }
+} as const;
+
+export const ResponseOutputTextContentSchema = {
+    title: 'ResponseOutputTextContent',
+    description: 'A text part of an earlier assistant message, sent back.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'text'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the part, always `output_text`.',
+            type: 'string',
+            const: 'output_text'
         },
         text: {
             description: 'The text.',
@@ -1519,21 +1539,74 @@ export const ResponseInputContentSchema = {
             maxLength: 1048576
         },
         annotations: {
-            description: 'Annotations of an earlier `output_text`; ignored.',
+            description: 'Annotations of the earlier part; ignored.',
             type: 'array',
-            maxItems: 0
+            maxItems: 256,
+            items: {
+                title: 'ResponseOutputTextAnnotation',
+                description: 'An annotation (a citation); ignored.',
+                type: 'object',
+                additionalProperties: true
+            }
         },
         logprobs: {
-            description: 'Log probabilities of an earlier `output_text`; ignored.',
+            description: 'Log probabilities of the earlier part; ignored.',
             type: 'array',
             maxItems: 0
         }
     }
 } as const;
 
+export const ResponseRefusalContentSchema = {
+    title: 'ResponseRefusalContent',
+    description: 'A refusal part of an earlier assistant message, sent back; the model reads it as the assistant\'s text.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'refusal'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the part, always `refusal`.',
+            type: 'string',
+            const: 'refusal'
+        },
+        refusal: {
+            description: 'What the model said when it refused.',
+            type: 'string',
+            maxLength: 1048576
+        }
+    }
+} as const;
+
+export const ResponseInputContentSchema = {
+    title: 'ResponseInputContent',
+    description: 'A part of a message\'s content: `input_text`, or an earlier assistant message\'s `output_text` or `refusal` sent back. The models of this service read text only: an `input_image`, `input_file` or `input_audio` part is a 400 `validation_failed` naming it.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseInputTextContent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseOutputTextContent'
+        },
+        {
+            $ref: '#/components/schemas/ResponseRefusalContent'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            input_text: '#/components/schemas/ResponseInputTextContent',
+            output_text: '#/components/schemas/ResponseOutputTextContent',
+            refusal: '#/components/schemas/ResponseRefusalContent'
+        }
+    }
+} as const;
+
 export const ResponseInputMessageSchema = {
     title: 'ResponseInputMessage',
-    description: 'A message of the input. `content` is a text or a list of text parts (`input_text`, or `output_text` for earlier assistant turns).',
+    description: 'A message of the input. `content` is a text or a list of parts (`input_text`, or `output_text` and `refusal` for earlier assistant turns).',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1643,6 +1716,22 @@ export const ResponseFunctionToolCallSchema = {
     }
 } as const;
 
+export const ResponseFunctionCallOutputContentSchema = {
+    title: 'ResponseFunctionCallOutputContent',
+    description: 'A part of a function\'s result: text (the OpenAI Agents SDK sends an MCP tool\'s result this way). The models of this service read text only: an `input_image` or `input_file` part is a 400 `validation_failed` naming it.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ResponseInputTextContent'
+        }
+    ],
+    discriminator: {
+        propertyName: 'type',
+        mapping: {
+            input_text: '#/components/schemas/ResponseInputTextContent'
+        }
+    }
+} as const;
+
 export const ResponseFunctionCallOutputSchema = {
     title: 'ResponseFunctionCallOutput',
     description: 'What a function tool returned, for the call with the same `call_id`.',
@@ -1671,18 +1760,169 @@ export const ResponseFunctionCallOutputSchema = {
             maxLength: 64
         },
         output: {
-            description: 'The function\'s result, as text (often JSON).',
-            type: 'string',
-            maxLength: 1048576
+            description: 'The function\'s result: a text (often JSON), or its parts in order (the model reads them joined).',
+            oneOf: [
+                {
+                    title: 'ResponseFunctionCallOutputText',
+                    description: 'The result as text.',
+                    type: 'string',
+                    maxLength: 1048576
+                },
+                {
+                    title: 'ResponseFunctionCallOutputParts',
+                    description: 'The result\'s parts, in order.',
+                    type: 'array',
+                    maxItems: 64,
+                    items: {
+                        $ref: '#/components/schemas/ResponseFunctionCallOutputContent'
+                    }
+                }
+            ]
         },
         status: {
             description: 'The status of the item; ignored.',
-            type: 'string',
+            type: [
+                'string',
+                'null'
+            ],
             enum: [
                 'in_progress',
                 'completed',
-                'incomplete'
+                'incomplete',
+                null
             ]
+        }
+    }
+} as const;
+
+export const ResponseReasoningItemSchema = {
+    title: 'ResponseReasoningItem',
+    description: 'A reasoning item of an earlier response, passed back as clients do (the OpenAI Agents SDK returns every output item). It is kept with the input; its summary and content are not shown to the model again, and `encrypted_content` is never read (no model of this service reasons in hidden tokens).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'summary'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, always `reasoning`.',
+            type: 'string',
+            const: 'reasoning'
+        },
+        id: {
+            description: 'The id of the reasoning item.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 128
+        },
+        summary: {
+            description: 'The reasoning summary\'s parts.',
+            type: 'array',
+            maxItems: 64,
+            items: {
+                title: 'ResponseReasoningSummary',
+                description: 'A part of the summary.',
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'type',
+                    'text'
+                ],
+                properties: {
+                    type: {
+                        description: 'Always `summary_text`.',
+                        type: 'string',
+                        const: 'summary_text'
+                    },
+                    text: {
+                        description: 'The text of the part.',
+                        type: 'string',
+                        maxLength: 1048576
+                    }
+                }
+            }
+        },
+        content: {
+            description: 'The reasoning text\'s parts, when the model shared them.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 64,
+            items: {
+                title: 'ResponseReasoningText',
+                description: 'A part of the reasoning text.',
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'type',
+                    'text'
+                ],
+                properties: {
+                    type: {
+                        description: 'Always `reasoning_text`.',
+                        type: 'string',
+                        const: 'reasoning_text'
+                    },
+                    text: {
+                        description: 'The text of the part.',
+                        type: 'string',
+                        maxLength: 1048576
+                    }
+                }
+            }
+        },
+        encrypted_content: {
+            description: 'The reasoning in the form only its model can read; kept, never read here.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 10485760
+        },
+        status: {
+            description: 'The status of the item.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete',
+                null
+            ]
+        }
+    }
+} as const;
+
+export const ResponseItemReferenceSchema = {
+    title: 'ResponseItemReference',
+    description: 'An item stored earlier, by its id: any input or output item of a stored response of the same account, or an item of one of its conversations (the Vercel AI SDK sends earlier assistant turns this way). It stands for that item, as it was stored. An id that names no stored item of the account is a 404 `item_not_found`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id'
+    ],
+    properties: {
+        type: {
+            description: 'The type of the item, `item_reference` (may be left out or null).',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'item_reference',
+                null
+            ]
+        },
+        id: {
+            description: 'The id of the stored item.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 128
         }
     }
 } as const;
@@ -1832,7 +2072,7 @@ export const ResponseMcpListToolsSchema = {
 
 export const ResponseInputItemSchema = {
     title: 'ResponseInputItem',
-    description: 'One item of the input: a message (`role` user, system, developer or assistant), a `function_call` the model made earlier, a `function_call_output` answering one, or an earlier response\'s `mcp_call` or `mcp_list_tools` item sent back as it was.',
+    description: 'One item of the input: a message (`role` user, system, developer or assistant; `type` may be left out), a `function_call` the model made earlier, a `function_call_output` answering one (a text, or text parts), a `reasoning` item passed back, an `item_reference` to an item stored earlier, or an earlier response\'s `mcp_call` or `mcp_list_tools` item sent back as it was. The other item types of OpenAI\'s Responses API (`computer_call`, `computer_call_output`, `file_search_call`, `web_search_call`, `image_generation_call`, `code_interpreter_call`, `local_shell_call`, `local_shell_call_output`, `shell_call`, `shell_call_output`, `apply_patch_call`, `apply_patch_call_output`, `custom_tool_call`, `custom_tool_call_output`, `mcp_approval_request`, `mcp_approval_response`, `tool_search_call`, `tool_search_output`, `additional_tools`, `configuration_update`, `compaction`, `compaction_trigger`, `program`, `program_output`) belong to tools this service does not run: such an item is a 400 `validation_failed` naming its index and type.',
     anyOf: [
         {
             $ref: '#/components/schemas/ResponseInputMessage'
@@ -1842,6 +2082,12 @@ export const ResponseInputItemSchema = {
         },
         {
             $ref: '#/components/schemas/ResponseFunctionCallOutput'
+        },
+        {
+            $ref: '#/components/schemas/ResponseReasoningItem'
+        },
+        {
+            $ref: '#/components/schemas/ResponseItemReference'
         },
         {
             $ref: '#/components/schemas/ResponseMcpCall'
@@ -3564,8 +3810,22 @@ export const ResponseFunctionCallOutputItemSchema = {
             type: 'string'
         },
         output: {
-            description: 'The function\'s result.',
-            type: 'string'
+            description: 'The function\'s result, as it was sent (a text, or its parts).',
+            oneOf: [
+                {
+                    title: 'ResponseFunctionCallOutputItemText',
+                    description: 'The result as text.',
+                    type: 'string'
+                },
+                {
+                    title: 'ResponseFunctionCallOutputItemParts',
+                    description: 'The result\'s parts, in order.',
+                    type: 'array',
+                    items: {
+                        $ref: '#/components/schemas/ResponseFunctionCallOutputContent'
+                    }
+                }
+            ]
         },
         status: {
             description: 'Always `completed`.',
@@ -3581,7 +3841,7 @@ export const ResponseFunctionCallOutputItemSchema = {
 
 export const ResponseItemSchema = {
     title: 'ResponseItem',
-    description: 'A stored input item, with its id: a message, a function call, a function call output, or an mcp item sent back.',
+    description: 'A stored input item, with its id: a message, a function call, a function call output, a reasoning item or an mcp item sent back.',
     oneOf: [
         {
             $ref: '#/components/schemas/ResponseInputMessageItem'
@@ -3591,6 +3851,9 @@ export const ResponseItemSchema = {
         },
         {
             $ref: '#/components/schemas/ResponseFunctionCallOutputItem'
+        },
+        {
+            $ref: '#/components/schemas/ResponseReasoningItem'
         },
         {
             $ref: '#/components/schemas/ResponseMcpCall'
@@ -3605,6 +3868,7 @@ export const ResponseItemSchema = {
             message: '#/components/schemas/ResponseInputMessageItem',
             function_call: '#/components/schemas/ResponseFunctionToolCallItem',
             function_call_output: '#/components/schemas/ResponseFunctionCallOutputItem',
+            reasoning: '#/components/schemas/ResponseReasoningItem',
             mcp_call: '#/components/schemas/ResponseMcpCall',
             mcp_list_tools: '#/components/schemas/ResponseMcpListTools'
         }
