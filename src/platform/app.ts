@@ -191,7 +191,12 @@ export function createServiceApp(options: ServiceOptions): Express {
       OpenApiValidator.middleware({
         apiSpec: spec as never,
         validateRequests: { allowUnknownQueryParameters: false, coerceTypes: coerceBody },
-        validateResponses: true,
+        // the body goes with the error, so the handler can say which field broke the contract
+        validateResponses: {
+          onError: (err: Error, body: unknown) => {
+            throw Object.assign(err, { responseBody: body });
+          },
+        },
         validateSecurity: {
           handlers: { BearerAuth: options.securityHandler, ...options.otherSecurityHandlers },
         },
@@ -218,6 +223,6 @@ export function createServiceApp(options: ServiceOptions): Express {
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new NotImplementedError(req.method, (req as OpenApiRequest).openapi?.openApiRoute ?? req.path));
   });
-  app.use(errorHandler(options.logger));
+  app.use(errorHandler(options.logger, JSON.parse(specText) as Record<string, unknown>));
   return app;
 }

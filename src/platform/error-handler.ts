@@ -2,6 +2,7 @@
 // in the envelope of docs/errors.md with the request id. Never HTML, never a stack trace.
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './errors.ts';
+import { type Direction, Explainer } from './explain.ts';
 import { MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.ts';
 import type { Logger } from './logger.ts';
 import { requestIdOf } from './request-id.ts';
@@ -13,6 +14,8 @@ interface ValidatorIssue {
 }
 
 interface HttpLikeError {
+  /** The body of a response that failed validation (set by the validator's onError hook). */
+  responseBody?: unknown;
   status?: number;
   statusCode?: number;
   type?: string;
@@ -49,7 +52,51 @@ function describe(err: HttpLikeError): string {
     .join('; ');
 }
 
-export function toApiError(raw: unknown, req: Request, res?: Response): ApiError {
+type Spec = Record<string, unknown>;
+
+function get(value: unknown, ...keys: string[]): unknown {
+  let here = value;
+  for (const key of keys) {
+    if (here === null || typeof here !== 'object') return undefined;
+    here = (here as Record<string, unknown>)[key];
+  }
+  return here;
+}
+
+function deref(spec: Spec, value: unknown): unknown {
+  const ref = get(value, '$ref');
+  if (typeof ref !== 'string' || !ref.startsWith('#/')) return value;
+  return get(spec, ...ref.slice(2).split('/'));
+}
+
+/** The one mismatch of a request body or a response against the operation's schema, as a sentence. */
+function explainBody(
+  spec: Spec,
+  req: Request,
+  direction: Direction,
+  body: unknown,
+  status?: number,
+): string | undefined {
+  const route = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
+  if (route === undefined) return undefined;
+  const operation = get(spec, 'paths', route, req.method.toLowerCase());
+  const holder =
+    direction === 'request'
+      ? deref(spec, get(operation, 'requestBody'))
+      : deref(spec, get(operation, 'responses', String(status)) ?? get(operation, 'responses', 'default'));
+  const schema = get(holder, 'content', 'application/json', 'schema');
+  if (schema === undefined) return undefined;
+  const found = new Explainer(spec, direction).explain(schema, body);
+  if (found === undefined) return undefined;
+  return found.param === '' ? found.message : `${found.param}: ${found.message}`;
+}
+
+function paramOfSentence(sentence: string): string | null {
+  const colon = sentence.indexOf(': ');
+  return colon > 0 && !/\s/.test(sentence.slice(0, colon)) ? sentence.slice(0, colon) : null;
+}
+
+export function toApiError(raw: unknown, req: Request, res?: Response, spec?: Spec): ApiError {
   if (raw instanceof ApiError) return raw;
   // The security handler's own error, which the validator passes on rebuilt without its code.
   const authError = res?.locals.authError;
@@ -88,6 +135,14 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
       // A malformed cursor is the same mistake as a forged one, whichever check caught it.
       if (param === 'cursor') {
         return new ApiError(400, 'invalid_cursor', 'The cursor was not issued by this endpoint.', { param });
+      }
+      // a body that breaks a union: the branch it meant and its first real mismatch, not every branch
+      const told =
+        spec !== undefined && firstPath?.startsWith('/body')
+          ? explainBody(spec, req, 'request', req.body)
+          : undefined;
+      if (told !== undefined) {
+        return new ApiError(400, 'validation_failed', told, { param: paramOfSentence(told) ?? param });
       }
       return new ApiError(400, 'validation_failed', describe(err), { param });
     }
@@ -137,10 +192,14 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
     );
   }
   if (status === 500 && err.path !== undefined && (err.errors?.length ?? 0) > 0) {
+    const told =
+      spec !== undefined && 'responseBody' in err
+        ? explainBody(spec, req, 'response', err.responseBody, res?.statusCode)
+        : undefined;
     return new ApiError(
       500,
       'response_validation_failed',
-      'The server produced a response that breaks its own contract.',
+      `The server produced a response that breaks its own contract${told === undefined ? '' : ` (${told})`}.`,
     );
   }
   return new ApiError(
@@ -151,9 +210,9 @@ export function toApiError(raw: unknown, req: Request, res?: Response): ApiError
 }
 
 /** `logger` serves a request that has no `req.log` (requestLogger's child carrying its id). */
-export function errorHandler(logger: Logger) {
+export function errorHandler(logger: Logger, spec?: Spec) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const error = toApiError(raw, req, res);
+    const error = toApiError(raw, req, res, spec);
     const requestId = requestIdOf(res);
     if (error.status >= 500 && error.status !== 501) {
       (req.log ?? logger.child({ request_id: requestId })).error(
