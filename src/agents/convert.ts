@@ -7,8 +7,11 @@ import type {
   ChatCompletionTool,
   CreateResponseRequest,
   ResponseFormat,
+  ResponseInputContent,
   ResponseItem,
+  ResponseItemReference,
   ResponseOutputItem,
+  ResponseOutputText,
 } from '../../generated/model/client/types.gen.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -16,8 +19,42 @@ import { newId } from '../platform/ids.ts';
 /** An item of a conversation: a stored input item or an output item of an earlier response. */
 export type HistoryItem = ResponseItem | ResponseOutputItem;
 
-/** The request's input as stored items, each with an id (`msg_`, `fc_`, `fco_`). */
-export function inputItems(input: CreateResponseRequest['input']): ResponseItem[] {
+/** The `item_reference` items of the input, with their index. */
+export function referencedItems(input: CreateResponseRequest['input']): { index: number; id: string }[] {
+  if (input === undefined || typeof input === 'string') return [];
+  return input.flatMap((item, index) => (isReference(item) ? [{ index, id: item.id }] : []));
+}
+
+type InputItem = Exclude<NonNullable<CreateResponseRequest['input']>, string>[number];
+
+function isReference(item: InputItem): item is ResponseItemReference {
+  return (
+    item.type === 'item_reference' || item.type === null || (!('role' in item) && item.type === undefined)
+  );
+}
+
+/** A stored item as an input item: an output message becomes a stored assistant message. */
+function asInputItem(item: HistoryItem): ResponseItem {
+  if (item.type !== 'message') return item;
+  return {
+    type: 'message',
+    id: item.id,
+    role: item.role,
+    status: 'completed',
+    content: item.content.map((part) =>
+      part.type === 'output_text' ? { type: 'output_text', text: part.text, annotations: [] } : part,
+    ),
+  };
+}
+
+/**
+ * The request's input as stored items, each with an id (`msg_`, `fc_`, `fco_`); an
+ * `item_reference` stands for the stored item it names (`references`, by id).
+ */
+export function inputItems(
+  input: CreateResponseRequest['input'],
+  references: ReadonlyMap<string, HistoryItem> = new Map(),
+): ResponseItem[] {
   if (input === undefined) return [];
   if (typeof input === 'string') {
     return [
@@ -31,6 +68,11 @@ export function inputItems(input: CreateResponseRequest['input']): ResponseItem[
     ];
   }
   return input.map((item): ResponseItem => {
+    if (isReference(item)) {
+      const found = references.get(item.id);
+      if (found === undefined) throw new Error(`unresolved item_reference ${item.id}`);
+      return asInputItem(found);
+    }
     if (item.type === 'function_call') {
       return {
         type: 'function_call',
@@ -50,19 +92,22 @@ export function inputItems(input: CreateResponseRequest['input']): ResponseItem[
         status: 'completed',
       };
     }
-    if (item.type === 'mcp_call' || item.type === 'mcp_list_tools') return item;
+    if (item.type === 'reasoning' || item.type === 'mcp_call' || item.type === 'mcp_list_tools') return item;
     const textType = item.role === 'assistant' ? 'output_text' : 'input_text';
     return {
       type: 'message',
       id: item.id !== undefined && /^msg_[0-9A-Za-z]{26}$/.test(item.id) ? item.id : newId('msg'),
       role: item.role,
       status: 'completed',
-      content:
-        typeof item.content === 'string'
-          ? [{ type: textType, text: item.content }]
-          : item.content.map((part) => ({ type: part.type, text: part.text })),
+      content: typeof item.content === 'string' ? [{ type: textType, text: item.content }] : item.content,
     };
   });
+}
+
+/** The text of message parts or of a function's output parts, joined. */
+export function partsText(parts: string | readonly (ResponseInputContent | ResponseOutputText)[]): string {
+  if (typeof parts === 'string') return parts;
+  return parts.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('');
 }
 
 /**
@@ -134,16 +179,18 @@ export function chatMessages(
     if (item.type === 'function_call_output') {
       // results follow their calls; a result of an earlier turn closes the open turn first
       if (calls !== undefined && !calls.some((c) => c.id === item.call_id)) flush();
-      results.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+      results.push({ role: 'tool', tool_call_id: item.call_id, content: partsText(item.output) });
       if (calls === undefined) {
         messages.push(...results);
         results = [];
       }
       continue;
     }
+    // a reasoning item passed back is kept, never shown to the model again
+    if (item.type === 'reasoning') continue;
     flush();
     if (item.type === 'mcp_list_tools') continue;
-    const text = item.content.map((part) => part.text).join('');
+    const text = partsText(item.content);
     if (item.role === 'assistant') messages.push({ role: 'assistant', content: text });
     else messages.push({ role: item.role, content: text });
   }

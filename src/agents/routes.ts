@@ -23,7 +23,7 @@ import { isAbort } from '../model/engines/assemble.ts';
 import { assertJsonSchema } from '../model/engines/chat.ts';
 import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
-import { ApiError, BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
+import { ApiError, BadRequestError, NotFoundError, PermissionDeniedError } from '../platform/errors.ts';
 import { watchDisconnect } from '../platform/disconnect.ts';
 import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
@@ -33,7 +33,7 @@ import type { Principal } from '../platform/principal.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { recordUsageBatched } from '../platform/metering.ts';
-import { assertOutputsAnswerCalls, type HistoryItem, inputItems } from './convert.ts';
+import { assertOutputsAnswerCalls, type HistoryItem, inputItems, referencedItems } from './convert.ts';
 import { ResponseBuilder, replayEvents, type StreamEvent } from './events.ts';
 import {
   assertTools,
@@ -145,6 +145,28 @@ function sse(event: StreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** The stored items the input's `item_reference`s name, by id: a 404 for one the account never stored. */
+async function resolveReferences(
+  store: ResponseStore,
+  principal: Principal,
+  input: CreateBody['input'],
+): Promise<Map<string, HistoryItem>> {
+  const found = new Map<string, HistoryItem>();
+  for (const { index, id } of referencedItems(input)) {
+    if (found.has(id)) continue;
+    const item = await store.findItem(principal, id);
+    if (item === undefined) {
+      throw new NotFoundError(
+        'item_not_found',
+        `input[${index}]: no stored item with id '${id}' exists in this account (an item_reference names an item of a stored response or conversation).`,
+        { param: `input[${index}].id` },
+      );
+    }
+    found.set(id, item);
+  }
+  return found;
+}
+
 export function createResponsesRouter(deps: ResponsesDeps): Router {
   const api = typedRouter();
   const store = new ResponseStore(deps.db);
@@ -205,7 +227,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         }
         context = [...previous.context, ...previous.body.output];
       }
-      const items = inputItems(body.input);
+      const items = inputItems(body.input, await resolveReferences(store, caller, body.input));
       if (items.length === 0 && context.length === 0) {
         throw new BadRequestError('validation_failed', 'Give an input (or a previous_response_id).', {
           param: 'input',

@@ -56,6 +56,32 @@ export class ResponseStore {
         background ? JSON.stringify(principal) : null,
       ],
     );
+    await this.#indexItems(background?.tx ?? this.#db, principal, stored.body.id, stored.inputItems);
+  }
+
+  /** Keeps `items` findable by id for `item_reference` (an item already kept stays as it was). */
+  async #indexItems(
+    db: Queryable,
+    principal: Principal,
+    responseId: string,
+    items: readonly HistoryItem[],
+  ): Promise<void> {
+    if (items.length === 0) return;
+    await db.query(
+      `insert into response_items (response_id, id, account_id, created, item)
+       select $1, e->>'id', $2, $3, e from jsonb_array_elements($4::jsonb) as e
+       on conflict (response_id, id) do nothing`,
+      [responseId, principal.accountId, Math.floor(Date.now() / 1000), JSON.stringify(items)],
+    );
+  }
+
+  /** The stored item `id` of the caller's account (an input or output item of a stored response). */
+  async findItem(principal: Principal, id: string): Promise<HistoryItem | undefined> {
+    const [row] = await this.#db.query<{ item: HistoryItem }>(
+      `select item from response_items where account_id = $1 and id = $2 order by created desc limit 1`,
+      [principal.accountId, id],
+    );
+    return row?.item;
   }
 
   /** A background response as its job reads it, whatever the project. */
@@ -97,10 +123,13 @@ export class ResponseStore {
   }
 
   async update(principal: Principal, body: Response): Promise<void> {
-    await this.#db.query(
-      `update responses set status = $3, body = $4::jsonb, updated = $5 where id = $1 and project_id = $2`,
+    const rows = await this.#db.query(
+      `update responses set status = $3, body = $4::jsonb, updated = $5 where id = $1 and project_id = $2 returning id`,
       [body.id, principal.projectId, body.status, JSON.stringify(body), Math.floor(Date.now() / 1000)],
     );
+    if (rows.length > 0 && body.status !== 'in_progress' && body.status !== 'queued') {
+      await this.#indexItems(this.#db, principal, body.id, body.output);
+    }
   }
 
   /** The stored response `id` of the caller's project, or undefined. */
