@@ -124,7 +124,7 @@ export async function createModelService(
     ],
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
     routers: [
-      createModelsRouter(),
+      createModelsRouter({ ...engines.describe(), ...media.describe() }),
       createChatRouter({
         db: platform.db,
         limiter: platform.limiter,

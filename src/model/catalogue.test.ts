@@ -55,6 +55,24 @@ describe('catalogue', () => {
     expect(listModelObjects()[4]?.pricing.prices[0]?.price).toBe('0.008000000');
   });
 
+  it('says what serves each model here: the reference engine is named as no language model', () => {
+    const builtIn = listModelObjects({
+      king: 'reference',
+      queen: 'reference',
+      prince: 'reference',
+      imagine: 'builtin',
+    });
+    expect(builtIn[1]?.description).toBe(
+      'The default for chat, routing and tools. Here the built-in reference engine: text made by rule for tests and demos, repeatable with `seed`; not a language model (MODEL_ENGINES puts it on a real one).',
+    );
+    expect(builtIn[4]?.description).toMatch(/not a diffusion model/);
+    const upstream = toModelObject(QUEEN, { queen: 'upstream:127.0.0.1:11434' });
+    expect(upstream.description).toBe(
+      'The default for chat, routing and tools. Here served by an OpenAI-compatible upstream model.',
+    );
+    expect(upstream.description).not.toMatch(/11434/); // the operator's address stays private
+  });
+
   it('computes costs exactly, as in the spec examples', () => {
     expect(costNano('queen', 24, 8)).toBe(28_000);
     expect(costNano(QUEEN, 82, 18)).toBe(77_000);

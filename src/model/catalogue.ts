@@ -190,14 +190,14 @@ export function getTextModel(id: TextModelId): TextModel {
 }
 
 /** The spec's `Model` object of a catalogue entry, exactly as `GET /v1/models/{model}` returns it. */
-export function toModelObject(model: CatalogueModel): Model {
+export function toModelObject(model: CatalogueModel, engines: EngineNames = {}): Model {
   return {
     id: model.id,
     object: 'model',
     created: CATALOGUE_CREATED,
     owned_by: OWNED_BY,
     type: model.type,
-    description: model.description,
+    description: describeModel(model, engines),
     context_window: model.contextWindow,
     realtime: model.realtime,
     pricing: {
@@ -216,9 +216,32 @@ export function toModelObject(model: CatalogueModel): Model {
   };
 }
 
+/** What serves each engine-backed model on this deployment: `reference`/`builtin`, or an upstream's name. */
+export type EngineNames = Partial<Record<ModelId, string>>;
+
+const REFERENCE_NOTE =
+  'Here the built-in reference engine: text made by rule for tests and demos, repeatable with `seed`; not a language model (MODEL_ENGINES puts it on a real one).';
+const BUILT_IN: Partial<Record<ModelId, string>> = {
+  king: REFERENCE_NOTE,
+  queen: REFERENCE_NOTE,
+  prince: REFERENCE_NOTE,
+  imagine:
+    "Here the built-in painter: landscapes drawn by rule from the prompt's words, not a diffusion model.",
+  voice: 'Here the built-in engines: eSpeak NG speaks, PocketSphinx recognises English.',
+};
+
+/** The catalogue's description, followed by what serves the model here (engine names from the engines' `describe()`). */
+export function describeModel(model: CatalogueModel, engines: EngineNames): string {
+  const engine = engines[model.id];
+  if (engine === undefined) return model.description;
+  const builtIn = engine === 'reference' || engine.startsWith('builtin');
+  const note = builtIn ? BUILT_IN[model.id] : 'Here served by an OpenAI-compatible upstream model.';
+  return note ? `${model.description} ${note}` : model.description;
+}
+
 /** Every model of the catalogue as the spec's `Model`, in catalogue order. */
-export function listModelObjects(): Model[] {
-  return CATALOGUE.map(toModelObject);
+export function listModelObjects(engines: EngineNames = {}): Model[] {
+  return CATALOGUE.map((model) => toModelObject(model, engines));
 }
 
 /**

@@ -8,13 +8,14 @@ import type {
 } from '../../generated/model/client/types.gen.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { typedRouter } from '../platform/route.ts';
-import { getModel, listModelObjects, toModelObject } from './catalogue.ts';
+import { type EngineNames, getModel, listModelObjects, toModelObject } from './catalogue.ts';
 
-export function createModelsRouter(): Router {
+/** `engines` names what serves each model here, so each description says it (the reference engine is no language model). */
+export function createModelsRouter(engines: EngineNames = {}): Router {
   const api = typedRouter();
   api.get<ListModelsData, ListModelsResponses>('/v1/models', () => ({
     status: 200,
-    body: { object: 'list', data: listModelObjects(), has_more: false, next_cursor: null },
+    body: { object: 'list', data: listModelObjects(engines), has_more: false, next_cursor: null },
   }));
   api.get<GetModelData, GetModelResponses>('/v1/models/{model}', ({ path }) => {
     const model = getModel(path.model);
@@ -23,7 +24,7 @@ export function createModelsRouter(): Router {
         param: 'model',
       });
     }
-    return { status: 200, body: toModelObject(model) };
+    return { status: 200, body: toModelObject(model, engines) };
   });
   return api.router;
 }

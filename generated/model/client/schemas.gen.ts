@@ -5124,7 +5124,7 @@ export const ModelSchema = {
             readOnly: true
         },
         description: {
-            description: 'What the model is suited for.',
+            description: 'What the model is suited for, then what serves it on this deployment. Out of the box the text models run on the built-in reference engine, which writes text by rule for tests and demos (repeatable with `seed`) and is not a language model; the operator\'s `MODEL_ENGINES` puts a model on an OpenAI-compatible upstream (vLLM, llama.cpp\'s server, Ollama, a provider).',
             type: 'string',
             readOnly: true
         },

@@ -2820,7 +2820,7 @@ export type Model = {
      */
     readonly type: 'text' | 'voice' | 'image' | 'agents' | 'tools';
     /**
-     * What the model is suited for.
+     * What the model is suited for, then what serves it on this deployment. Out of the box the text models run on the built-in reference engine, which writes text by rule for tests and demos (repeatable with `seed`) and is not a language model; the operator's `MODEL_ENGINES` puts a model on an OpenAI-compatible upstream (vLLM, llama.cpp's server, Ollama, a provider).
      */
     readonly description: string;
     /**
