@@ -79,7 +79,30 @@ describe('the console in a browser', () => {
     ).toEqual([]);
   }
 
+  /** What a person would call finished: no focus frame around the page, no amount in nine decimals, no button label broken. */
+  async function finished(name: string): Promise<void> {
+    const main = page.locator('main');
+    // main takes focus after each navigation, after typing too (when :focus-visible rings show)
+    const ring = await main.evaluate((el) => {
+      el.focus();
+      return getComputedStyle(el).outlineStyle;
+    });
+    expect(ring, `${name}: a frame around the page's content`).toBe('none');
+    expect((await main.innerText()).match(/\d\.\d{5,}/g), `${name}: amounts past four decimals`).toBeNull();
+    const broken = await page.locator('main button:visible').evaluateAll((buttons) =>
+      buttons
+        .filter((b) => {
+          const range = document.createRange();
+          range.selectNodeContents(b);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+        })
+        .map((b) => b.textContent),
+    );
+    expect(broken, `${name}: button labels on two lines`).toEqual([]);
+  }
+
   async function shot(name: string): Promise<void> {
+    await finished(name);
     const file = `${OUT}/${name}.png`;
     await page.screenshot({ path: file, fullPage: true });
     expect(statSync(file).size).toBeGreaterThan(5_000);
@@ -141,231 +164,260 @@ describe('the console in a browser', () => {
     rmSync(outbox, { recursive: true, force: true });
   });
 
-  it('signs up, verifies by mail, makes a key, sees its calls, rotates and revokes it', async () => {
-    // The first page's JavaScript, gzipped, is far under 200 KB.
-    const bundle = await fetch(`${base}/console/app.js`);
-    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
-    const { gzipSync } = await import('node:zlib');
-    expect(gzipSync(Buffer.from(await bundle.arrayBuffer())).length).toBeLessThan(200_000);
+  // the longest walk: on a busy 2-core machine it has taken more than the default minute
+  it(
+    'signs up, verifies by mail, makes a key, sees its calls, rotates and revokes it',
+    { timeout: 180_000 },
+    async () => {
+      // The first page's JavaScript, gzipped, is far under 200 KB.
+      const bundle = await fetch(`${base}/console/app.js`);
+      expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+      const { gzipSync } = await import('node:zlib');
+      expect(gzipSync(Buffer.from(await bundle.arrayBuffer())).length).toBeLessThan(200_000);
 
-    // Sign up.
-    await page.goto(`${base}/console/signup`);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill('password1234');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/too easy to guess/);
-    expect(await page.locator('#nav').isVisible()).toBe(false); // signed out: no console menu
-    await accessible('sign up');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await shot('1-sign-up');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByText('Check your mail').waitFor();
-    await shot('2-check-your-mail');
+      // Sign up.
+      await page.goto(`${base}/console/signup`);
+      await page.getByLabel('Email').fill(EMAIL);
+      await page.getByLabel('Password').fill('password1234');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/too easy to guess/);
+      expect(await page.locator('#nav').isVisible()).toBe(false); // signed out: no console menu
+      await accessible('sign up');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await shot('1-sign-up');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('Check your mail').waitFor();
+      await shot('2-check-your-mail');
 
-    // The mail, read from the outbox; its link (MODEL_API_PUBLIC_URL defaults to localhost:port
-    // 0 in tests, so the test keeps the link's path and query and opens it on the test server).
-    const link = new URL(lastLink(outbox, EMAIL, '/console/verify'));
-    expect(link.pathname).toBe('/console/verify');
-    await page.goto(`${base}${link.pathname}${link.search}`);
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    expect(page.url()).toBe(`${base}/console/keys`); // the token left the address bar
-    const cookies = await context.cookies(base);
-    const cookie = cookies.find((c) => c.name === 'eurus_session');
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
-    expect(await page.evaluate('document.cookie')).toBe(''); // HttpOnly: scripts never see it
-    await accessible('keys (empty)');
-    await shot('3-keys-empty');
+      // The mail, read from the outbox; its link (MODEL_API_PUBLIC_URL defaults to localhost:port
+      // 0 in tests, so the test keeps the link's path and query and opens it on the test server).
+      const link = new URL(lastLink(outbox, EMAIL, '/console/verify'));
+      expect(link.pathname).toBe('/console/verify');
+      await page.goto(`${base}${link.pathname}${link.search}`);
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      expect(page.url()).toBe(`${base}/console/keys`); // the token left the address bar
+      const cookies = await context.cookies(base);
+      const cookie = cookies.find((c) => c.name === 'eurus_session');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+      expect(await page.evaluate('document.cookie')).toBe(''); // HttpOnly: scripts never see it
+      await accessible('keys (empty)');
+      await shot('3-keys-empty');
 
-    // Create a key with scopes of both services; the secret is shown once, copied to the clipboard.
-    await page.getByLabel('Key name').fill('console e2e');
-    await page.getByRole('checkbox', { name: /^chat/ }).check();
-    await page.getByRole('checkbox', { name: 'search' }).check();
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const shown = page.locator('#new-secret');
-    await shown.waitFor();
-    const secret = (await shown.textContent()) ?? '';
-    expect(secret).toMatch(/^sk_[0-9A-Za-z]{48}$/);
-    await expect.poll(() => page.getByText('shown this once').count()).toBeGreaterThan(0);
-    await page.getByRole('button', { name: 'Copy secret' }).click();
-    await page.getByText('Copied to the clipboard.').waitFor();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
-    await accessible('key created');
-    await shot('4-key-created');
+      // Create a key with scopes of both services; the secret is shown once, copied to the clipboard.
+      await page.getByLabel('Key name').fill('console e2e');
+      await page.getByRole('checkbox', { name: /^chat/ }).check();
+      await page.getByRole('checkbox', { name: 'search' }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const shown = page.locator('#new-secret');
+      await shown.waitFor();
+      const secret = (await shown.textContent()) ?? '';
+      expect(secret).toMatch(/^sk_[0-9A-Za-z]{48}$/);
+      await expect.poll(() => page.getByText('shown this once').count()).toBeGreaterThan(0);
+      await page.getByRole('button', { name: 'Copy secret' }).click();
+      await page.getByText('Copied to the clipboard.').waitFor();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+      await accessible('key created');
+      await shot('4-key-created');
 
-    // Calls with it, from the test: chat on the model API, search on the directory API.
-    for (let i = 0; i < 3; i++) expect((await chat(secret)).status).toBe(200);
-    expect((await search(secret)).status).toBe(200);
+      // Calls with it, from the test: chat on the model API, search on the directory API.
+      for (let i = 0; i < 3; i++) expect((await chat(secret)).status).toBe(200);
+      expect((await search(secret)).status).toBe(200);
 
-    // The keys list (reloaded): masked, with last use, and no secret anywhere in the HTML.
-    await page.goto(`${base}/console/keys`);
-    const row = page.locator('tbody tr', { hasText: 'console e2e' });
-    await expect.poll(() => row.textContent()).toContain(`sk_...${secret.slice(-4)}`);
-    expect(await row.locator('td').nth(6).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/); // last used
-    expect(await page.content()).not.toContain(secret);
-    expect(await page.content()).not.toContain(secret.slice(3));
-    await shot('5-keys-list');
+      // The keys list (reloaded): masked, with last use, and no secret anywhere in the HTML.
+      await page.goto(`${base}/console/keys`);
+      const row = page.locator('tbody tr', { hasText: 'console e2e' });
+      await expect.poll(() => row.textContent()).toContain(`sk_...${secret.slice(-4)}`);
+      expect(await row.locator('td').nth(6).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/); // last used
+      expect(await page.content()).not.toContain(secret);
+      expect(await page.content()).not.toContain(secret.slice(3));
+      await shot('5-keys-list');
 
-    // Usage: the chart shows the chat calls by model; the totals equal GET /v1/usage.
-    // Usage records are written in batches: the page is opened once the API counts the 3 chats.
-    const today = new Date().toISOString().slice(0, 10);
-    const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    const usageNow = async () =>
-      (await (await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`)).json()) as {
-        totals: { requests: number; cost: string };
-      };
-    await expect.poll(async () => (await usageNow()).totals.requests).toBe(3);
-    const report = await usageNow();
-    await page.getByRole('link', { name: 'Usage' }).click();
-    await page.getByRole('heading', { name: 'Usage' }).waitFor();
-    await page.locator('#total-requests').waitFor();
-    expect(await page.locator('#total-requests').textContent()).toContain('3');
-    expect(await page.locator('#total-cost').textContent()).toContain(report.totals.cost);
-    expect(await page.locator(`svg rect[data-model="prince"][data-day="${today}"]`).count()).toBe(2);
-    expect(await page.content()).not.toContain(secret);
-    expect(
-      await page.locator('.legend .swatch.c0').evaluate((el) => getComputedStyle(el).backgroundColor),
-    ).toBe('rgb(11, 87, 208)');
-    await accessible('usage');
-    await shot('6-usage');
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Download CSV' }).click(),
-    ]);
-    const csv = readFileSync((await download.path()) as string, 'utf8')
-      .trim()
-      .split('\n');
-    expect(csv[0]).toBe(
-      'start,end,model,requests,input_tokens,output_tokens,audio_seconds,images,steps,cost_eur',
-    );
-    expect(csv.at(-1)).toMatch(new RegExp(`^total,,,3,.*,${report.totals.cost.replace('.', '\\.')}$`));
+      // Usage: the chart shows the chat calls by model; the totals equal GET /v1/usage.
+      // Usage records are written in batches: the page is opened once the API counts the 3 chats.
+      const today = new Date().toISOString().slice(0, 10);
+      const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+      const usageNow = async () =>
+        (await (await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`)).json()) as {
+          totals: { requests: number; cost: string };
+        };
+      await expect.poll(async () => (await usageNow()).totals.requests).toBe(3);
+      const report = await usageNow();
+      await page.getByRole('link', { name: 'Usage' }).click();
+      await page.getByRole('heading', { name: 'Usage' }).waitFor();
+      await page.locator('#total-requests').waitFor();
+      expect(await page.locator('#total-requests').textContent()).toContain('3');
+      // read as EUR with two to four decimals; the exact amount in the tooltip (and the CSV)
+      expect(await page.locator('#total-cost').textContent()).toMatch(
+        /^Cost \(EUR\)(€\d+\.\d{2}|€0\.\d{4}|< €0\.0001)$/,
+      );
+      expect(await page.locator('#total-cost [title]').getAttribute('title')).toBe(
+        `${report.totals.cost} EUR`,
+      );
+      expect(await page.locator(`svg rect[data-model="prince"][data-day="${today}"]`).count()).toBe(2);
+      expect(await page.content()).not.toContain(secret);
+      expect(
+        await page.locator('.legend .swatch.c0').evaluate((el) => getComputedStyle(el).backgroundColor),
+      ).toBe('rgb(11, 87, 208)');
+      await accessible('usage');
+      await shot('6-usage');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download CSV' }).click(),
+      ]);
+      const csv = readFileSync((await download.path()) as string, 'utf8')
+        .trim()
+        .split('\n');
+      expect(csv[0]).toBe(
+        'start,end,model,requests,input_tokens,output_tokens,audio_seconds,images,steps,cost_eur',
+      );
+      expect(csv.at(-1)).toMatch(new RegExp(`^total,,,3,.*,${report.totals.cost.replace('.', '\\.')}$`));
 
-    // The directory API's usage, read by the page across origins with the session: the search.
-    await page.getByLabel('Service').selectOption('directory');
-    await page.getByRole('button', { name: 'Show' }).click();
-    await expect
-      .poll(() => page.locator(`svg rect[data-model="search"][data-day="${today}"]`).count())
-      .toBe(2);
-    const directoryUsage = await page.request.get(
-      `${servers.urls.directory}/v1/usage?from=${from}&to=${today}`,
-    );
-    const directoryReport = (await directoryUsage.json()) as { totals: { requests: number; cost: string } };
-    expect(directoryReport.totals.requests).toBe(1);
-    expect(await page.locator('#total-cost').textContent()).toContain(directoryReport.totals.cost);
-    // One project's usage: the key was made in the default project, so another shows none.
-    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Default project' });
-    await page.getByRole('button', { name: 'Show' }).click();
-    await expect.poll(() => page.locator('#total-requests').textContent()).toBe('Requests1');
-    await accessible('usage (directory)');
-    await shot('6b-usage-directory');
-    // CORS with credentials for the console's origin alone
-    const sessionCookie = `eurus_session=${cookie?.value}`;
-    const foreign = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
-      headers: { origin: 'https://evil.example', cookie: sessionCookie },
-    });
-    // (`*` for bearer calls, src/platform/browser.ts, never with credentials: no cookie rides.)
-    expect(foreign.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
-    expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
-    const own = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
-      headers: { origin: base, cookie: sessionCookie },
-    });
-    expect(own.headers.get('access-control-allow-origin')).toBe(base);
-    expect(own.headers.get('access-control-allow-credentials')).toBe('true');
+      // The directory API's usage, read by the page across origins with the session: the search.
+      await page.getByLabel('Service').selectOption('directory');
+      await page.getByRole('button', { name: 'Show' }).click();
+      await expect
+        .poll(() => page.locator(`svg rect[data-model="search"][data-day="${today}"]`).count())
+        .toBe(2);
+      const directoryUsage = await page.request.get(
+        `${servers.urls.directory}/v1/usage?from=${from}&to=${today}`,
+      );
+      const directoryReport = (await directoryUsage.json()) as { totals: { requests: number; cost: string } };
+      expect(directoryReport.totals.requests).toBe(1);
+      expect(await page.locator('#total-cost [title]').getAttribute('title')).toBe(
+        `${directoryReport.totals.cost} EUR`,
+      );
+      // One project's usage: the key was made in the default project, so another shows none.
+      await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Default project' });
+      await page.getByRole('button', { name: 'Show' }).click();
+      await expect.poll(() => page.locator('#total-requests').textContent()).toBe('Requests1');
+      await accessible('usage (directory)');
+      await shot('6b-usage-directory');
+      // CORS with credentials for the console's origin alone
+      const sessionCookie = `eurus_session=${cookie?.value}`;
+      const foreign = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
+        headers: { origin: 'https://evil.example', cookie: sessionCookie },
+      });
+      // (`*` for bearer calls, src/platform/browser.ts, never with credentials: no cookie rides.)
+      expect(foreign.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
+      expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
+      const own = await fetch(`${servers.urls.directory}/v1/usage?from=${from}&to=${today}`, {
+        headers: { origin: base, cookie: sessionCookie },
+      });
+      expect(own.headers.get('access-control-allow-origin')).toBe(base);
+      expect(own.headers.get('access-control-allow-credentials')).toBe('true');
 
-    // Projects.
-    await page.getByRole('link', { name: 'Projects' }).click();
-    await page.getByLabel('New project name').fill('Second project');
-    await page.getByRole('button', { name: 'Create project' }).click();
-    await page.getByText('Second project').waitFor();
-    await accessible('projects');
-    await shot('7-projects');
-    // Usage of the new project alone: none of the calls were made with its keys.
-    await page.getByRole('link', { name: 'Usage' }).click();
-    await page.getByRole('heading', { name: 'Usage' }).waitFor();
-    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Second project' });
-    await page.getByRole('button', { name: 'Show' }).click();
-    await expect.poll(() => page.locator('#total-requests').textContent()).toBe('Requests0');
-    expect(page.url()).toContain('project_id=proj_');
+      // Projects.
+      await page.getByRole('link', { name: 'Projects' }).click();
+      await page.getByLabel('New project name').fill('Second project');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await page.getByText('Second project').waitFor();
+      await accessible('projects');
+      await shot('7-projects');
+      // Usage of the new project alone: none of the calls were made with its keys.
+      await page.getByRole('link', { name: 'Usage' }).click();
+      await page.getByRole('heading', { name: 'Usage' }).waitFor();
+      await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Second project' });
+      await page.getByRole('button', { name: 'Show' }).click();
+      await expect.poll(() => page.locator('#total-requests').textContent()).toBe('Requests0');
+      expect(page.url()).toContain('project_id=proj_');
+      // no usage: an empty state, not an axis over nothing
+      expect(await page.locator('.chart-empty').allTextContents()).toEqual([
+        'No usage in this period.',
+        'No usage in this period.',
+      ]);
+      expect(await page.locator('svg.chart').count()).toBe(0);
+      await shot('7b-usage-empty');
 
-    // Rotate without grace: a new secret once, the old one refused at once.
-    await page.getByRole('link', { name: 'API keys' }).click();
-    await page.getByRole('button', { name: 'Rotate console e2e' }).click();
-    await page.getByRole('heading', { name: /rotated/ }).waitFor();
-    const rotated = (await page.locator('#new-secret').textContent()) ?? '';
-    expect(rotated).toMatch(/^sk_[0-9A-Za-z]{48}$/);
-    expect(rotated).not.toBe(secret);
-    expect((await chat(secret)).status).toBe(401);
-    expect((await chat(rotated)).status).toBe(200);
-    await shot('8-key-rotated');
+      // Rotate without grace: a new secret once, the old one refused at once.
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByRole('button', { name: 'Rotate console e2e' }).click();
+      await page.getByRole('heading', { name: /rotated/ }).waitFor();
+      const rotated = (await page.locator('#new-secret').textContent()) ?? '';
+      expect(rotated).toMatch(/^sk_[0-9A-Za-z]{48}$/);
+      expect(rotated).not.toBe(secret);
+      expect((await chat(secret)).status).toBe(401);
+      expect((await chat(rotated)).status).toBe(200);
+      await shot('8-key-rotated');
 
-    // Revoke: the next call is refused.
-    await page.getByRole('button', { name: 'Revoke console e2e' }).click();
-    await expect
-      .poll(() => page.locator('tbody tr', { hasText: 'console e2e' }).textContent())
-      .toContain('revoked');
-    expect((await chat(rotated)).status).toBe(401);
-    expect((await search(rotated)).status).toBe(401);
-    expect(await page.content()).not.toContain(rotated);
-    await shot('9-key-revoked');
+      // Revoke: the next call is refused.
+      await page.getByRole('button', { name: 'Revoke console e2e' }).click();
+      await expect
+        .poll(() => page.locator('tbody tr', { hasText: 'console e2e' }).textContent())
+        .toContain('revoked');
+      expect((await chat(rotated)).status).toBe(401);
+      expect((await search(rotated)).status).toBe(401);
+      expect(await page.content()).not.toContain(rotated);
+      await shot('9-key-revoked');
 
-    // Plans: subscribe to Search unlimited and see it on the month's statement with the usage.
-    // Usage records are written in batches: wait for the last chat's (4 chats in all).
-    await expect
-      .poll(async () => {
-        const usage = await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`);
-        return ((await usage.json()) as { totals: { requests: number } }).totals.requests;
-      })
-      .toBe(4);
-    await page.getByRole('link', { name: 'Plans and billing' }).click();
-    await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).click();
-    await page.getByRole('button', { name: 'Cancel Search unlimited' }).waitFor();
-    const statementText = (await page.locator('#statement').textContent()) ?? '';
-    expect(statementText).toContain(`Search unlimited, ${today}`);
-    expect(statementText).toContain('Model API: prince');
-    expect(statementText).toContain('Directory API: search');
-    // An active subscription is billed pro rata up to the second the statement is asked for, so
-    // the page's total and a later GET differ by the seconds between them (about 0.0000768 EUR a
-    // second for 199 EUR a month). Cancelled, the subscription's line stops moving: compare then.
-    await page.getByRole('button', { name: 'Cancel Search unlimited' }).click();
-    await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).waitFor();
-    expect((await page.locator('#statement').textContent()) ?? '').toContain(`Search unlimited, ${today}`);
-    const statement = (await (
-      await page.request.get(`${base}/v1/statements/${today.slice(0, 7)}`)
-    ).json()) as { total: string };
-    expect(await page.locator('#statement-total').textContent()).toBe(statement.total);
-    await accessible('plans and billing');
-    await shot('9b-plans-and-billing');
+      // Plans: subscribe to Search unlimited and see it on the month's statement with the usage.
+      // Usage records are written in batches: wait for the last chat's (4 chats in all).
+      await expect
+        .poll(async () => {
+          const usage = await page.request.get(`${base}/v1/usage?from=${from}&to=${today}`);
+          return ((await usage.json()) as { totals: { requests: number } }).totals.requests;
+        })
+        .toBe(4);
+      await page.getByRole('link', { name: 'Plans and billing' }).click();
+      await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).click();
+      await page.getByRole('button', { name: 'Cancel Search unlimited' }).waitFor();
+      const statementText = (await page.locator('#statement').textContent()) ?? '';
+      expect(statementText).toContain(`Search unlimited, ${today}`);
+      expect(statementText).toContain('Model API: prince');
+      expect(statementText).toContain('Directory API: search');
+      // An active subscription is billed pro rata up to the second the statement is asked for, so
+      // the page's total and a later GET differ by the seconds between them (about 0.0000768 EUR a
+      // second for 199 EUR a month). Cancelled, the subscription's line stops moving: compare then.
+      await page.getByRole('button', { name: 'Cancel Search unlimited' }).click();
+      await page.getByRole('button', { name: 'Subscribe to Search unlimited' }).waitFor();
+      expect((await page.locator('#statement').textContent()) ?? '').toContain(`Search unlimited, ${today}`);
+      const statement = (await (
+        await page.request.get(`${base}/v1/statements/${today.slice(0, 7)}`)
+      ).json()) as { total: string };
+      expect(await page.locator('#statement-total [title]').getAttribute('title')).toBe(
+        `${statement.total} EUR`,
+      );
+      await accessible('plans and billing');
+      await shot('9b-plans-and-billing');
+      // narrow (a split screen): the table squeezes, and no button label breaks
+      await page.setViewportSize({ width: 700, height: 900 });
+      await shot('9c-plans-narrow');
+      await page.setViewportSize({ width: 1200, height: 900 });
 
-    // Log out (the session ends on the server), and in again.
-    await page.getByRole('button', { name: 'Log out' }).click();
-    await page.getByRole('heading', { name: 'Log in' }).waitFor();
-    const after = await page.request.get(`${base}/v1/keys`);
-    expect(after.status()).toBe(401);
-    await accessible('log in');
-    await page.getByRole('link', { name: 'Forgot your password?' }).click();
-    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
-    await accessible('reset');
-    await shot('11-reset');
-    await page.getByRole('link', { name: 'Back to log in' }).click();
-    await page.getByRole('heading', { name: 'Log in' }).waitFor();
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await shot('10-log-in');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      // Log out (the session ends on the server), and in again.
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.getByRole('heading', { name: 'Log in' }).waitFor();
+      const after = await page.request.get(`${base}/v1/keys`);
+      expect(after.status()).toBe(401);
+      await accessible('log in');
+      await page.getByRole('link', { name: 'Forgot your password?' }).click();
+      await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+      await accessible('reset');
+      await shot('11-reset');
+      await page.getByRole('link', { name: 'Back to log in' }).click();
+      await page.getByRole('heading', { name: 'Log in' }).waitFor();
+      await page.getByLabel('Email').fill(EMAIL);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await shot('10-log-in');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
 
-    // The public status page: both services up, no login needed.
-    await servers.ready;
-    await expect
-      .poll(async () => ((await (await fetch(`${base}/status.json`)).json()) as { status: string }).status, {
-        timeout: 10_000,
-      })
-      .toBe('operational');
-    await page.goto(`${base}/status`);
-    await page.getByText('All systems operational').waitFor();
-    await accessible('status');
-    await shot('12-status');
-    expect(errors).toEqual([]);
-  });
+      // The public status page: both services up, no login needed.
+      await servers.ready;
+      await expect
+        .poll(
+          async () => ((await (await fetch(`${base}/status.json`)).json()) as { status: string }).status,
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe('operational');
+      await page.goto(`${base}/status`);
+      await page.getByText('All systems operational').waitFor();
+      await accessible('status');
+      await shot('12-status');
+      expect(errors).toEqual([]);
+    },
+  );
 
   it('registers a webhook endpoint, sees its messages and attempts, re-sends one and rotates the secret', async () => {
     // (logged in by the test before, which also made a "Second project")

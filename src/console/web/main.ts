@@ -679,6 +679,23 @@ async function keysPage(): Promise<void> {
 const COLOURS = ['#0b57d0', '#a4161a', '#0a6b2e', '#7b3fb3', '#8a5a00', '#00758f', '#5f6368'];
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
+/** EUR as people read it: cents, or four decimals below a cent (the API's nine stay in the CSV and the tooltip). */
+function eurText(amount: number): string {
+  const abs = Math.abs(amount);
+  if (abs === 0 || abs >= 0.01) return `€${amount.toFixed(2)}`;
+  if (abs >= 0.0001) return `€${amount.toFixed(4)}`;
+  return amount > 0 ? '< €0.0001' : '> −€0.0001';
+}
+
+/** An amount of the API (a decimal string in EUR) as read, with the exact value as its tooltip. */
+function eurAmount(exact: string, attributes: Record<string, string> = {}): HTMLElement {
+  return h('span', { ...attributes, title: `${exact} EUR`, 'data-exact': exact }, eurText(Number(exact)));
+}
+
+/** nano-EUR as the API's decimal string (nine decimals). */
+const nanoToEur = (nano: number): string => (nano / 1e9).toFixed(9);
+const eurToNano = (eur: string): number => Math.round(Number(eur) * 1e9);
+
 /** Stacked bars, one per day, one colour per model; values are numbers already. */
 function barChart(
   title: string,
@@ -690,7 +707,15 @@ function barChart(
   const height = 220;
   const pad = 36;
   const totals = days.map((d) => [...series.values()].reduce((sum, byDay) => sum + (byDay.get(d) ?? 0), 0));
-  const max = Math.max(...totals, 0) || 1;
+  if (!totals.some((t) => t > 0)) {
+    return h(
+      'figure',
+      {},
+      h('figcaption', {}, h('h2', {}, title)),
+      h('p', { class: 'chart-empty' }, 'No usage in this period.'),
+    );
+  }
+  const max = Math.max(...totals);
   const band = (width - pad * 2) / Math.max(days.length, 1);
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
@@ -922,10 +947,10 @@ async function usagePage(): Promise<void> {
       cost.get(r.name)?.set(bucket.start, Number(r.cost));
       requests.get(r.name)?.set(bucket.start, r.requests);
       const sum = byModel.get(r.name) ?? { requests: 0, cost: 0 };
-      byModel.set(r.name, { requests: sum.requests + r.requests, cost: sum.cost + Number(r.cost) });
+      byModel.set(r.name, { requests: sum.requests + r.requests, cost: sum.cost + eurToNano(r.cost) });
     }
   }
-  const eur = (v: number) => `€${v.toFixed(v < 1 ? 6 : 2)}`;
+  const eur = eurText;
   const what = chosen === 'directory' ? 'interface' : 'model';
   const models = [...cost.keys()];
   const csv = h(
@@ -943,7 +968,7 @@ async function usagePage(): Promise<void> {
     h(
       'div',
       { class: 'totals', id: 'usage-totals' },
-      h('div', { id: 'total-cost' }, h('span', {}, 'Cost (EUR)'), report.totals.cost),
+      h('div', { id: 'total-cost' }, h('span', {}, 'Cost (EUR)'), eurAmount(report.totals.cost)),
       h('div', { id: 'total-requests' }, h('span', {}, 'Requests'), String(report.totals.requests)),
     ),
     h(
@@ -957,15 +982,17 @@ async function usagePage(): Promise<void> {
       {},
       `By ${what}, ${report.from} to ${report.to} (UTC)`,
       [what === 'model' ? 'Model' : 'Interface', numeric('Requests'), numeric('Cost (EUR)')],
-      [...byModel.entries()].map(([m, s]) =>
-        h(
-          'tr',
-          {},
-          h('td', {}, m),
-          h('td', { class: 'num' }, String(s.requests)),
-          h('td', { class: 'num' }, s.cost.toFixed(9)),
-        ),
-      ),
+      byModel.size === 0
+        ? [h('tr', {}, h('td', { colspan: '3', class: 'hint' }, 'No usage in this period.'))]
+        : [...byModel.entries()].map(([m, s]) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, m),
+              h('td', { class: 'num' }, String(s.requests)),
+              h('td', { class: 'num' }, eurAmount(nanoToEur(s.cost))),
+            ),
+          ),
     ),
     csv,
   );
@@ -1461,7 +1488,7 @@ async function plansPage(): Promise<void> {
       'tr',
       { 'data-plan': plan.id },
       h('td', {}, h('strong', {}, plan.name), h('br'), plan.description),
-      h('td', { class: 'num' }, `${Number(plan.monthly_price).toFixed(2)} EUR / month`),
+      h('td', { class: 'num' }, `${eurText(Number(plan.monthly_price))} a month`),
       h('td', {}, sub ? `Active since ${when(sub.started_at)}` : ''),
       h('td', {}, action),
     );
@@ -1485,7 +1512,7 @@ async function plansPage(): Promise<void> {
               {},
               h('td', {}, l.description),
               h('td', { class: 'num' }, String(l.quantity)),
-              h('td', { class: 'num' }, l.amount),
+              h('td', { class: 'num' }, eurAmount(l.amount)),
             ),
           ),
           h(
@@ -1495,19 +1522,19 @@ async function plansPage(): Promise<void> {
               'tr',
               {},
               h('th', { scope: 'row', colspan: '2' }, 'Subtotal'),
-              h('td', { class: 'num' }, statement.subtotal),
+              h('td', { class: 'num' }, eurAmount(statement.subtotal)),
             ),
             h(
               'tr',
               {},
               h('th', { scope: 'row', colspan: '2' }, `VAT ${statement.vat_rate} %`),
-              h('td', { class: 'num' }, statement.vat),
+              h('td', { class: 'num' }, eurAmount(statement.vat)),
             ),
             h(
               'tr',
               {},
               h('th', { scope: 'row', colspan: '2' }, 'Total'),
-              h('td', { class: 'num', id: 'statement-total' }, statement.total),
+              h('td', { class: 'num', id: 'statement-total' }, eurAmount(statement.total)),
             ),
           ),
         ),
