@@ -38,7 +38,7 @@ export default tseslint.config(
 /**
  * The layers of src/ (ARCHITECTURE.md), as import rules: each folder may import the folders named
  * for it here, generated/ and npm packages; the composition root (context, server, main, cluster,
- * config) is imported only by the services' assemblies (app.ts) and command-line entries.
+ * config, ports) is imported only by the services' assemblies (app.ts) and command-line entries.
  */
 function layers() {
   const SHARED = ['accounts', 'limits', 'usage', 'mail', 'embeddings', 'status'];
@@ -87,7 +87,7 @@ function layers() {
               ? []
               : [
                   {
-                    regex: `${up}(context|storage|server|main|cluster|config)\\.ts$`,
+                    regex: `${up}(context|storage|server|main|cluster|config|ports)\\.ts$`,
                     message: `${message}; the composition root is imported by the services' app.ts alone`,
                   },
                 ]),

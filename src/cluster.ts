@@ -16,11 +16,8 @@
 // once they have. A worker's /readyz says ready once it is, and once every worker of the first
 // start has been: until then the port answers 503 whichever worker takes the connection.
 import cluster, { type Worker } from 'node:cluster';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { ServiceName } from './platform/app.ts';
-
-/** What a primary listens for: the services, the directory's inbound SMTP listener, the metrics listener. */
-type Listener = ServiceName | 'smtp' | 'metrics';
+import type { Server, Socket } from 'node:net';
+import { bindAll, type Listener, pausedServer } from './ports.ts';
 
 /** The services a primary listens for, with their ports (as the workers would listen). */
 export type Listeners = Array<{ service: Listener; host: string; port: number }>;
@@ -76,23 +73,31 @@ interface Log {
   error(fields: object, message: string): void;
 }
 
+/** Connections the primary holds while no worker is up yet (more are closed). */
+const MAX_HELD = 512;
+
 /**
- * In the primary: forks `count` workers running this script with its arguments, listens on the
- * services' ports once the first worker is up and hands each connection to the next worker up,
- * in turn; replaces a worker that dies (unless the last five deaths came within ten seconds:
- * then it gives up, stops the rest and exits 1), and stops them all on SIGINT or SIGTERM.
+ * In the primary: listens on the services' ports (a taken one rejects with a PortError before
+ * any worker is forked), forks `count` workers running this script with its arguments and hands
+ * each connection to the next worker up, in turn (holding those that come before the first is
+ * up); replaces a worker that dies (unless the last five deaths came within ten seconds: then it
+ * gives up, stops the rest and exits 1), and stops them all on SIGINT or SIGTERM.
  */
-export function runPrimary(count: number, listeners: Listeners, log: Log): void {
+export async function runPrimary(count: number, listeners: Listeners, log: Log): Promise<void> {
   const ready = new Set<number>();
   const up: Worker[] = [];
   let turn = 0;
   let allReadyOnce = false;
   let stopping = false;
   const deaths: number[] = [];
-  const servers: Server[] = [];
+  const held: Array<{ service: Listener; socket: Socket }> = [];
 
   /** Hands `socket` to the next worker up; one that just died fails the send: the next one, then. */
   const hand = (service: Listener, socket: Socket, tries: number): void => {
+    if (up.length === 0 && !stopping && held.length < MAX_HELD) {
+      held.push({ service, socket });
+      return;
+    }
     const worker = up[turn++ % up.length];
     if (!worker || stopping || tries <= 0) {
       socket.destroy();
@@ -114,17 +119,23 @@ export function runPrimary(count: number, listeners: Listeners, log: Log): void 
     if (at >= 0) up.splice(at, 1);
   };
 
-  const listen = () => {
-    for (const { service, host, port } of listeners) {
-      const server = createServer({ pauseOnConnect: true }, (socket) => hand(service, socket, up.length));
-      server.on('error', (err) => {
-        log.error({ err, service, port }, 'cannot listen');
-        stopAll(1);
-      });
-      server.listen(port, host, () => log.info({ service, host, port }, 'listening'));
-      servers.push(server);
-    }
-  };
+  const servers: Server[] = (
+    await bindAll(
+      listeners.map(({ service, host, port }) => ({
+        listener: service,
+        host,
+        port,
+        server: pausedServer((socket) => hand(service, socket, up.length)),
+      })),
+    )
+  ).map(({ listener, port, server }) => {
+    server.on('error', (err) => {
+      log.error({ err, service: listener, port }, 'cannot listen');
+      stopAll(1);
+    });
+    log.info({ service: listener, port }, 'listening');
+    return server;
+  });
 
   const fork = (): Worker => {
     const worker = cluster.fork();
@@ -132,7 +143,8 @@ export function runPrimary(count: number, listeners: Listeners, log: Log): void 
     worker.on('message', (message: Message) => {
       if (message.type === 'up') {
         up.push(worker);
-        if (servers.length === 0) listen();
+        for (const { service, socket } of held.splice(0))
+          if (!socket.destroyed) hand(service, socket, up.length);
         return;
       }
       if (message.type !== 'ready') return;

@@ -76,6 +76,33 @@ describe('configuration', () => {
     expect(config.secretsKey?.length).toBe(32);
   });
 
+  // Regression: zod 4's `.default(2525)` gave back 2525 for the `undefined` that `off` mapped to,
+  // so INBOUND_SMTP_PORT=off still listened. Every value that turns something off, through loadConfig.
+  const OFF: Array<[string, string, (config: ReturnType<typeof loadConfig>) => unknown, unknown, string]> = [
+    ['INBOUND_SMTP_PORT', 'off', (c) => c.mail.inboundPort, undefined, '2526'],
+    ['METRICS_PORT', 'off', (c) => c.metricsPort, undefined, '9464'],
+    ['USAGE_JOURNAL_DIR', 'off', (c) => c.usageJournalDir, undefined, '/var/lib/eurus/journal'],
+    ['SEARCH_CACHE', 'off', (c) => c.searchCache, false, 'on'],
+    ['MAX_CONNECTIONS_PER_IP', '0', (c) => c.connections.maxConnectionsPerIp, 0, '10'],
+    ['MAX_REQUESTS_PER_SOCKET', '0', (c) => c.connections.maxRequestsPerSocket, 0, '10'],
+    ['JOB_WORKERS', '0', (c) => c.jobWorkers, 0, '1'],
+    ['DEMO_LISTINGS', '0', (c) => c.demoListings, 0, '10'],
+  ];
+  it.each(OFF)('%s=%s turns it off', (name, value, read, off, on) => {
+    expect(read(loadConfig({ [name]: value }))).toBe(off);
+    expect(read(loadConfig({ [name]: on }))).not.toBe(off);
+  });
+
+  it('lists every variable whose README row says how to turn it off', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const offable = [
+      ...readme.matchAll(
+        /^\| `([A-Z][A-Z0-9_]+)` .*(`off`|`0` for none|`0`: no limit|`0` for an instance)/gm,
+      ),
+    ];
+    expect(offable.map((m) => m[1]).sort()).toEqual(OFF.map(([name]) => name).sort());
+  });
+
   it.each([
     ['WORKERS', '65', /^WORKERS must be a whole number from 1 to 64, or auto, not "65"$/],
     ['CORS_ORIGINS', 'https://app.example.eu/path', /^CORS_ORIGINS must be \* or comma-separated origins/],

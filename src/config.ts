@@ -433,9 +433,17 @@ const ENV = z.object({
     ),
   SMTP_MAX_CONNECTIONS: integer(1, 100, 5),
   SMTP_TIMEOUT_MS: integer(1000, 600_000, 30_000),
+  // The default is the input's: zod 4's `.default()` after a transform yielding undefined gives
+  // the default back (`off` would listen on 2525).
   INBOUND_SMTP_PORT: z
-    .union([z.literal('off').transform(() => undefined), z.coerce.number().int().min(0).max(65535)])
-    .default(2525)
+    .string()
+    .default('2525')
+    .pipe(
+      z.union([
+        z.literal('off').transform(() => undefined),
+        z.coerce.number<string>().int().min(0).max(65535),
+      ]),
+    )
     .describe('must be a port number from 0 to 65535, or off'),
   INBOUND_MAIL_HOST: hostname,
   INBOUND_SMTP_MAX_BYTES: integer(1024, 200 * 1024 * 1024, 25 * 1024 * 1024),

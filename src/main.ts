@@ -3,8 +3,16 @@
 import cluster from 'node:cluster';
 import { joinCluster, type Listeners, runPrimary, whyNotWorkers } from './cluster.ts';
 import { loadConfig } from './config.ts';
+import type { ServiceName } from './platform/app.ts';
 import { createLogger } from './platform/logger.ts';
-import { type ServiceName, startServices } from './server.ts';
+import { PortError, probePorts } from './ports.ts';
+
+/** A port taken or refused: the one line that names the variable to change, no stack trace. */
+function stopOnPortError(err: unknown): never {
+  if (!(err instanceof PortError)) throw err;
+  console.error(err.message);
+  process.exit(2);
+}
 
 const arg = process.argv[2];
 if (arg !== undefined && arg !== 'model' && arg !== 'directory') {
@@ -21,6 +29,16 @@ try {
   process.exit(2);
 }
 
+const ports = { model: config.modelPort, directory: config.directoryPort };
+const listeners: Listeners = which.map((service) => ({ service, host: config.host, port: ports[service] }));
+// the directory's inbound SMTP listener (in a cluster, handed to the workers in turn as HTTP's)
+if (which.includes('directory') && config.mail.inboundPort !== undefined) {
+  listeners.push({ service: 'smtp', host: config.host, port: config.mail.inboundPort });
+}
+if (config.metricsPort !== undefined) {
+  listeners.push({ service: 'metrics', host: config.metricsHost, port: config.metricsPort });
+}
+
 const workers = config.workers;
 if (workers > 1 && cluster.isPrimary) {
   const why = whyNotWorkers(config);
@@ -28,18 +46,18 @@ if (workers > 1 && cluster.isPrimary) {
     console.error(why);
     process.exit(2);
   }
-  const ports = { model: config.modelPort, directory: config.directoryPort };
-  const listeners: Listeners = which.map((service) => ({ service, host: config.host, port: ports[service] }));
-  // the directory's inbound SMTP listener: connections handed to the workers in turn, as HTTP's
-  if (which.includes('directory') && config.mail.inboundPort !== undefined) {
-    listeners.push({ service: 'smtp', host: config.host, port: config.mail.inboundPort });
-  }
-  if (config.metricsPort !== undefined) {
-    listeners.push({ service: 'metrics', host: config.metricsHost, port: config.metricsPort });
-  }
-  runPrimary(workers, listeners, createLogger(config.logLevel, 'primary', config.logFormat));
+  await runPrimary(workers, listeners, createLogger(config.logLevel, 'primary', config.logFormat)).catch(
+    stopOnPortError,
+  );
 } else {
-  const running = await startServices(config, which, { handedOver: cluster.isWorker });
+  // a taken port is said before the services load (a second or more), which bind them for good
+  if (!cluster.isWorker) {
+    await probePorts(listeners.map(({ service, host, port }) => ({ listener: service, host, port }))).catch(
+      stopOnPortError,
+    );
+  }
+  const { startServices } = await import('./server.ts');
+  const running = await startServices(config, which, { handedOver: cluster.isWorker }).catch(stopOnPortError);
   joinCluster(running.ready, running.accept);
 
   let stopping = false;

@@ -1,7 +1,8 @@
 // Starts the services on their ports and stops them gracefully: no new connections, open
-// streams drained for up to `drainMs`, then the rest closed. In a cluster worker (cluster.ts)
-// the services listen on no port: the primary hands each connection over (`accept`).
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+// streams drained for up to `drainMs`, then the rest closed. Every port is bound first of all
+// (ports.ts): a taken one stops the start before the database opens. In a cluster worker
+// (cluster.ts) the services listen on no port: the primary hands each connection over (`accept`).
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express } from 'express';
@@ -12,14 +13,14 @@ import { openPlatform, type Platform } from './context.ts';
 import { startInboundSmtp } from './mail/inbound.ts';
 import { createLogger } from './platform/logger.ts';
 import { metricsText } from './platform/metrics.ts';
+import { newRequestId } from './platform/request-id.ts';
+import { bindAll, isListenError, type Listener, portError } from './ports.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
 import { STATUS_COMPONENTS } from './status/pages.ts';
 
 export type { ServiceName } from './platform/app.ts';
 import type { ServiceName } from './platform/app.ts';
-
-/** What a process listens for: the services, the inbound SMTP listener that comes with the directory, the metrics listener. */
-export type Listener = ServiceName | 'smtp' | 'metrics';
+export type { Listener } from './ports.ts';
 
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;
@@ -55,7 +56,7 @@ export interface StartOptions {
 /** Handles a server's HTTP upgrades (WebSockets); without one, upgrades are refused. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
-function boundedServer(app: Express, limits: ConnectionLimits, upgrade?: UpgradeHandler): Server {
+function boundedServer(app: RequestListener, limits: ConnectionLimits, upgrade?: UpgradeHandler): Server {
   const server = createServer(
     {
       connectionsCheckingInterval: 1000,
@@ -88,18 +89,56 @@ function boundedServer(app: Express, limits: ConnectionLimits, upgrade?: Upgrade
   return server;
 }
 
-function listen(
-  app: Express,
-  host: string,
-  port: number,
+/** Requests that may wait for their service to exist before it answers 503. */
+const MAX_WAITING = 512;
+
+/**
+ * A bounded server made before its service (bound early, see ports.ts): requests that arrive
+ * meanwhile wait for `serve` (up to MAX_WAITING; more get a 503 to retry), upgrades too.
+ */
+function earlyServer(
   limits: ConnectionLimits,
-  upgrade?: UpgradeHandler,
-): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = boundedServer(app, limits, upgrade);
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
-  });
+  upgradable: boolean,
+): { server: Server; serve(app: Express, upgrade?: UpgradeHandler): void } {
+  let app: Express | undefined;
+  let upgrade: UpgradeHandler | undefined;
+  const waiting: Array<() => void> = [];
+  const server = boundedServer(
+    (req, res) => {
+      if (app) return app(req, res);
+      if (waiting.length < MAX_WAITING) return void waiting.push(() => app?.(req, res));
+      const id = newRequestId();
+      res.writeHead(503, {
+        'content-type': 'application/json',
+        'x-request-id': id,
+        'retry-after': '1',
+        'retry-after-ms': '1000',
+      });
+      const message = 'The service is starting; retry in a second.';
+      res.end(
+        JSON.stringify({
+          error: { type: 'overloaded_error', code: 'overloaded', message, param: null, request_id: id },
+        }),
+      );
+    },
+    limits,
+    upgradable
+      ? (req, socket, head) => {
+          const go = () => (upgrade ? upgrade(req, socket, head) : socket.destroy());
+          if (app) go();
+          else if (waiting.length < MAX_WAITING) waiting.push(go);
+          else socket.destroy();
+        }
+      : undefined,
+  );
+  return {
+    server,
+    serve(service, upgradeHandler) {
+      app = service;
+      upgrade = upgradeHandler;
+      for (const go of waiting.splice(0)) go();
+    },
+  };
 }
 
 /** The URL of `port` on `host` as a client on this machine reaches it. */
@@ -112,12 +151,8 @@ function urlOf(host: string, port: number): string {
  * A server that listens on no port, fed sockets by `accept`. Stopping it closes idle sockets at
  * once and busy ones when their requests are answered, for up to `drainMs`, then every one.
  */
-function handedOver(
-  app: Express,
-  limits: ConnectionLimits,
-  upgrade?: UpgradeHandler,
-): { accept(socket: Socket): void; drain(drainMs: number): Promise<void> } {
-  const server = boundedServer(app, limits, upgrade);
+function handedOver(server: Server): { accept(socket: Socket): void; drain(drainMs: number): Promise<void> } {
+  const limits = { maxConnections: server.maxConnections };
   const busy = new Map<Socket, number>(); // open sockets, with their requests in flight
   let draining = false;
   let drained: (() => void) | undefined;
@@ -180,43 +215,102 @@ export async function startServices(
   options: StartOptions = {},
 ): Promise<Running> {
   const drainMs = options.drainMs ?? 10_000;
+  const host = config.host;
+  const handed = options.handedOver ?? false;
   const urls: Running['urls'] = {};
   const accepts: Partial<Record<Listener, (socket: Socket) => void>> = {};
-  let smtpPort: number | undefined;
-  let directoryMail: DirectoryMail | undefined;
-  /** Serves `app` on `port`, or, handed over, on the sockets `accept` receives. */
-  const serve = async (
-    name: ServiceName,
-    app: Express,
-    port: number,
-    upgrade?: UpgradeHandler,
-  ): Promise<() => Promise<void>> => {
-    if (options.handedOver) {
-      const server = handedOver(app, config.connections, upgrade);
-      accepts[name] = server.accept;
-      urls[name] = urlOf(config.host, port);
-      return () => server.drain(drainMs);
-    }
-    const server = await listen(app, config.host, port, config.connections, upgrade);
-    urls[name] = urlOf(config.host, (server.address() as AddressInfo).port);
-    return () => drain(server, drainMs);
+  const ports = { model: config.modelPort, directory: config.directoryPort };
+
+  // Every port first, before anything slow: a taken one is a PortError (ports.ts) at once.
+  type Early = ReturnType<typeof earlyServer> & {
+    listener: Exclude<Listener, 'smtp'>;
+    host: string;
+    port: number;
+    url?: string;
+    drain?: () => Promise<void>;
   };
+  const early: Early[] = which.map((name) => ({
+    listener: name,
+    host,
+    port: ports[name],
+    ...earlyServer(config.connections, name === 'model'),
+  }));
+  // Prometheus scrapes a port of its own, bound to loopback unless METRICS_HOST says otherwise,
+  // so the API ports show no metrics to the internet (issue 29, finding 6).
+  if (config.metricsPort !== undefined) {
+    const metrics = { listener: 'metrics' as const, host: config.metricsHost, port: config.metricsPort };
+    early.push({ ...metrics, ...earlyServer(config.connections, false) });
+  }
+  if (!handed) await bindAll(early);
+  const stopListening = async () => {
+    await Promise.all(early.map((e) => new Promise((resolve) => e.server.close(resolve))));
+  };
+  for (const e of early) {
+    e.url = urlOf(e.host, handed ? e.port : (e.server.address() as AddressInfo).port);
+    if (e.listener !== 'metrics') urls[e.listener] = e.url;
+    if (handed) {
+      const server = handedOver(e.server);
+      accepts[e.listener] = server.accept;
+      e.drain = () => server.drain(drainMs);
+    }
+  }
+  // Replies and bounces to verified sending domains (src/mail/inbound.ts), in every process that
+  // runs the directory: in a cluster the primary listens and hands connections over (cluster.ts).
+  // Until the directory exists, recipients get a temporary failure (451) and senders retry.
+  let directoryMail: DirectoryMail | undefined;
+  const mail = config.mail;
+  const starting = () => Promise.reject(new Error('the directory is starting'));
+  let inbound: Awaited<ReturnType<typeof startInboundSmtp>> | undefined;
+  if (which.includes('directory') && mail.inboundPort !== undefined) {
+    const inboundPort = mail.inboundPort;
+    inbound = await startInboundSmtp({
+      port: inboundPort,
+      host,
+      hostname: mail.inboundHost,
+      isReplyDomain: (domain) => (directoryMail ? directoryMail.isReplyDomain(domain) : starting()),
+      onMail: (message) => (directoryMail ? directoryMail.onMail(message) : starting()),
+      maxBytes: mail.inboundMaxBytes,
+      maxClients: mail.inboundMaxConnections,
+      messagesPerMinutePerIp: mail.inboundRatePerMinute,
+      tls: mail.inboundTls,
+      handedOver: handed,
+      logger: createLogger(config.logLevel, 'directory-api', config.logFormat),
+    }).catch(async (err: unknown) => {
+      await stopListening();
+      throw isListenError(err) ? portError('smtp', host, inboundPort, err) : err;
+    });
+    accepts.smtp = inbound.accept;
+  }
+  const smtpPort =
+    inbound && mail.inboundPort !== undefined ? (handed ? mail.inboundPort : inbound.port) : undefined;
+
   const stops: Array<() => Promise<void>> = [];
   const ready: Promise<void>[] = [];
-  const platform: Platform = await openPlatform(
-    config,
-    createLogger(config.logLevel, 'platform', config.logFormat),
-  );
+  let platform: Platform;
+  try {
+    platform = await openPlatform(config, createLogger(config.logLevel, 'platform', config.logFormat));
+  } catch (err) {
+    await inbound?.close();
+    await stopListening();
+    throw err;
+  }
+  const drainOf = (name: Early['listener']) => {
+    const e = early.find((x) => x.listener === name);
+    return () => (e?.drain ? e.drain() : e ? drain(e.server, drainMs) : Promise.resolve());
+  };
+  const serve = (name: Early['listener'], app: Express, upgrade?: UpgradeHandler) =>
+    early.find((x) => x.listener === name)?.serve(app, upgrade);
   if (which.includes('model')) {
     const logger = createLogger(config.logLevel, 'model-api', config.logFormat);
     const service = await createModelService(platform, logger, {
-      directoryUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
-      ownUrl: () => urls.model ?? urlOf(config.host, config.modelPort),
+      directoryUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
+      ownUrl: () => urls.model ?? urlOf(host, config.modelPort),
     });
-    const stop = await serve('model', service.app, config.modelPort, service.upgrade);
+    serve('model', service.app, service.upgrade);
+    const stop = drainOf('model');
     logger.info(
       { url: urls.model, console: `${config.publicModelUrl}/console`, status: `${urls.model}/status` },
-      'model API listening; sign up in the console to get a key',
+      'model API listening',
     );
     stops.push(async () => {
       await service.closeSessions();
@@ -227,47 +321,24 @@ export async function startServices(
   if (which.includes('directory')) {
     const logger = createLogger(config.logLevel, 'directory-api', config.logFormat);
     const service = await createDirectoryService(platform, logger, {
-      modelUrl: () => urls.model ?? urlOf(config.host, config.modelPort),
-      ownUrl: () => urls.directory ?? urlOf(config.host, config.directoryPort),
+      modelUrl: () => urls.model ?? urlOf(host, config.modelPort),
+      ownUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
     });
-    const stop = await serve('directory', service.app, config.directoryPort);
+    serve('directory', service.app);
+    const stop = drainOf('directory');
     ready.push(service.ready);
     directoryMail = service.mail;
     logger.info({ url: urls.directory }, 'directory API listening');
-    // Replies and bounces to verified sending domains (src/mail/inbound.ts), in every process that
-    // runs the directory: in a cluster the primary listens and hands connections over (cluster.ts).
-    const mail = config.mail;
-    const inbound =
-      mail.inboundPort === undefined
-        ? undefined
-        : await startInboundSmtp({
-            port: mail.inboundPort,
-            host: config.host,
-            hostname: mail.inboundHost,
-            isReplyDomain: service.mail.isReplyDomain,
-            onMail: service.mail.onMail,
-            maxBytes: mail.inboundMaxBytes,
-            maxClients: mail.inboundMaxConnections,
-            messagesPerMinutePerIp: mail.inboundRatePerMinute,
-            tls: mail.inboundTls,
-            handedOver: options.handedOver ?? false,
-            logger,
-          });
-    if (inbound) {
-      accepts.smtp = inbound.accept;
-      smtpPort = options.handedOver ? mail.inboundPort : inbound.port;
+    if (smtpPort !== undefined)
       logger.info({ port: smtpPort, mx: mail.inboundHost }, 'inbound SMTP listening');
-    }
     stops.push(async () => {
       await inbound?.close();
       await stop();
       await service.close();
     });
   }
-  // Prometheus scrapes here: a port of its own, bound to loopback unless METRICS_HOST says otherwise,
-  // so the API ports show no metrics to the internet (issue 29, finding 6).
-  let metricsUrl: string | undefined;
-  if (config.metricsPort !== undefined) {
+  const metricsUrl = early.find((e) => e.listener === 'metrics')?.url;
+  if (metricsUrl !== undefined) {
     const registries = which.map((name) => platform.metrics[name]);
     const scrape = express();
     scrape.disable('x-powered-by');
@@ -278,16 +349,8 @@ export async function startServices(
     scrape.use((_req, res) => {
       res.status(404).type('text/plain').send('Only GET /metrics is served here.\n');
     });
-    if (options.handedOver) {
-      const server = handedOver(scrape, config.connections);
-      accepts.metrics = server.accept;
-      metricsUrl = urlOf(config.metricsHost, config.metricsPort);
-      stops.push(() => server.drain(drainMs));
-    } else {
-      const server = await listen(scrape, config.metricsHost, config.metricsPort, config.connections);
-      metricsUrl = urlOf(config.metricsHost, (server.address() as AddressInfo).port);
-      stops.push(() => drain(server, drainMs));
-    }
+    serve('metrics', scrape);
+    stops.push(drainOf('metrics'));
   }
   // The status page's probes: each service this process runs, and storage, every 30 s once ready.
   const allReady = Promise.all(ready).then(() => undefined);
