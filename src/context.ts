@@ -1,6 +1,7 @@
 // The composition root: what both services share in one process (storage, accounts and keys,
 // the revocation bus, limits, the job queue, the outbound guard, the secrets box), made from the
 // configuration and handed to each service. It sits above every folder (ARCHITECTURE.md).
+import { existsSync } from 'node:fs';
 import { closeUsageJournal, openUsageJournal, usageJournalDir } from './platform/metering.ts';
 import { type Authenticator, createAuthenticator } from './accounts/auth.ts';
 import { type Bus, memoryBus, redisBus } from './accounts/bus.ts';
@@ -16,6 +17,7 @@ import type { Registry } from 'prom-client';
 import type { ServiceName } from './platform/app.ts';
 import { metricsRegistry } from './platform/metrics.ts';
 import { type Outbound, outbound } from './platform/outbound.ts';
+import { keepPrivate } from './platform/private.ts';
 import { type SecretBox, secretBox, secretsKeyOf } from './platform/secrets.ts';
 
 export interface Platform {
@@ -64,7 +66,15 @@ export function firstRunMessage(secret: string, config: Config): string {
   ].join('\n');
 }
 
+/** The folders the service writes: its data (PGlite narrows its own as it opens it), mail, usage records. */
+function keepFoldersPrivate(config: Config): void {
+  const memory = config.dataDir.startsWith('memory://');
+  const folders = [memory ? undefined : config.dataDir, config.outboxDir, config.usageJournalDir];
+  for (const dir of new Set(folders)) if (dir && existsSync(dir)) keepPrivate(dir, { create: false });
+}
+
 export async function openPlatform(config: Config, logger: Logger): Promise<Platform> {
+  keepFoldersPrivate(config);
   const db = await openStorage({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

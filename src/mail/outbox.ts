@@ -5,6 +5,7 @@
 // and DKIM-signed by transport.ts and written here as it would have gone out (`writeToOutbox`).
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../platform/private.ts';
 import { join } from 'node:path';
 
 export interface Mail {
@@ -56,9 +57,9 @@ export function toEml(mail: Mail, id: string, date = new Date()): string {
 const fileId = () => `${Date.now()}-${randomBytes(6).toString('hex')}`;
 
 async function writeAtomically(dir: string, id: string, raw: string | Buffer): Promise<string> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
   const file = join(dir, `${id}.eml`);
-  await writeFile(`${file}.tmp`, raw, { mode: 0o600 });
+  await writeFile(`${file}.tmp`, raw, { mode: PRIVATE_FILE });
   await rename(`${file}.tmp`, file);
   return file;
 }

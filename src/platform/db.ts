@@ -1,11 +1,12 @@
 // One SQL for both storage paths: PGlite (PostgreSQL in WASM) under DATA_DIR by default, a
 // PostgreSQL server when DATABASE_URL is set. Both parse values the same way (int8 as number,
 // numeric as string, timestamptz as Date, jsonb as objects), so callers never know which.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { keepPrivate } from './private.ts';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -26,8 +27,10 @@ const INT8 = 20;
 const toNumber = (value: string) => Number(value);
 
 async function openPglite(dataDir: string): Promise<Db> {
-  if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
+  if (dataDir !== 'memory://') keepPrivate(dataDir);
   const db = await PGlite.create(dataDir, { parsers: { [INT8]: toNumber } });
+  // its initdb wrote the first files 0666 (later ones it makes 0600 itself)
+  if (dataDir !== 'memory://') keepPrivate(dataDir);
   return {
     kind: 'pglite',
     pglite: db,

@@ -16,6 +16,7 @@ import { threadId } from 'node:worker_threads';
 import type { Queryable } from './db.ts';
 import { newId, pooledRandomBytes } from './ids.ts';
 import type { Principal } from './principal.ts';
+import { PRIVATE_DIR, PRIVATE_FILE } from './private.ts';
 import type { ServiceName } from './app.ts';
 
 export interface UsageRecord {
@@ -242,7 +243,7 @@ class UsageJournal {
     this.#db = db;
     this.#dir = dir;
     this.#logger = logger;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     this.#sweeper = setInterval(() => void this.recover().catch(() => undefined), 60_000);
     this.#sweeper.unref();
   }
@@ -251,7 +252,7 @@ class UsageJournal {
   append(row: unknown[]): void {
     if (this.#fd === undefined) {
       this.#path = join(this.#dir, `usage-${process.pid}-${this.#instance}-${this.#segment++}.jsonl`);
-      this.#fd = openSync(this.#path, 'a');
+      this.#fd = openSync(this.#path, 'a', PRIVATE_FILE);
     }
     const line = Buffer.from(`${JSON.stringify(row)}\n`);
     // writeSync may write part of a buffer: the rest follows (a torn last line is never replayed)

@@ -3,6 +3,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PRIVATE_DIR, PRIVATE_FILE } from './private.ts';
 
 export interface SecretBox {
   seal(plain: string, id: string): string;
@@ -20,10 +21,10 @@ export type SecretsKeySource = 'environment' | 'file' | 'data_dir' | 'process' |
 /** Reads a key file, making it (0600, 32 random bytes as hex) when it does not exist yet. */
 function keyFromFile(file: string): Buffer {
   if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+    mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+    writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: PRIVATE_FILE });
   }
-  chmodSync(file, 0o600);
+  chmodSync(file, PRIVATE_FILE);
   const hex = readFileSync(file, 'utf8').trim();
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
     throw new Error(
