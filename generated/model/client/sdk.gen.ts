@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateIncidentData, CreateIncidentErrors, CreateIncidentResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetImageFileData, GetImageFileErrors, GetImageFileResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetMcpServerData, GetMcpServerErrors, GetMcpServerResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateIncidentData, UpdateIncidentErrors, UpdateIncidentResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
+import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateConversationData, CreateConversationErrors, CreateConversationItemsData, CreateConversationItemsErrors, CreateConversationItemsResponses, CreateConversationResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateIncidentData, CreateIncidentErrors, CreateIncidentResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteConversationData, DeleteConversationErrors, DeleteConversationItemData, DeleteConversationItemErrors, DeleteConversationItemResponses, DeleteConversationResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetConversationData, GetConversationErrors, GetConversationItemData, GetConversationItemErrors, GetConversationItemResponses, GetConversationResponses, GetImageFileData, GetImageFileErrors, GetImageFileResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetMcpServerData, GetMcpServerErrors, GetMcpServerResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListConversationItemsData, ListConversationItemsErrors, ListConversationItemsResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateConversationData, UpdateConversationErrors, UpdateConversationResponses, UpdateIncidentData, UpdateIncidentErrors, UpdateIncidentResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -187,6 +187,106 @@ export const cancelResponse = <ThrowOnError extends boolean = false>(options: Op
 export const listInputItems = <ThrowOnError extends boolean = false>(options: Options<ListInputItemsData, ThrowOnError>): RequestResult<ListInputItemsResponses, ListInputItemsErrors, ThrowOnError> => (options.client ?? client).get<ListInputItemsResponses, ListInputItemsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/responses/{id}/input_items',
+    ...options
+});
+
+/**
+ * Create a conversation
+ *
+ * A new conversation of the caller's project, with optional first items (at most 20) and metadata. Name it as `conversation` in `POST /v1/responses` to continue it; the OpenAI Agents SDK's `OpenAIConversationsSession` keeps its history here. Requires the `chat` or the `agents` scope.
+ */
+export const createConversation = <ThrowOnError extends boolean = false>(options: Options<CreateConversationData, ThrowOnError>): RequestResult<CreateConversationResponses, CreateConversationErrors, ThrowOnError> => (options.client ?? client).post<CreateConversationResponses, CreateConversationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a conversation
+ *
+ * Deletes the conversation and its items; the responses that used it stay. Requires the `chat` or the `agents` scope.
+ */
+export const deleteConversation = <ThrowOnError extends boolean = false>(options: Options<DeleteConversationData, ThrowOnError>): RequestResult<DeleteConversationResponses, DeleteConversationErrors, ThrowOnError> => (options.client ?? client).delete<DeleteConversationResponses, DeleteConversationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}',
+    ...options
+});
+
+/**
+ * Get a conversation
+ *
+ * A conversation of the caller's project. Requires the `chat` or the `agents` scope.
+ */
+export const getConversation = <ThrowOnError extends boolean = false>(options: Options<GetConversationData, ThrowOnError>): RequestResult<GetConversationResponses, GetConversationErrors, ThrowOnError> => (options.client ?? client).get<GetConversationResponses, GetConversationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}',
+    ...options
+});
+
+/**
+ * Update a conversation
+ *
+ * Replaces the conversation's metadata (null clears it). Requires the `chat` or the `agents` scope.
+ */
+export const updateConversation = <ThrowOnError extends boolean = false>(options: Options<UpdateConversationData, ThrowOnError>): RequestResult<UpdateConversationResponses, UpdateConversationErrors, ThrowOnError> => (options.client ?? client).post<UpdateConversationResponses, UpdateConversationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the items of a conversation
+ *
+ * The conversation's items, each with its id. `order` `asc` lists them as added, `desc` (the default, as in the OpenAI API) newest first. Page with `cursor` (the previous page's `next_cursor`) or, as the OpenAI SDKs do, `after` (the previous page's `last_id`). Requires the `chat` or the `agents` scope.
+ */
+export const listConversationItems = <ThrowOnError extends boolean = false>(options: Options<ListConversationItemsData, ThrowOnError>): RequestResult<ListConversationItemsResponses, ListConversationItemsErrors, ThrowOnError> => (options.client ?? client).get<ListConversationItemsResponses, ListConversationItemsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}/items',
+    ...options
+});
+
+/**
+ * Add items to a conversation
+ *
+ * Adds 1 to 20 items at the end of the conversation, in order, and answers them with their ids. Requires the `chat` or the `agents` scope.
+ */
+export const createConversationItems = <ThrowOnError extends boolean = false>(options: Options<CreateConversationItemsData, ThrowOnError>): RequestResult<CreateConversationItemsResponses, CreateConversationItemsErrors, ThrowOnError> => (options.client ?? client).post<CreateConversationItemsResponses, CreateConversationItemsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}/items',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete an item of a conversation
+ *
+ * Removes one item from the conversation and answers the conversation (as the OpenAI API does). Requires the `chat` or the `agents` scope.
+ */
+export const deleteConversationItem = <ThrowOnError extends boolean = false>(options: Options<DeleteConversationItemData, ThrowOnError>): RequestResult<DeleteConversationItemResponses, DeleteConversationItemErrors, ThrowOnError> => (options.client ?? client).delete<DeleteConversationItemResponses, DeleteConversationItemErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}/items/{item_id}',
+    ...options
+});
+
+/**
+ * Get an item of a conversation
+ *
+ * One item of the conversation. Requires the `chat` or the `agents` scope.
+ */
+export const getConversationItem = <ThrowOnError extends boolean = false>(options: Options<GetConversationItemData, ThrowOnError>): RequestResult<GetConversationItemResponses, GetConversationItemErrors, ThrowOnError> => (options.client ?? client).get<GetConversationItemResponses, GetConversationItemErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/conversations/{conversation_id}/items/{item_id}',
     ...options
 });
 

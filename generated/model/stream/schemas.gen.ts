@@ -2524,6 +2524,36 @@ export const CreateResponseRequestSchema = {
             ],
             pattern: '^resp_[0-9A-Za-z]{26}$'
         },
+        conversation: {
+            description: 'A conversation of the same project to continue, by id or as `{"id": ...}`: its items come before this request\'s `input`, and when the response ends (completed or incomplete) its input and output items are added to the conversation. Not together with `previous_response_id`.',
+            oneOf: [
+                {
+                    title: 'ConversationRef',
+                    description: 'The id of the conversation.',
+                    type: 'string',
+                    pattern: '^conv_[0-9A-Za-z]{26}$'
+                },
+                {
+                    title: 'ConversationObjectRef',
+                    description: 'The conversation, by its id.',
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'id'
+                    ],
+                    properties: {
+                        id: {
+                            description: 'The id of the conversation.',
+                            type: 'string',
+                            pattern: '^conv_[0-9A-Za-z]{26}$'
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
         store: {
             description: 'Whether to keep the response so that `GET /v1/responses/{id}`, `input_items` and `previous_response_id` can read it. Defaults to true.',
             type: [
@@ -3171,6 +3201,24 @@ export const ResponseSchema = {
                 'string',
                 'null'
             ]
+        },
+        conversation: {
+            description: 'The conversation this response continues, if any: its input and output items are added to it when it ends.',
+            type: [
+                'object',
+                'null'
+            ],
+            additionalProperties: false,
+            required: [
+                'id'
+            ],
+            properties: {
+                id: {
+                    description: 'The id of the conversation.',
+                    type: 'string',
+                    pattern: '^conv_[0-9A-Za-z]{26}$'
+                }
+            }
         },
         max_output_tokens: {
             description: 'The request\'s `max_output_tokens`.',
@@ -3934,6 +3982,191 @@ export const ResponseItemListSchema = {
                 'string',
                 'null'
             ]
+        }
+    }
+} as const;
+
+export const CreateConversationRequestSchema = {
+    title: 'CreateConversationRequest',
+    description: 'A new conversation, with up to 20 first items.',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+        items: {
+            description: 'The first items, as the input items of `POST /v1/responses` take them (an `item_reference` stands for the stored item it names). At most 20.',
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 20,
+            items: {
+                $ref: '#/components/schemas/ResponseInputItem'
+            }
+        },
+        metadata: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Metadata'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const ConversationSchema = {
+    title: 'Conversation',
+    description: 'A conversation: items kept in order across responses. A response created with `conversation` reads every item before its input, and its input and output items are added to the conversation when it ends (completed or incomplete).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'created_at',
+        'metadata'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the conversation.',
+            type: 'string',
+            pattern: '^conv_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        object: {
+            description: 'Always `conversation`.',
+            type: 'string',
+            const: 'conversation',
+            readOnly: true
+        },
+        created_at: {
+            description: 'When the conversation was created, in unix seconds.',
+            type: 'integer',
+            readOnly: true
+        },
+        metadata: {
+            $ref: '#/components/schemas/Metadata'
+        }
+    }
+} as const;
+
+export const UpdateConversationRequestSchema = {
+    title: 'UpdateConversationRequest',
+    description: 'New metadata for a conversation; it replaces the old metadata whole.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'metadata'
+    ],
+    properties: {
+        metadata: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Metadata'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const DeletedConversationSchema = {
+    title: 'DeletedConversation',
+    description: 'What is left of a deleted conversation.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'deleted'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the deleted conversation.',
+            type: 'string',
+            pattern: '^conv_[0-9A-Za-z]{26}$'
+        },
+        object: {
+            description: 'Always `conversation.deleted`.',
+            type: 'string',
+            const: 'conversation.deleted'
+        },
+        deleted: {
+            description: 'Always true.',
+            type: 'boolean',
+            const: true
+        }
+    }
+} as const;
+
+export const ConversationItemListSchema = {
+    title: 'ConversationItemList',
+    description: 'A page of the items of a conversation, in the list envelope (with `first_id` and `last_id`, which the OpenAI SDKs page by through `after`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'data',
+        'has_more',
+        'next_cursor',
+        'first_id',
+        'last_id'
+    ],
+    properties: {
+        object: {
+            $ref: '#/components/schemas/ListObjectType'
+        },
+        data: {
+            description: 'The items of this page.',
+            type: 'array',
+            maxItems: 100,
+            items: {
+                $ref: '#/components/schemas/ResponseItem'
+            }
+        },
+        has_more: {
+            $ref: '#/components/schemas/HasMore'
+        },
+        next_cursor: {
+            $ref: '#/components/schemas/NextCursor'
+        },
+        first_id: {
+            description: 'The id of the first item of the page; null on an empty page.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        last_id: {
+            description: 'The id of the last item of the page; null on an empty page.',
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const CreateConversationItemsRequestSchema = {
+    title: 'CreateConversationItemsRequest',
+    description: 'Items to add at the end of a conversation, in order.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'items'
+    ],
+    properties: {
+        items: {
+            description: 'The items, as the input items of `POST /v1/responses` take them. From 1 to 20. An item whose id the conversation already holds is added with a new id.',
+            type: 'array',
+            minItems: 1,
+            maxItems: 20,
+            items: {
+                $ref: '#/components/schemas/ResponseInputItem'
+            }
         }
     }
 } as const;
@@ -6907,6 +7140,24 @@ export const ResponseWritableSchema = {
                 'null'
             ]
         },
+        conversation: {
+            description: 'The conversation this response continues, if any: its input and output items are added to it when it ends.',
+            type: [
+                'object',
+                'null'
+            ],
+            additionalProperties: false,
+            required: [
+                'id'
+            ],
+            properties: {
+                id: {
+                    description: 'The id of the conversation.',
+                    type: 'string',
+                    pattern: '^conv_[0-9A-Za-z]{26}$'
+                }
+            }
+        },
         max_output_tokens: {
             description: 'The request\'s `max_output_tokens`.',
             type: [
@@ -7077,6 +7328,21 @@ export const ResponseStreamEventWritableSchema = {
             description: 'The SSE reconnection time in milliseconds; not sent by this service.',
             type: 'string',
             pattern: '^[0-9]+$'
+        }
+    }
+} as const;
+
+export const ConversationWritableSchema = {
+    title: 'Conversation',
+    description: 'A conversation: items kept in order across responses. A response created with `conversation` reads every item before its input, and its input and output items are added to the conversation when it ends (completed or incomplete).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'metadata'
+    ],
+    properties: {
+        metadata: {
+            $ref: '#/components/schemas/Metadata'
         }
     }
 } as const;

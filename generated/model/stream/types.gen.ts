@@ -1381,6 +1381,15 @@ export type CreateResponseRequest = {
      */
     previous_response_id?: string | null;
     /**
+     * A conversation of the same project to continue, by id or as `{"id": ...}`: its items come before this request's `input`, and when the response ends (completed or incomplete) its input and output items are added to the conversation. Not together with `previous_response_id`.
+     */
+    conversation?: string | {
+        /**
+         * The id of the conversation.
+         */
+        id: string;
+    } | null;
+    /**
      * Whether to keep the response so that `GET /v1/responses/{id}`, `input_items` and `previous_response_id` can read it. Defaults to true.
      */
     store?: boolean | null;
@@ -1722,6 +1731,15 @@ export type Response = {
      * The response this one continues, if any.
      */
     previous_response_id: string | null;
+    /**
+     * The conversation this response continues, if any: its input and output items are added to it when it ends.
+     */
+    conversation?: {
+        /**
+         * The id of the conversation.
+         */
+        id: string;
+    } | null;
     /**
      * The request's `max_output_tokens`.
      */
@@ -2167,6 +2185,104 @@ export type ResponseItemList = {
      * The id of the last item of the page; null on an empty page.
      */
     last_id: string | null;
+};
+
+/**
+ * CreateConversationRequest
+ *
+ * A new conversation, with up to 20 first items.
+ */
+export type CreateConversationRequest = {
+    /**
+     * The first items, as the input items of `POST /v1/responses` take them (an `item_reference` stands for the stored item it names). At most 20.
+     */
+    items?: Array<ResponseInputItem> | null;
+    metadata?: Metadata | null;
+};
+
+/**
+ * Conversation
+ *
+ * A conversation: items kept in order across responses. A response created with `conversation` reads every item before its input, and its input and output items are added to the conversation when it ends (completed or incomplete).
+ */
+export type Conversation = {
+    /**
+     * The id of the conversation.
+     */
+    readonly id: string;
+    /**
+     * Always `conversation`.
+     */
+    readonly object: 'conversation';
+    /**
+     * When the conversation was created, in unix seconds.
+     */
+    readonly created_at: number;
+    metadata: Metadata;
+};
+
+/**
+ * UpdateConversationRequest
+ *
+ * New metadata for a conversation; it replaces the old metadata whole.
+ */
+export type UpdateConversationRequest = {
+    metadata: Metadata | null;
+};
+
+/**
+ * DeletedConversation
+ *
+ * What is left of a deleted conversation.
+ */
+export type DeletedConversation = {
+    /**
+     * The id of the deleted conversation.
+     */
+    id: string;
+    /**
+     * Always `conversation.deleted`.
+     */
+    object: 'conversation.deleted';
+    /**
+     * Always true.
+     */
+    deleted: true;
+};
+
+/**
+ * ConversationItemList
+ *
+ * A page of the items of a conversation, in the list envelope (with `first_id` and `last_id`, which the OpenAI SDKs page by through `after`).
+ */
+export type ConversationItemList = {
+    object: ListObjectType;
+    /**
+     * The items of this page.
+     */
+    data: Array<ResponseItem>;
+    has_more: HasMore;
+    next_cursor: NextCursor;
+    /**
+     * The id of the first item of the page; null on an empty page.
+     */
+    first_id: string | null;
+    /**
+     * The id of the last item of the page; null on an empty page.
+     */
+    last_id: string | null;
+};
+
+/**
+ * CreateConversationItemsRequest
+ *
+ * Items to add at the end of a conversation, in order.
+ */
+export type CreateConversationItemsRequest = {
+    /**
+     * The items, as the input items of `POST /v1/responses` take them. From 1 to 20. An item whose id the conversation already holds is added with a new id.
+     */
+    items: Array<ResponseInputItem>;
 };
 
 /**
@@ -3793,6 +3909,15 @@ export type ResponseWritable = {
      */
     previous_response_id: string | null;
     /**
+     * The conversation this response continues, if any: its input and output items are added to it when it ends.
+     */
+    conversation?: {
+        /**
+         * The id of the conversation.
+         */
+        id: string;
+    } | null;
+    /**
      * The request's `max_output_tokens`.
      */
     max_output_tokens: number | null;
@@ -3875,6 +4000,15 @@ export type ResponseStreamEventWritable = {
      * The SSE reconnection time in milliseconds; not sent by this service.
      */
     retry?: string;
+};
+
+/**
+ * Conversation
+ *
+ * A conversation: items kept in order across responses. A response created with `conversation` reads every item before its input, and its input and output items are added to the conversation when it ends (completed or incomplete).
+ */
+export type ConversationWritable = {
+    metadata: Metadata;
 };
 
 /**
@@ -4209,6 +4343,16 @@ export type Limit = number;
  * The `next_cursor` of the previous page, unchanged. Omit it for the first page. A cursor that was not issued by this endpoint is a 400 (`invalid_cursor`).
  */
 export type Cursor = string;
+
+/**
+ * The id of the conversation. A malformed id is a 400; a conversation that does not exist, was deleted or belongs to another project answers 404.
+ */
+export type ConversationId = string;
+
+/**
+ * The id of an item of the conversation; another conversation's item answers 404.
+ */
+export type ConversationItemId = string;
 
 /**
  * The id of the registered MCP server. A malformed id is a 400; a server that does not exist or belongs to another project answers 404.
