@@ -15,6 +15,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { recordUsageBatched } from '../platform/metering.ts';
 import type { Db } from '../platform/db.ts';
+import { ConversationStore, extendConversation } from './conversations.ts';
 import { ResponseBuilder, type StreamEvent } from './events.ts';
 import { finishResponse, responseErrorOf, type RunResult, runResponse, type RuntimeDeps } from './runtime.ts';
 import type { ResponseStore, StoredResponse } from './store.ts';
@@ -129,6 +130,7 @@ async function runBackground(deps: BackgroundDeps, store: ResponseStore, id: str
   }
   await flush();
   await store.update(principal, builder.response);
+  await extendConversation(new ConversationStore(deps.db), principal, builder.response, stored.inputItems);
   await recordUsageBatched(deps.db, principal, {
     service: 'model',
     model: request.model,

@@ -34,7 +34,7 @@ function isReference(item: InputItem): item is ResponseItemReference {
 }
 
 /** A stored item as an input item: an output message becomes a stored assistant message. */
-function asInputItem(item: HistoryItem): ResponseItem {
+export function asInputItem(item: HistoryItem): ResponseItem {
   if (item.type !== 'message') return item;
   return {
     type: 'message',

@@ -33,7 +33,9 @@ import type { Principal } from '../platform/principal.ts';
 import { SENT, typedRouter } from '../platform/route.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { recordUsageBatched } from '../platform/metering.ts';
-import { assertOutputsAnswerCalls, type HistoryItem, inputItems, referencedItems } from './convert.ts';
+import { assertOutputsAnswerCalls, type HistoryItem, inputItems } from './convert.ts';
+import { ConversationStore, extendConversation } from './conversations.ts';
+import { resolveReferences } from './references.ts';
 import { ResponseBuilder, replayEvents, type StreamEvent } from './events.ts';
 import {
   assertTools,
@@ -101,6 +103,13 @@ function shownTools(body: CreateBody): Response['tools'] {
   });
 }
 
+/** The id of the conversation the request continues, if any. */
+function conversationOf(body: CreateBody): string | undefined {
+  const named = body.conversation;
+  if (named === undefined || named === null) return undefined;
+  return typeof named === 'string' ? named : named.id;
+}
+
 function initialResponse(body: CreateBody): Response {
   return {
     id: newId('resp'),
@@ -124,6 +133,7 @@ function initialResponse(body: CreateBody): Response {
     background: body.background === true,
     store: body.store !== false,
     previous_response_id: body.previous_response_id ?? null,
+    conversation: conversationOf(body) === undefined ? null : { id: conversationOf(body) as string },
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: body.max_tool_calls ?? null,
     ...(body.user === undefined ? {} : { user: body.user }),
@@ -145,31 +155,10 @@ function sse(event: StreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** The stored items the input's `item_reference`s name, by id: a 404 for one the account never stored. */
-async function resolveReferences(
-  store: ResponseStore,
-  principal: Principal,
-  input: CreateBody['input'],
-): Promise<Map<string, HistoryItem>> {
-  const found = new Map<string, HistoryItem>();
-  for (const { index, id } of referencedItems(input)) {
-    if (found.has(id)) continue;
-    const item = await store.findItem(principal, id);
-    if (item === undefined) {
-      throw new NotFoundError(
-        'item_not_found',
-        `input[${index}]: no stored item with id '${id}' exists in this account (an item_reference names an item of a stored response or conversation).`,
-        { param: `input[${index}].id` },
-      );
-    }
-    found.set(id, item);
-  }
-  return found;
-}
-
 export function createResponsesRouter(deps: ResponsesDeps): Router {
   const api = typedRouter();
   const store = new ResponseStore(deps.db);
+  const conversations = new ConversationStore(deps.db);
 
   api.post<CreateResponseData, CreateResponseResponses>(
     '/v1/responses',
@@ -216,7 +205,37 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
 
       // the conversation: the chain of previous responses, then this input
       let context: HistoryItem[] = [];
-      if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+      const conversationId = conversationOf(body);
+      if (conversationId !== undefined) {
+        if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+          throw new BadRequestError(
+            'validation_failed',
+            'conversation and previous_response_id cannot be used together: a conversation already holds the earlier turns.',
+            { param: 'conversation' },
+          );
+        }
+        if (body.store === false) {
+          throw new BadRequestError(
+            'validation_failed',
+            'A response that continues a conversation needs store: true.',
+            {
+              param: 'store',
+            },
+          );
+        }
+        context = await conversations.history(caller, conversationId).catch((err: unknown) => {
+          if (err instanceof ApiError && err.status === 404) {
+            throw new NotFoundError(
+              'not_found',
+              `No conversation with id '${conversationId}' exists in this project.`,
+              {
+                param: 'conversation',
+              },
+            );
+          }
+          throw err;
+        });
+      } else if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
         const previous = await store.find(caller, body.previous_response_id);
         if (previous === undefined) {
           throw new BadRequestError(
@@ -227,7 +246,10 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
         }
         context = [...previous.context, ...previous.body.output];
       }
-      const items = inputItems(body.input, await resolveReferences(store, caller, body.input));
+      const items = inputItems(
+        body.input,
+        await resolveReferences({ responses: store, conversations }, caller, body.input),
+      );
       if (items.length === 0 && context.length === 0) {
         throw new BadRequestError('validation_failed', 'Give an input (or a previous_response_id).', {
           param: 'input',
@@ -279,6 +301,7 @@ export function createResponsesRouter(deps: ResponsesDeps): Router {
       }
       const finish = async (result: RunResult | undefined, status: number) => {
         if (stored) await store.update(caller, builder.response);
+        await extendConversation(conversations, caller, builder.response, items);
         await recordUsageBatched(deps.db, caller, {
           service: 'model',
           model: body.model,

@@ -6,6 +6,7 @@ import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
 import { modelRequestBucket } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
+import { createConversationsRouter } from '../agents/conversations-routes.ts';
 import { createResponsesRouter, type ResponsesDeps, startBackgroundResponses } from '../agents/routes.ts';
 import type { HubDeps } from '../mcp/tools.ts';
 import { hubConnector } from '../mcp/connector.ts';
@@ -134,6 +135,7 @@ export async function createModelService(
         keepAliveMs: config.sseKeepAliveMs,
       }),
       createResponsesRouter(responses),
+      createConversationsRouter(responses.db),
       createMcpRouter(hub, { origins: config.mcpAllowedOrigins, hosts: config.mcpAllowedHosts }),
       createMcpServersRouter(hub.registry),
       createEmbeddingsRouter({
