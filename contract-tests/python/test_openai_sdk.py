@@ -278,6 +278,71 @@ def test_responses_function_tool_round_trip(client: OpenAI) -> None:
     assert "conditions sunny" in second.output_text
 
 
+def test_responses_take_output_parts_reasoning_and_item_references(client: OpenAI) -> None:
+    first = client.responses.create(
+        model="queen", input="What is the weather in Lisbon right now?", tools=[WEATHER_TOOL]
+    )
+    call = next(item for item in first.output if item.type == "function_call")
+    # the result as text parts, as the Agents SDK sends an MCP tool's result, after a reasoning
+    # item passed back and the earlier call by reference
+    second = client.responses.create(
+        model="queen",
+        tools=[WEATHER_TOOL],
+        input=[
+            {"role": "user", "content": "What is the weather in Lisbon right now?"},
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Ask the tool."}]},
+            {"type": "item_reference", "id": call.id},
+            {
+                "type": "function_call_output",
+                "call_id": call.call_id,
+                "output": [{"type": "input_text", "text": json.dumps({"temperature_c": 19, "conditions": "sunny"})}],
+            },
+        ],
+    )
+    assert "conditions sunny" in second.output_text
+    kept = list(client.responses.input_items.list(second.id, order="asc"))
+    assert [item.type for item in kept] == ["message", "reasoning", "function_call", "function_call_output"]
+    assert kept[2].id == call.id
+
+
+def test_responses_name_an_item_type_they_do_not_take(client: OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as err:
+        client.responses.create(
+            model="queen",
+            input=[
+                {"role": "user", "content": "Take a screenshot."},
+                {"type": "computer_call_output", "call_id": "call_1", "output": {"type": "computer_screenshot", "image_url": "https://example.com/s.png"}},
+            ],
+        )
+    assert err.value.code == "validation_failed"
+    assert err.value.param == "input[1]"
+    assert "input[1]: item type `computer_call_output` is not supported by this server" in err.value.message
+    with pytest.raises(openai.NotFoundError):
+        client.responses.create(model="queen", input=[{"type": "item_reference", "id": "msg_01JXNEVERST0REDANYWHERE000"}])
+
+
+def test_conversations_and_a_response_that_continues_one(client: OpenAI) -> None:
+    conversation = client.conversations.create(
+        metadata={"topic": "whales"}, items=[{"role": "user", "content": "I plan a trip to the Azores."}]
+    )
+    assert conversation.id.startswith("conv_") and conversation.metadata == {"topic": "whales"}
+    assert client.conversations.retrieve(conversation.id).id == conversation.id
+    assert client.conversations.update(conversation.id, metadata={"topic": "dolphins"}).metadata == {"topic": "dolphins"}
+    response = client.responses.create(model="queen", conversation=conversation.id, input="Which month is best?")
+    assert response.conversation is not None and response.conversation.id == conversation.id
+    items = list(client.conversations.items.list(conversation.id, order="asc", limit=1))
+    assert [item.type for item in items] == ["message", "message", "message"]
+    assert [item.role for item in items] == ["user", "user", "assistant"]
+    added = client.conversations.items.create(conversation.id, items=[{"role": "user", "content": "Thanks."}])
+    assert len(added.data) == 1
+    assert client.conversations.items.retrieve(added.data[0].id, conversation_id=conversation.id).id == added.data[0].id
+    client.conversations.items.delete(added.data[0].id, conversation_id=conversation.id)
+    deleted = client.conversations.delete(conversation.id)
+    assert deleted.deleted and deleted.object == "conversation.deleted"
+    with pytest.raises(openai.NotFoundError):
+        client.conversations.retrieve(conversation.id)
+
+
 def test_responses_agents_with_the_hub_mcp_tool(client: OpenAI) -> None:
     response = client.responses.create(
         model="agents",
