@@ -18,7 +18,8 @@ const AUTH = { authorization: `Bearer ${ADMIN}` };
 
 beforeAll(async () => {
   const config = {
-    ...loadConfig({ DEMO_LISTINGS: '0', INBOUND_SMTP_PORT: 'off' }),
+    // the inbound SMTP listener on a free port: a fixed one (2525) fails beside another instance
+    ...loadConfig({ DEMO_LISTINGS: '0', INBOUND_SMTP_PORT: '0' }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,
