@@ -4,6 +4,7 @@ import { openStorage } from '../storage.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';
 import { createSearch, type Search, type SearchParams } from './search/search.ts';
+import { trustOf } from './search/score.ts';
 import { Snapshots } from './search/snapshot.ts';
 import { positionsOfSeqs, positionsWithCodes, refreshVectors, similarities, vectorCount } from './vectors.ts';
 import { embedOne } from '../embeddings/index.ts';
@@ -81,16 +82,34 @@ describe('relevance', () => {
     expect(page.data.map((h) => h.listing.id)).toContain(target.id);
   });
 
-  it('scores are ordered, within 0-1, and blend relevance with trust', async () => {
+  it('scores are ordered, highest first', async () => {
     const page = await search({ q: 'electrician', limit: 50 });
+    expect(page.data.length).toBeGreaterThan(10);
     const scores = page.data.map((h) => h.score);
+    expect(new Set(scores).size).toBeGreaterThan(1); // equal scores would be in any order
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    for (const hit of page.data) {
-      expect(hit.score).toBeGreaterThanOrEqual(0);
-      expect(hit.score).toBeLessThanOrEqual(1);
-      expect(hit.signals.bayesian_rating).toBeGreaterThanOrEqual(1);
-      if (hit.listing.review_count === 0) expect(hit.signals.bayesian_rating).toBeGreaterThan(3.5);
+  });
+
+  it('scores are within 0-1', async () => {
+    const page = await search({ q: 'electrician', limit: 50 });
+    expect(page.data.length).toBeGreaterThan(10);
+    for (const hit of page.data) expect(hit.score >= 0 && hit.score <= 1, String(hit.score)).toBe(true);
+  });
+
+  it('a keyword score is 70 % text relevance and 30 % trust', async () => {
+    const page = await search({ q: 'electrician', mode: 'keyword', limit: 50 });
+    expect(page.data.length).toBeGreaterThan(10);
+    for (const { score, signals: s } of page.data) {
+      const trust = trustOf(s.bayesian_rating, s.review_count, s.claimed, s.response_time_median_minutes);
+      expect(score).toBeCloseTo(0.7 * s.text_relevance! + 0.3 * trust, 3);
     }
+  });
+
+  it('a listing without reviews is rated at the prior, not at 0', async () => {
+    const page = await search({ country: 'DE', limit: 100 });
+    const unreviewed = page.data.filter((h) => h.listing.review_count === 0);
+    expect(unreviewed.length).toBeGreaterThan(0);
+    for (const hit of unreviewed) expect(hit.signals.bayesian_rating).toBeGreaterThan(3.5);
   });
 
   it('without q, hits are ordered by trust alone', async () => {
