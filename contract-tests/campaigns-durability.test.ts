@@ -14,7 +14,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
-import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { createTestDatabase, hasPostgres, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
 import { call, until } from './support/client.ts';
 
 /**
@@ -220,7 +220,7 @@ describe('a campaign killed with SIGKILL mid-send (PGlite on disk)', () => {
   }, 400_000);
 });
 
-const SCALES = (await storages()).includes('postgres') && (await redisAvailable());
+const SCALES = (await hasPostgres()) && (await redisAvailable());
 
 describe.runIf(SCALES)('a campaign on two instances on one PostgreSQL and Redis', () => {
   const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;

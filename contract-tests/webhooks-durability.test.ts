@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
-import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { createTestDatabase, hasPostgres, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
 import { call, until } from './support/client.ts';
 
 /** Counts the deliveries per webhook-id; answers 500 until told to accept. */
@@ -153,7 +153,7 @@ describe('an instance with JOB_WORKERS=0 (PGlite on disk)', () => {
   }, 180_000);
 });
 
-const SCALES = (await storages()).includes('postgres') && (await redisAvailable());
+const SCALES = (await hasPostgres()) && (await redisAvailable());
 
 describe.runIf(SCALES)('webhook deliveries of three instances on one PostgreSQL and Redis', () => {
   const key = `sk_test_admin_${randomBytes(16).toString('hex')}`;

@@ -11,10 +11,10 @@ import { bearer } from './support/envelope.ts';
 import { freePort } from './support/processes.ts';
 import { sendSmtp } from './support/smtp.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
-import { createTestDatabase, storages, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { createTestDatabase, hasPostgres, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
 import { until } from './support/client.ts';
 
-const RUNS = (await storages()).includes('postgres') && (await redisAvailable());
+const RUNS = (await hasPostgres()) && (await redisAvailable());
 const DAILY = 12;
 
 /** The worker processes of a primary. */
@@ -65,7 +65,7 @@ describe('WORKERS without what several processes need', () => {
   });
 });
 
-describe.skipIf(!RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
+describe.runIf(RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
   const adminKey = `sk_test_admin_${randomBytes(16).toString('hex')}`;
   let database: TestDatabase;
   let instance: Instance;

@@ -35,6 +35,14 @@ export async function storages(): Promise<Storage[]> {
   return (await reachable()) ? ['pglite', 'postgres'] : ['pglite'];
 }
 
+/**
+ * Whether a suite of PostgreSQL alone runs (`describe.runIf(await hasPostgres())`): where it is
+ * reachable; in CI it must be, and a missing one fails the run instead of skipping.
+ */
+export function hasPostgres(): Promise<boolean> {
+  return reachable();
+}
+
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();

@@ -3,14 +3,18 @@
 // committed late used to slip into a snapshot taken in between. Writers now hold one advisory
 // lock from their first insert to their commit (store.ts), so numbers are drawn in commit order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
+import {
+  createTestDatabase,
+  hasPostgres as postgresRuns,
+  type TestDatabase,
+} from '../../contract-tests/support/server.ts';
 import { type Db } from '../platform/db.ts';
 import { openStorage } from '../storage.ts';
 import { demoListing } from './demo.ts';
 import { createSearch, type Search } from './search/search.ts';
 import { insertListings, type ListingRecord } from './store.ts';
 
-const hasPostgres = (await storages()).includes('postgres');
+const hasPostgres = await postgresRuns();
 let database: TestDatabase;
 let db: Db;
 let search: Search;

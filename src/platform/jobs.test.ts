@@ -1,15 +1,20 @@
-// The job queue on both storage paths: PGlite (in memory and on disk) and the PostgreSQL of
-// TEST_DATABASE_URL. Queue names are unique per test, so suites sharing a server do not meet.
+// The job queue on both storage paths: PGlite (in memory and on disk) and PostgreSQL (a fresh
+// database per suite, as every suite has). Queue names are unique per test.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTestDatabase,
+  hasPostgres,
+  storages,
+  type TestDatabase,
+} from '../../contract-tests/support/server.ts';
 import { type Db, openDb } from './db.ts';
 import { type Jobs, openJobs } from './jobs.ts';
 import { createLogger } from './logger.ts';
 
 const logger = createLogger('silent', 'jobs-test');
-const POSTGRES = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -24,20 +29,20 @@ async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Prom
   }
 }
 
-describe.each([
-  ['PGlite', () => openDb({ dataDir: 'memory://' })],
-  ['PostgreSQL', () => openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' })],
-])('jobs on %s', (_name, open) => {
+describe.each(await storages())('jobs on %s', (storage) => {
+  let database: TestDatabase | undefined;
   let db: Db;
   let jobs: Jobs;
   const started = (async () => {
-    db = await open();
+    if (storage === 'postgres') database = await createTestDatabase();
+    db = await openDb({ databaseUrl: database?.url, dataDir: 'memory://' });
     jobs = await openJobs(db, { workers: 8, logger, pollingIntervalSeconds: 0.5 });
   })();
   afterAll(async () => {
     await started;
     await jobs.stop();
     await db.close();
+    await database?.drop();
   });
 
   it('runs a job sent, woken at once rather than by the poll', async () => {
@@ -311,7 +316,7 @@ describe.each([
   });
 });
 
-describe('jobs survive a stop and are shared by instances', () => {
+describe('jobs survive a stop', () => {
   it('a job pending when its instance stops runs after the restart (PGlite on disk)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jobs-'));
     dirs.push(dir);
@@ -337,12 +342,22 @@ describe('jobs survive a stop and are shared by instances', () => {
     await jobs.stop();
     await db.close();
   });
+});
+
+describe.runIf(await hasPostgres())('jobs shared by two instances on one PostgreSQL', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
 
   it('two instances on one PostgreSQL run each of 200 jobs once', async () => {
     const name = queue('shared');
     const dbs = [
-      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
-      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: database.url, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: database.url, dataDir: 'memory://' }),
     ];
     const runs = new Map<number, string[]>();
     const instances = await Promise.all(
@@ -373,8 +388,8 @@ describe('jobs survive a stop and are shared by instances', () => {
   it('a job that outlasts the heartbeat is not claimed by the other instance while it runs', async () => {
     const name = queue('long');
     const dbs = [
-      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
-      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: database.url, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: database.url, dataDir: 'memory://' }),
     ];
     const runs: string[] = [];
     let running = 0;
@@ -408,8 +423,8 @@ describe('jobs survive a stop and are shared by instances', () => {
   it('two instances with the same cron schedule send one job per occurrence', async () => {
     const name = queue('cron');
     const dbs = [
-      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
-      await openDb({ databaseUrl: POSTGRES, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: database.url, dataDir: 'memory://' }),
+      await openDb({ databaseUrl: database.url, dataDir: 'memory://' }),
     ];
     const runs: Array<{ instance: number; at: number }> = [];
     const instances = await Promise.all(
