@@ -60,6 +60,19 @@ function layers() {
     sales: ['platform', ...SHARED, 'directory', 'webhooks', 'console'],
     concierge: ['platform', ...SHARED, 'directory', 'webhooks', 'console', 'sales'],
     crm: ['platform', ...SHARED, 'sales', 'webhooks'],
+    // above every feature: composes their account-data parts (export, erasure, retention)
+    privacy: [
+      'platform',
+      ...SHARED,
+      'webhooks',
+      'media',
+      'console',
+      'mcp',
+      'agents',
+      'sales',
+      'concierge',
+      'crm',
+    ],
   };
   const ENTRIES = ['src/*/app.ts', 'src/directory/import.ts', 'src/directory/generate.ts'];
   // A service's assembly (its app.ts) also mounts features that build on the service's own

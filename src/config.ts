@@ -41,6 +41,22 @@ export interface MailConfig {
   dnsServers: string[];
 }
 
+/** How long what is stored about accounts is kept (src/privacy/, docs/privacy.md), in ms. */
+export interface RetentionConfig {
+  /** RETENTION_STORED_RESPONSES: stored responses of /v1/responses; 30 days by default. */
+  storedResponsesMs: number;
+  /** RETENTION_WEBHOOK_MESSAGES: webhook messages with their attempts; 90 days by default. */
+  webhookMessagesMs: number;
+  /** RETENTION_INBOUND_MAIL: replies to campaigns (their text and sender); 180 days by default. */
+  inboundMailMs: number;
+  /** RETENTION_CONCIERGE_MAIL: providers' answers read by the concierge; 180 days by default. */
+  conciergeMailMs: number;
+  /** RETENTION_REQUEST_LOGS: each call's usage record before it is rolled into daily sums; 14 days by default. */
+  requestLogsMs: number;
+  /** RETENTION_USAGE_DETAIL: daily sums per key and project before they become per account; 400 days by default. */
+  usageDetailMs: number;
+}
+
 /** How long and how many connections a client may hold (src/server.ts applies them). */
 export interface ConnectionLimits {
   headersTimeoutMs: number;
@@ -197,6 +213,11 @@ export interface Config {
   vectorKernel: 'wasm' | 'js' | undefined;
   /** SMTP_URL, INBOUND_SMTP_*, INBOUND_MAIL_HOST, MAIL_SPF_INCLUDE, DNS_SERVERS: mail (src/mail/). */
   mail: MailConfig;
+  /** ERASURE_GRACE_PERIOD: how long an account's erasure waits and can be cancelled; 3 days by default. */
+  erasureGraceMs: number;
+  /** EXPORT_LINK_TTL: how long an export's download link works (the archive goes then); 24 hours by default. */
+  exportLinkTtlMs: number;
+  retention: RetentionConfig;
 }
 
 /** What a variable was set to that its schema refused: its name, what it may be, the value. */
@@ -459,6 +480,14 @@ const ENV = z.object({
     .optional()
     .describe('takes IP addresses with an optional port, comma-separated (1.1.1.1,127.0.0.1:5353,[::1]:53)'),
   CAMPAIGN_DAY_SECONDS: integer(1, 86_400, 86_400),
+  ERASURE_GRACE_PERIOD: duration.default(3 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  EXPORT_LINK_TTL: duration.default(UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  RETENTION_STORED_RESPONSES: duration.default(30 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  RETENTION_WEBHOOK_MESSAGES: duration.default(90 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  RETENTION_INBOUND_MAIL: duration.default(180 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  RETENTION_CONCIERGE_MAIL: duration.default(180 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  RETENTION_REQUEST_LOGS: duration.default(14 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
+  RETENTION_USAGE_DETAIL: duration.default(400 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
 });
 
 /**
@@ -582,5 +611,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dnsServers: v.DNS_SERVERS ?? [],
     },
     campaignDaySeconds: v.CAMPAIGN_DAY_SECONDS,
+    erasureGraceMs: v.ERASURE_GRACE_PERIOD,
+    exportLinkTtlMs: v.EXPORT_LINK_TTL,
+    retention: {
+      storedResponsesMs: v.RETENTION_STORED_RESPONSES,
+      webhookMessagesMs: v.RETENTION_WEBHOOK_MESSAGES,
+      inboundMailMs: v.RETENTION_INBOUND_MAIL,
+      conciergeMailMs: v.RETENTION_CONCIERGE_MAIL,
+      requestLogsMs: v.RETENTION_REQUEST_LOGS,
+      usageDetailMs: v.RETENTION_USAGE_DETAIL,
+    },
   };
 }

@@ -13,6 +13,11 @@ import { openPlatform, type Platform } from './context.ts';
 import { startInboundSmtp } from './mail/inbound.ts';
 import { createLogger } from './platform/logger.ts';
 import { metricsText } from './platform/metrics.ts';
+import { outboxMailer } from './mail/outbox.ts';
+import { accountDataParts } from './privacy/parts.ts';
+import { mailErasureReceipt } from './privacy/receipt.ts';
+import { createPrivacyRouter } from './privacy/routes.ts';
+import { Privacy } from './privacy/service.ts';
 import { newRequestId } from './platform/request-id.ts';
 import { bindAll, isListenError, type Listener, portError } from './ports.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
@@ -300,11 +305,31 @@ export async function startServices(
   };
   const serve = (name: Early['listener'], app: Express, upgrade?: UpgradeHandler) =>
     early.find((x) => x.listener === name)?.serve(app, upgrade);
+  // Personal data (src/privacy): its jobs run wherever workers run, its routes on the model API.
+  const privacy = new Privacy({
+    db: platform.db,
+    jobs: platform.jobs,
+    parts: accountDataParts(platform.db, config.vatRate),
+    invalidateKey: (keyId) => platform.auth.invalidate(keyId),
+    mailReceipt: (to, receipt) => mailErasureReceipt(outboxMailer(config.outboxDir), to, receipt),
+    graceMs: config.erasureGraceMs,
+    exportLinkTtlMs: config.exportLinkTtlMs,
+    retention: config.retention,
+    logger: createLogger(config.logLevel, 'privacy', config.logFormat),
+  });
+  await privacy.start();
   if (which.includes('model')) {
     const logger = createLogger(config.logLevel, 'model-api', config.logFormat);
     const service = await createModelService(platform, logger, {
       directoryUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
       ownUrl: () => urls.model ?? urlOf(host, config.modelPort),
+      routers: [
+        createPrivacyRouter({
+          privacy,
+          db: platform.db,
+          publicUrl: () => config.imageUrlBase ?? urls.model ?? urlOf(host, config.modelPort),
+        }),
+      ],
     });
     serve('model', service.app, service.upgrade);
     const stop = drainOf('model');

@@ -18,6 +18,7 @@ export const MIGRATIONS = [
   own('sales'),
   own('concierge'),
   own('crm'),
+  own('privacy'),
 ];
 
 /** Opens PGlite under `dataDir` (or in memory), or the PostgreSQL of `databaseUrl`, migrated. */

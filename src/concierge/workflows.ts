@@ -38,7 +38,7 @@ import type { Logger } from '../platform/logger.ts';
 import { formatEur, NANO_PER_EUR, recordUsage } from '../platform/metering.ts';
 import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
-import { suppress } from '../sales/suppressions.ts';
+import { isSuppressed, suppress } from '../sales/suppressions.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import { type Agent, AgentFailed, type AgentRun } from './agent.ts';
 import { type Candidate, compare, type Outcome } from './compare.ts';
@@ -962,11 +962,7 @@ export class Workflows {
         [contact.id],
       );
       if (!claimed) continue;
-      const [suppressed] = await this.#db.query(
-        'select 1 from suppressions where account_id = $1 and email = $2',
-        [row.account_id, contact.email],
-      );
-      if (suppressed) {
+      if (await isSuppressed(this.#db, row.account_id, contact.email, row.from_address ?? '')) {
         await this.#contactOutcome(row.id, contact.id, { status: 'suppressed' }, [
           step(
             'contacting',

@@ -180,7 +180,7 @@ export class PlanStore {
     }
     await flushUsage(this.db);
     const usage = await this.db.query<{ service: string; model: string; requests: number; cost: number }>(
-      `select service, model, count(*)::bigint as requests, sum(cost_nano)::bigint as cost from usage_records
+      `select service, model, sum(requests)::bigint as requests, sum(cost_nano)::bigint as cost from usage_records
        where account_id = $1 and day >= $2::date and day < $3::date group by 1, 2 order by 1, 2`,
       [accountId, isoDay(start), isoDay(end)],
     );

@@ -91,7 +91,12 @@ export async function createDirectoryService(
   })();
   loading.catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
 
-  const webhooks = new WebhookStore(platform.db, platform.secrets, platform.outbound);
+  const webhooks = new WebhookStore(
+    platform.db,
+    platform.secrets,
+    platform.outbound,
+    platform.config.retention.webhookMessagesMs / 1000,
+  );
   const delivery = new WebhookDelivery(
     platform.db,
     platform.jobs,

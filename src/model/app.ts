@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
+import type { Express, Router } from 'express';
 import { createRealtime } from './realtime.ts';
 import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
@@ -48,6 +48,8 @@ export interface ModelServiceOptions {
   directoryUrl?: () => string;
   /** The address this service listens on: image URLs' origin without MODEL_API_PUBLIC_URL. */
   ownUrl?: () => string;
+  /** Routers composed above the features (the composition root's: /v1/account, src/privacy). */
+  routers?: Router[];
 }
 
 export async function createModelService(
@@ -175,6 +177,7 @@ export async function createModelService(
         mailer: outboxMailer(platform.config.outboxDir),
         consoleUrl: `${platform.config.publicModelUrl}/console`,
       }),
+      ...(options.routers ?? []),
     ],
     isReady: () => platform.readiness(true),
   });

@@ -31,7 +31,7 @@ import {
   TICK,
   type TickJob,
 } from './campaigns.ts';
-import { suppress } from './suppressions.ts';
+import { isSuppressed, suppress } from './suppressions.ts';
 import { escapeHtml, fill, type MergeValues } from './templates.ts';
 import { unsubscribeToken } from './opt-out-tokens.ts';
 import { nextOpening } from './window.ts';
@@ -313,11 +313,7 @@ export class Sender {
       await this.#release(message, ['pending', 'contacted'].includes(recipient.status));
       return;
     }
-    const [suppressed] = await this.#db.query(
-      'select 1 from suppressions where account_id = $1 and email = lower($2)',
-      [campaign.account_id, recipient.email],
-    );
-    if (suppressed) {
+    if (await isSuppressed(this.#db, campaign.account_id, recipient.email, campaign.from_email)) {
       await this.#db.transaction(async (tx) => {
         await tx.query(`delete from campaign_messages where id = $1 and status = 'queued'`, [message.id]);
         const [left] = await tx.query(

@@ -91,7 +91,7 @@ export async function usageReport<Result>(
   const dimSelect = groups.map((g, i) => `${shape.dimensions[g]} as d${i}`).join(', ');
   const rows = await db.query<Record<string, string | number | null>>(
     `select ${bucketExpr} as bucket${dimSelect ? `, ${dimSelect}` : ''},
-       count(*)::bigint as requests, sum(input_tokens)::bigint as input_tokens,
+       sum(requests)::bigint as requests, sum(input_tokens)::bigint as input_tokens,
        sum(output_tokens)::bigint as output_tokens, sum(audio_seconds)::float8 as audio_seconds,
        sum(images)::bigint as images, sum(steps)::bigint as steps, sum(units)::bigint as units,
        sum(cost_nano)::bigint as cost_nano
@@ -150,7 +150,7 @@ export async function callsThisMonth(
   model: string,
 ): Promise<number> {
   const [row] = await db.query<{ n: number }>(
-    `select count(*)::int as n from usage_records
+    `select coalesce(sum(requests), 0)::int as n from usage_records
      where account_id = $1 and service = $2 and model = $3 and day >= date_trunc('month', now() at time zone 'utc')::date`,
     [accountId, service, model],
   );

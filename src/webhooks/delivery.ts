@@ -83,7 +83,7 @@ export class WebhookDelivery {
     });
     await this.#jobs.define(PRUNE, async () => {
       const pruned = await this.#store.prune();
-      if (pruned > 0) this.#logger.info({ pruned }, 'webhook messages older than 30 days dropped');
+      if (pruned > 0) this.#logger.info({ pruned }, 'webhook messages past their retention dropped');
     });
     await this.#jobs.schedule(PRUNE, '17 3 * * *');
   }

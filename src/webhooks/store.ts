@@ -29,8 +29,8 @@ export const EVENT_TYPES: WebhookEventType[] = [
   'test',
 ];
 
-/** Messages are kept, listed and re-sent for 30 days. */
-export const MESSAGE_RETENTION_S = 30 * 86_400;
+/** How long messages and their attempts are kept by default (RETENTION_WEBHOOK_MESSAGES). */
+export const MESSAGE_RETENTION_S = 90 * 86_400;
 
 export interface EndpointRow {
   id: string;
@@ -98,7 +98,10 @@ export class WebhookStore {
   readonly #box: SecretBox | undefined;
   readonly #outbound: Outbound;
 
-  constructor(db: Db, box: SecretBox | undefined, outbound: Outbound) {
+  readonly #retentionS: number;
+
+  constructor(db: Db, box: SecretBox | undefined, outbound: Outbound, retentionS = MESSAGE_RETENTION_S) {
+    this.#retentionS = retentionS;
     this.#db = db;
     this.#box = box;
     this.#outbound = outbound;
@@ -277,7 +280,7 @@ export class WebhookStore {
       [
         endpointId,
         projectId,
-        now() - MESSAGE_RETENTION_S,
+        now() - this.#retentionS,
         status ?? null,
         after?.k ?? null,
         after?.id ?? '',
@@ -295,17 +298,17 @@ export class WebhookStore {
   ): Promise<MessageRow> {
     const [row] = await q.query<MessageRow>(
       'select * from webhook_messages where id = $1 and endpoint_id = $2 and project_id = $3 and created > $4',
-      [messageId, endpointId, projectId, now() - MESSAGE_RETENTION_S],
+      [messageId, endpointId, projectId, now() - this.#retentionS],
     );
     if (!row)
       throw new NotFoundError('webhook_message_not_found', `No message ${messageId} to this endpoint.`);
     return row;
   }
 
-  /** Drops the messages older than 30 days. */
+  /** Drops the messages (with their attempts) older than the retention. */
   async prune(): Promise<number> {
     const rows = await this.#db.query('delete from webhook_messages where created <= $1 returning id', [
-      now() - MESSAGE_RETENTION_S,
+      now() - this.#retentionS,
     ]);
     return rows.length;
   }

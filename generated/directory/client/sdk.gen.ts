@@ -972,7 +972,7 @@ export const rotateWebhookEndpointSecret = <ThrowOnError extends boolean = false
 /**
  * List an endpoint's messages
  *
- * The messages sent to an endpoint in the last 30 days, newest first, each with its status and its attempts (when, the HTTP status, how long, the first kilobyte of the answer), paged by keyset. Filter by `status` to see what failed. Requires the `concierge` scope.
+ * The messages sent to an endpoint in the last 90 days (the operator may set another retention), newest first, each with its status and its attempts (when, the HTTP status, how long, the first kilobyte of the answer), paged by keyset. Filter by `status` to see what failed. Requires the `concierge` scope.
  */
 export const listWebhookMessages = <ThrowOnError extends boolean = false>(options: Options<ListWebhookMessagesData, ThrowOnError>): RequestResult<ListWebhookMessagesResponses, ListWebhookMessagesErrors, ThrowOnError> => (options.client ?? client).get<ListWebhookMessagesResponses, ListWebhookMessagesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, {

@@ -6475,6 +6475,250 @@ export const StatementSchema = {
     }
 } as const;
 
+export const DeleteAccountRequestSchema = {
+    title: 'DeleteAccountRequest',
+    description: 'Re-authentication for erasing the account: its id typed again, and the password of the console user when the account has one (the caller\'s own, with a session).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'confirm'
+    ],
+    properties: {
+        confirm: {
+            description: 'The id of the account to erase, as a check that this is the account meant.',
+            type: 'string',
+            pattern: '^acct_[0-9A-Za-z]{26}$'
+        },
+        password: {
+            description: 'The console password (required when the account has a console user).',
+            type: 'string',
+            minLength: 1,
+            maxLength: 200
+        }
+    }
+} as const;
+
+export const KeptRecordSchema = {
+    title: 'KeptRecord',
+    description: 'Something an erasure keeps, why, and for how long.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'what',
+        'why',
+        'until'
+    ],
+    properties: {
+        what: {
+            description: 'What is kept, in words.',
+            type: 'string'
+        },
+        why: {
+            description: 'Why it is kept, with its legal ground.',
+            type: 'string'
+        },
+        until: {
+            description: 'How long it is kept, in words, or null for as long as the reason holds.',
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const AccountErasureSchema = {
+    title: 'AccountErasure',
+    description: 'The erasure of an account (GDPR Art. 17): `scheduled` for `erase_at`, cancellable until then; then every key ends at once on every instance, each feature erases what it stored, and `receipt` says what was erased and what was kept, and why. A completed erasure\'s receipt is also mailed to the account\'s console users.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'status',
+        'erase_at',
+        'receipt',
+        'created',
+        'cancelled_at',
+        'completed_at'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the erasure.',
+            type: 'string',
+            pattern: '^era_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        object: {
+            description: 'The object type, always `account_erasure`.',
+            type: 'string',
+            const: 'account_erasure'
+        },
+        status: {
+            description: '`scheduled` (cancellable), `cancelled`, or `completed`.',
+            type: 'string',
+            enum: [
+                'scheduled',
+                'cancelled',
+                'completed'
+            ]
+        },
+        erase_at: {
+            description: 'When the erasure runs (or ran), in Unix seconds; the end of the grace period.',
+            type: 'integer'
+        },
+        receipt: {
+            description: 'What is erased and what is kept, and why (as planned while scheduled, as done once completed).',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'erased',
+                'kept'
+            ],
+            properties: {
+                erased: {
+                    description: 'What is erased, in words.',
+                    type: 'array',
+                    items: {
+                        type: 'string'
+                    }
+                },
+                kept: {
+                    description: 'What is kept, why, and for how long.',
+                    type: 'array',
+                    items: {
+                        $ref: '#/components/schemas/KeptRecord'
+                    }
+                }
+            }
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        },
+        cancelled_at: {
+            description: 'When it was cancelled, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        completed_at: {
+            description: 'When it ran, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const AccountExportSchema = {
+    title: 'AccountExport',
+    description: 'An export of everything stored about the account (GDPR Art. 15 and 20), built by a background job into one JSON archive; `download_url` is a signed link that works without a key until `expires_at`, when the archive is deleted.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'status',
+        'size_bytes',
+        'download_url',
+        'created',
+        'completed_at',
+        'expires_at'
+    ],
+    properties: {
+        id: {
+            description: 'The id of the export.',
+            type: 'string',
+            pattern: '^exp_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        object: {
+            description: 'The object type, always `account_export`.',
+            type: 'string',
+            const: 'account_export'
+        },
+        status: {
+            description: '`pending` while the archive is built, then `completed` (or `failed`).',
+            type: 'string',
+            enum: [
+                'pending',
+                'completed',
+                'failed'
+            ]
+        },
+        size_bytes: {
+            description: 'The size of the archive in bytes, once built.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        download_url: {
+            description: 'The signed link to the archive (`application/json`), while it is valid; else null.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        },
+        completed_at: {
+            description: 'When the archive was built, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        expires_at: {
+            description: 'When the link stops working and the archive is deleted, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const AccountArchiveSchema = {
+    title: 'AccountArchive',
+    description: 'Everything stored about an account, one section per feature (`account`, `console`, `webhooks`, `mail`, `sales`, `concierge`, `responses`, `mcp`, `crm`, `media`), each with its records as stored; secrets, password hashes, key hashes, DKIM private keys and credentials are left out.',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'object',
+        'format',
+        'account_id',
+        'export_id',
+        'created'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `account_archive`.',
+            type: 'string',
+            const: 'account_archive'
+        },
+        format: {
+            description: 'The archive\'s format and version.',
+            type: 'string',
+            const: 'eurus.account-archive.v1'
+        },
+        account_id: {
+            description: 'The account the archive is of.',
+            type: 'string'
+        },
+        export_id: {
+            description: 'The export that built it.',
+            type: 'string'
+        },
+        created: {
+            $ref: '#/components/schemas/Created'
+        }
+    }
+} as const;
+
 export const CreateIncidentRequestSchema = {
     title: 'CreateIncidentRequest',
     description: 'A new incident for the status page.',
@@ -7821,6 +8065,172 @@ export const SubscriptionListWritableSchema = {
         },
         next_cursor: {
             $ref: '#/components/schemas/NextCursor'
+        }
+    }
+} as const;
+
+export const AccountErasureWritableSchema = {
+    title: 'AccountErasure',
+    description: 'The erasure of an account (GDPR Art. 17): `scheduled` for `erase_at`, cancellable until then; then every key ends at once on every instance, each feature erases what it stored, and `receipt` says what was erased and what was kept, and why. A completed erasure\'s receipt is also mailed to the account\'s console users.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'status',
+        'erase_at',
+        'receipt',
+        'cancelled_at',
+        'completed_at'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `account_erasure`.',
+            type: 'string',
+            const: 'account_erasure'
+        },
+        status: {
+            description: '`scheduled` (cancellable), `cancelled`, or `completed`.',
+            type: 'string',
+            enum: [
+                'scheduled',
+                'cancelled',
+                'completed'
+            ]
+        },
+        erase_at: {
+            description: 'When the erasure runs (or ran), in Unix seconds; the end of the grace period.',
+            type: 'integer'
+        },
+        receipt: {
+            description: 'What is erased and what is kept, and why (as planned while scheduled, as done once completed).',
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'erased',
+                'kept'
+            ],
+            properties: {
+                erased: {
+                    description: 'What is erased, in words.',
+                    type: 'array',
+                    items: {
+                        type: 'string'
+                    }
+                },
+                kept: {
+                    description: 'What is kept, why, and for how long.',
+                    type: 'array',
+                    items: {
+                        $ref: '#/components/schemas/KeptRecord'
+                    }
+                }
+            }
+        },
+        cancelled_at: {
+            description: 'When it was cancelled, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        completed_at: {
+            description: 'When it ran, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const AccountExportWritableSchema = {
+    title: 'AccountExport',
+    description: 'An export of everything stored about the account (GDPR Art. 15 and 20), built by a background job into one JSON archive; `download_url` is a signed link that works without a key until `expires_at`, when the archive is deleted.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'status',
+        'size_bytes',
+        'download_url',
+        'completed_at',
+        'expires_at'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `account_export`.',
+            type: 'string',
+            const: 'account_export'
+        },
+        status: {
+            description: '`pending` while the archive is built, then `completed` (or `failed`).',
+            type: 'string',
+            enum: [
+                'pending',
+                'completed',
+                'failed'
+            ]
+        },
+        size_bytes: {
+            description: 'The size of the archive in bytes, once built.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        download_url: {
+            description: 'The signed link to the archive (`application/json`), while it is valid; else null.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        completed_at: {
+            description: 'When the archive was built, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        },
+        expires_at: {
+            description: 'When the link stops working and the archive is deleted, in Unix seconds, or null.',
+            type: [
+                'integer',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const AccountArchiveWritableSchema = {
+    title: 'AccountArchive',
+    description: 'Everything stored about an account, one section per feature (`account`, `console`, `webhooks`, `mail`, `sales`, `concierge`, `responses`, `mcp`, `crm`, `media`), each with its records as stored; secrets, password hashes, key hashes, DKIM private keys and credentials are left out.',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'object',
+        'format',
+        'account_id',
+        'export_id'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `account_archive`.',
+            type: 'string',
+            const: 'account_archive'
+        },
+        format: {
+            description: 'The archive\'s format and version.',
+            type: 'string',
+            const: 'eurus.account-archive.v1'
+        },
+        account_id: {
+            description: 'The account the archive is of.',
+            type: 'string'
+        },
+        export_id: {
+            description: 'The export that built it.',
+            type: 'string'
         }
     }
 } as const;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import { type Client, type ClientMeta, formDataBodySerializer, type Options as Options2, type RequestResult, type TDataShape } from './client/index.ts';
-import type { CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateConversationData, CreateConversationErrors, CreateConversationItemsData, CreateConversationItemsErrors, CreateConversationItemsResponses, CreateConversationResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateIncidentData, CreateIncidentErrors, CreateIncidentResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteConversationData, DeleteConversationErrors, DeleteConversationItemData, DeleteConversationItemErrors, DeleteConversationItemResponses, DeleteConversationResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetConversationData, GetConversationErrors, GetConversationItemData, GetConversationItemErrors, GetConversationItemResponses, GetConversationResponses, GetImageFileData, GetImageFileErrors, GetImageFileResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetMcpServerData, GetMcpServerErrors, GetMcpServerResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListConversationItemsData, ListConversationItemsErrors, ListConversationItemsResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateConversationData, UpdateConversationErrors, UpdateConversationResponses, UpdateIncidentData, UpdateIncidentErrors, UpdateIncidentResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
+import type { CancelAccountErasureData, CancelAccountErasureErrors, CancelAccountErasureResponses, CancelResponseData, CancelResponseErrors, CancelResponseResponses, CancelSubscriptionData, CancelSubscriptionErrors, CancelSubscriptionResponses, ConfirmPasswordResetData, ConfirmPasswordResetErrors, ConfirmPasswordResetResponses, CreateAccountExportData, CreateAccountExportErrors, CreateAccountExportResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateConversationData, CreateConversationErrors, CreateConversationItemsData, CreateConversationItemsErrors, CreateConversationItemsResponses, CreateConversationResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateImageData, CreateImageErrors, CreateImageResponses, CreateIncidentData, CreateIncidentErrors, CreateIncidentResponses, CreateKeyData, CreateKeyErrors, CreateKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreatePasswordResetData, CreatePasswordResetErrors, CreatePasswordResetResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateSignUpData, CreateSignUpErrors, CreateSignUpResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteAccountData, DeleteAccountErrors, DeleteAccountResponses, DeleteConversationData, DeleteConversationErrors, DeleteConversationItemData, DeleteConversationItemErrors, DeleteConversationItemResponses, DeleteConversationResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, GetAccountErasureData, GetAccountErasureErrors, GetAccountErasureResponses, GetAccountExportArchiveData, GetAccountExportArchiveErrors, GetAccountExportArchiveResponses, GetAccountExportData, GetAccountExportErrors, GetAccountExportResponses, GetConversationData, GetConversationErrors, GetConversationItemData, GetConversationItemErrors, GetConversationItemResponses, GetConversationResponses, GetImageFileData, GetImageFileErrors, GetImageFileResponses, GetKeyData, GetKeyErrors, GetKeyResponses, GetMcpServerData, GetMcpServerErrors, GetMcpServerResponses, GetModelData, GetModelErrors, GetModelResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetResponseData, GetResponseErrors, GetResponseResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetStatementData, GetStatementErrors, GetStatementResponses, GetUsageData, GetUsageErrors, GetUsageResponses, ListConversationItemsData, ListConversationItemsErrors, ListConversationItemsResponses, ListInputItemsData, ListInputItemsErrors, ListInputItemsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListPlansData, ListPlansErrors, ListPlansResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, PostMcpMessageData, PostMcpMessageErrors, PostMcpMessageResponses, RevokeKeyData, RevokeKeyErrors, RevokeKeyResponses, RotateKeyData, RotateKeyErrors, RotateKeyResponses, UpdateConversationData, UpdateConversationErrors, UpdateConversationResponses, UpdateIncidentData, UpdateIncidentErrors, UpdateIncidentResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, VerifyEmailData, VerifyEmailErrors, VerifyEmailResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -729,6 +729,92 @@ export const getStatement = <ThrowOnError extends boolean = false>(options: Opti
     url: '/v1/statements/{month}',
     ...options
 });
+
+/**
+ * Erase the account
+ *
+ * Asks for the erasure of the caller's account and everything stored about it (GDPR Art. 17). Requires the `admin` scope or the console's session, and re-authentication: the account's id in `confirm`, and the console password when the account has a console user (401 `invalid_credentials` when it is wrong). The erasure waits for a grace period (`ERASURE_GRACE_PERIOD`, 3 days by default) and can be cancelled until then (`POST /v1/account/erasure/cancel`); then every key of the account ends at once on every instance, every feature erases what it stored, and only what the law or an opt-out needs is kept, with the least data: the `receipt` lists both, and is mailed to the console users. A second request while one is scheduled answers 409 `erasure_scheduled`.
+ */
+export const deleteAccount = <ThrowOnError extends boolean = false>(options: Options<DeleteAccountData, ThrowOnError>): RequestResult<DeleteAccountResponses, DeleteAccountErrors, ThrowOnError> => (options.client ?? client).delete<DeleteAccountResponses, DeleteAccountErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get the account's erasure
+ *
+ * The latest erasure asked for the caller's account, with its receipt; 404 `erasure_not_found` when none was. Requires the `admin` scope or the console's session.
+ */
+export const getAccountErasure = <ThrowOnError extends boolean = false>(options?: Options<GetAccountErasureData, ThrowOnError>): RequestResult<GetAccountErasureResponses, GetAccountErasureErrors, ThrowOnError> => (options?.client ?? client).get<GetAccountErasureResponses, GetAccountErasureErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account/erasure',
+    ...options
+});
+
+/**
+ * Cancel the account's erasure
+ *
+ * Cancels the erasure of the caller's account during its grace period: nothing is erased and the account goes on as before. 404 `erasure_not_found` when none is waiting. Requires the `admin` scope or the console's session.
+ */
+export const cancelAccountErasure = <ThrowOnError extends boolean = false>(options?: Options<CancelAccountErasureData, ThrowOnError>): RequestResult<CancelAccountErasureResponses, CancelAccountErasureErrors, ThrowOnError> => (options?.client ?? client).post<CancelAccountErasureResponses, CancelAccountErasureErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account/erasure/cancel',
+    ...options
+});
+
+/**
+ * Export the account's data
+ *
+ * Starts an export of everything stored about the caller's account (GDPR Art. 15 and 20): a background job builds one JSON archive (`AccountArchive`) of the account, its projects, keys' metadata, usage, subscriptions and statements, webhook endpoints and messages, sending domains, target lists, campaigns, replies, suppressions, concierge workflows, stored responses, MCP servers and CRM connections; no secret, hash or credential is in it. Poll `GET /v1/account/exports/{id}` for its `download_url`, a signed link valid for `EXPORT_LINK_TTL` (24 hours by default). Requires the `admin` scope or the console's session.
+ */
+export const createAccountExport = <ThrowOnError extends boolean = false>(options?: Options<CreateAccountExportData, ThrowOnError>): RequestResult<CreateAccountExportResponses, CreateAccountExportErrors, ThrowOnError> => (options?.client ?? client).post<CreateAccountExportResponses, CreateAccountExportErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account/exports',
+    ...options
+});
+
+/**
+ * Get an export
+ *
+ * An export of the caller's account: `pending` while its archive is built, then `completed` with a signed `download_url` until `expires_at`. Requires the `admin` scope or the console's session.
+ */
+export const getAccountExport = <ThrowOnError extends boolean = false>(options: Options<GetAccountExportData, ThrowOnError>): RequestResult<GetAccountExportResponses, GetAccountExportErrors, ThrowOnError> => (options.client ?? client).get<GetAccountExportResponses, GetAccountExportErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'eurus_session',
+            type: 'apiKey'
+        }],
+    url: '/v1/account/exports/{id}',
+    ...options
+});
+
+/**
+ * Download an export's archive
+ *
+ * The archive of a completed export, by the signed link of its `download_url`: no key is needed, the signature is the proof. An unknown, expired or tampered link answers 404 `archive_not_found`.
+ */
+export const getAccountExportArchive = <ThrowOnError extends boolean = false>(options: Options<GetAccountExportArchiveData, ThrowOnError>): RequestResult<GetAccountExportArchiveResponses, GetAccountExportArchiveErrors, ThrowOnError> => (options.client ?? client).get<GetAccountExportArchiveResponses, GetAccountExportArchiveErrors, ThrowOnError>({ url: '/v1/account/exports/{id}/archive', ...options });
 
 /**
  * Post an incident

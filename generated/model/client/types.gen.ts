@@ -3536,6 +3536,151 @@ export type Statement = {
 };
 
 /**
+ * DeleteAccountRequest
+ *
+ * Re-authentication for erasing the account: its id typed again, and the password of the console user when the account has one (the caller's own, with a session).
+ */
+export type DeleteAccountRequest = {
+    /**
+     * The id of the account to erase, as a check that this is the account meant.
+     */
+    confirm: string;
+    /**
+     * The console password (required when the account has a console user).
+     */
+    password?: string;
+};
+
+/**
+ * KeptRecord
+ *
+ * Something an erasure keeps, why, and for how long.
+ */
+export type KeptRecord = {
+    /**
+     * What is kept, in words.
+     */
+    what: string;
+    /**
+     * Why it is kept, with its legal ground.
+     */
+    why: string;
+    /**
+     * How long it is kept, in words, or null for as long as the reason holds.
+     */
+    until: string | null;
+};
+
+/**
+ * AccountErasure
+ *
+ * The erasure of an account (GDPR Art. 17): `scheduled` for `erase_at`, cancellable until then; then every key ends at once on every instance, each feature erases what it stored, and `receipt` says what was erased and what was kept, and why. A completed erasure's receipt is also mailed to the account's console users.
+ */
+export type AccountErasure = {
+    /**
+     * The id of the erasure.
+     */
+    readonly id: string;
+    /**
+     * The object type, always `account_erasure`.
+     */
+    object: 'account_erasure';
+    /**
+     * `scheduled` (cancellable), `cancelled`, or `completed`.
+     */
+    status: 'scheduled' | 'cancelled' | 'completed';
+    /**
+     * When the erasure runs (or ran), in Unix seconds; the end of the grace period.
+     */
+    erase_at: number;
+    /**
+     * What is erased and what is kept, and why (as planned while scheduled, as done once completed).
+     */
+    receipt: {
+        /**
+         * What is erased, in words.
+         */
+        erased: Array<string>;
+        /**
+         * What is kept, why, and for how long.
+         */
+        kept: Array<KeptRecord>;
+    };
+    created: Created;
+    /**
+     * When it was cancelled, in Unix seconds, or null.
+     */
+    cancelled_at: number | null;
+    /**
+     * When it ran, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+};
+
+/**
+ * AccountExport
+ *
+ * An export of everything stored about the account (GDPR Art. 15 and 20), built by a background job into one JSON archive; `download_url` is a signed link that works without a key until `expires_at`, when the archive is deleted.
+ */
+export type AccountExport = {
+    /**
+     * The id of the export.
+     */
+    readonly id: string;
+    /**
+     * The object type, always `account_export`.
+     */
+    object: 'account_export';
+    /**
+     * `pending` while the archive is built, then `completed` (or `failed`).
+     */
+    status: 'pending' | 'completed' | 'failed';
+    /**
+     * The size of the archive in bytes, once built.
+     */
+    size_bytes: number | null;
+    /**
+     * The signed link to the archive (`application/json`), while it is valid; else null.
+     */
+    download_url: string | null;
+    created: Created;
+    /**
+     * When the archive was built, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+    /**
+     * When the link stops working and the archive is deleted, in Unix seconds, or null.
+     */
+    expires_at: number | null;
+};
+
+/**
+ * AccountArchive
+ *
+ * Everything stored about an account, one section per feature (`account`, `console`, `webhooks`, `mail`, `sales`, `concierge`, `responses`, `mcp`, `crm`, `media`), each with its records as stored; secrets, password hashes, key hashes, DKIM private keys and credentials are left out.
+ */
+export type AccountArchive = {
+    /**
+     * The object type, always `account_archive`.
+     */
+    object: 'account_archive';
+    /**
+     * The archive's format and version.
+     */
+    format: 'eurus.account-archive.v1';
+    /**
+     * The account the archive is of.
+     */
+    account_id: string;
+    /**
+     * The export that built it.
+     */
+    export_id: string;
+    created: Created;
+    [key: string]: unknown;
+};
+
+/**
  * CreateIncidentRequest
  *
  * A new incident for the status page.
@@ -4258,6 +4403,104 @@ export type SubscriptionListWritable = {
     data: Array<SubscriptionWritable>;
     has_more: HasMore;
     next_cursor: NextCursor;
+};
+
+/**
+ * AccountErasure
+ *
+ * The erasure of an account (GDPR Art. 17): `scheduled` for `erase_at`, cancellable until then; then every key ends at once on every instance, each feature erases what it stored, and `receipt` says what was erased and what was kept, and why. A completed erasure's receipt is also mailed to the account's console users.
+ */
+export type AccountErasureWritable = {
+    /**
+     * The object type, always `account_erasure`.
+     */
+    object: 'account_erasure';
+    /**
+     * `scheduled` (cancellable), `cancelled`, or `completed`.
+     */
+    status: 'scheduled' | 'cancelled' | 'completed';
+    /**
+     * When the erasure runs (or ran), in Unix seconds; the end of the grace period.
+     */
+    erase_at: number;
+    /**
+     * What is erased and what is kept, and why (as planned while scheduled, as done once completed).
+     */
+    receipt: {
+        /**
+         * What is erased, in words.
+         */
+        erased: Array<string>;
+        /**
+         * What is kept, why, and for how long.
+         */
+        kept: Array<KeptRecord>;
+    };
+    /**
+     * When it was cancelled, in Unix seconds, or null.
+     */
+    cancelled_at: number | null;
+    /**
+     * When it ran, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+};
+
+/**
+ * AccountExport
+ *
+ * An export of everything stored about the account (GDPR Art. 15 and 20), built by a background job into one JSON archive; `download_url` is a signed link that works without a key until `expires_at`, when the archive is deleted.
+ */
+export type AccountExportWritable = {
+    /**
+     * The object type, always `account_export`.
+     */
+    object: 'account_export';
+    /**
+     * `pending` while the archive is built, then `completed` (or `failed`).
+     */
+    status: 'pending' | 'completed' | 'failed';
+    /**
+     * The size of the archive in bytes, once built.
+     */
+    size_bytes: number | null;
+    /**
+     * The signed link to the archive (`application/json`), while it is valid; else null.
+     */
+    download_url: string | null;
+    /**
+     * When the archive was built, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+    /**
+     * When the link stops working and the archive is deleted, in Unix seconds, or null.
+     */
+    expires_at: number | null;
+};
+
+/**
+ * AccountArchive
+ *
+ * Everything stored about an account, one section per feature (`account`, `console`, `webhooks`, `mail`, `sales`, `concierge`, `responses`, `mcp`, `crm`, `media`), each with its records as stored; secrets, password hashes, key hashes, DKIM private keys and credentials are left out.
+ */
+export type AccountArchiveWritable = {
+    /**
+     * The object type, always `account_archive`.
+     */
+    object: 'account_archive';
+    /**
+     * The archive's format and version.
+     */
+    format: 'eurus.account-archive.v1';
+    /**
+     * The account the archive is of.
+     */
+    account_id: string;
+    /**
+     * The export that built it.
+     */
+    export_id: string;
+    [key: string]: unknown;
 };
 
 /**
@@ -6548,6 +6791,285 @@ export type GetStatementResponses = {
 };
 
 export type GetStatementResponse = GetStatementResponses[keyof GetStatementResponses];
+
+export type DeleteAccountData = {
+    body: DeleteAccountRequest;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/account';
+};
+
+export type DeleteAccountErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
+     */
+    409: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type DeleteAccountError = DeleteAccountErrors[keyof DeleteAccountErrors];
+
+export type DeleteAccountResponses = {
+    /**
+     * The erasure, scheduled for the end of the grace period.
+     */
+    202: AccountErasure;
+};
+
+export type DeleteAccountResponse = DeleteAccountResponses[keyof DeleteAccountResponses];
+
+export type GetAccountErasureData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/account/erasure';
+};
+
+export type GetAccountErasureErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetAccountErasureError = GetAccountErasureErrors[keyof GetAccountErasureErrors];
+
+export type GetAccountErasureResponses = {
+    /**
+     * The erasure.
+     */
+    200: AccountErasure;
+};
+
+export type GetAccountErasureResponse = GetAccountErasureResponses[keyof GetAccountErasureResponses];
+
+export type CancelAccountErasureData = {
+    body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/account/erasure/cancel';
+};
+
+export type CancelAccountErasureErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CancelAccountErasureError = CancelAccountErasureErrors[keyof CancelAccountErasureErrors];
+
+export type CancelAccountErasureResponses = {
+    /**
+     * The cancelled erasure.
+     */
+    200: AccountErasure;
+};
+
+export type CancelAccountErasureResponse = CancelAccountErasureResponses[keyof CancelAccountErasureResponses];
+
+export type CreateAccountExportData = {
+    body?: never;
+    headers?: {
+        /**
+         * With the console's session cookie, the session's `csrf_token` (required then on every POST, PATCH and DELETE: 403 `csrf_token_invalid` without it). Ignored with a bearer key.
+         */
+        'X-CSRF-Token'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/account/exports';
+};
+
+export type CreateAccountExportErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type CreateAccountExportError = CreateAccountExportErrors[keyof CreateAccountExportErrors];
+
+export type CreateAccountExportResponses = {
+    /**
+     * The export, being built.
+     */
+    202: AccountExport;
+};
+
+export type CreateAccountExportResponse = CreateAccountExportResponses[keyof CreateAccountExportResponses];
+
+export type GetAccountExportData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the export; one of another account answers 404.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/account/exports/{id}';
+};
+
+export type GetAccountExportErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * The `Authorization` header is missing, malformed, or names a key that does not exist, was revoked or whose rotation grace period ended.
+     */
+    401: ErrorResponse;
+    /**
+     * The key is valid but lacks the scope this operation needs; the message names it.
+     */
+    403: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetAccountExportError = GetAccountExportErrors[keyof GetAccountExportErrors];
+
+export type GetAccountExportResponses = {
+    /**
+     * The export.
+     */
+    200: AccountExport;
+};
+
+export type GetAccountExportResponse = GetAccountExportResponses[keyof GetAccountExportResponses];
+
+export type GetAccountExportArchiveData = {
+    body?: never;
+    path: {
+        /**
+         * The id of the export.
+         */
+        id: string;
+    };
+    query: {
+        /**
+         * When the link stops working, in Unix seconds (part of what is signed).
+         */
+        expires: number;
+        /**
+         * The link's signature (HMAC-SHA256, base64url).
+         */
+        signature: string;
+    };
+    url: '/v1/account/exports/{id}/archive';
+};
+
+export type GetAccountExportArchiveErrors = {
+    /**
+     * The request is malformed or fails validation: a missing or invalid parameter or body field (`validation_failed`), a cursor this endpoint did not issue (`invalid_cursor`), a string holding the NUL character U+0000, which no field accepts (`invalid_string`), a body that is not JSON (`invalid_json`), a malformed multipart or form body (`invalid_multipart`), or JSON nesting arrays and objects more than 128 levels deep, refused before it is parsed (`json_too_deep`).
+     */
+    400: ErrorResponse;
+    /**
+     * No such object, or it belongs to another account (the two are not told apart).
+     */
+    404: ErrorResponse;
+    /**
+     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
+     */
+    429: ErrorResponse;
+};
+
+export type GetAccountExportArchiveError = GetAccountExportArchiveErrors[keyof GetAccountExportArchiveErrors];
+
+export type GetAccountExportArchiveResponses = {
+    /**
+     * The archive, as a JSON download.
+     */
+    200: AccountArchive;
+};
+
+export type GetAccountExportArchiveResponse = GetAccountExportArchiveResponses[keyof GetAccountExportArchiveResponses];
 
 export type CreateIncidentData = {
     body: CreateIncidentRequest;

@@ -3536,6 +3536,151 @@ export type Statement = {
 };
 
 /**
+ * DeleteAccountRequest
+ *
+ * Re-authentication for erasing the account: its id typed again, and the password of the console user when the account has one (the caller's own, with a session).
+ */
+export type DeleteAccountRequest = {
+    /**
+     * The id of the account to erase, as a check that this is the account meant.
+     */
+    confirm: string;
+    /**
+     * The console password (required when the account has a console user).
+     */
+    password?: string;
+};
+
+/**
+ * KeptRecord
+ *
+ * Something an erasure keeps, why, and for how long.
+ */
+export type KeptRecord = {
+    /**
+     * What is kept, in words.
+     */
+    what: string;
+    /**
+     * Why it is kept, with its legal ground.
+     */
+    why: string;
+    /**
+     * How long it is kept, in words, or null for as long as the reason holds.
+     */
+    until: string | null;
+};
+
+/**
+ * AccountErasure
+ *
+ * The erasure of an account (GDPR Art. 17): `scheduled` for `erase_at`, cancellable until then; then every key ends at once on every instance, each feature erases what it stored, and `receipt` says what was erased and what was kept, and why. A completed erasure's receipt is also mailed to the account's console users.
+ */
+export type AccountErasure = {
+    /**
+     * The id of the erasure.
+     */
+    readonly id: string;
+    /**
+     * The object type, always `account_erasure`.
+     */
+    object: 'account_erasure';
+    /**
+     * `scheduled` (cancellable), `cancelled`, or `completed`.
+     */
+    status: 'scheduled' | 'cancelled' | 'completed';
+    /**
+     * When the erasure runs (or ran), in Unix seconds; the end of the grace period.
+     */
+    erase_at: number;
+    /**
+     * What is erased and what is kept, and why (as planned while scheduled, as done once completed).
+     */
+    receipt: {
+        /**
+         * What is erased, in words.
+         */
+        erased: Array<string>;
+        /**
+         * What is kept, why, and for how long.
+         */
+        kept: Array<KeptRecord>;
+    };
+    created: Created;
+    /**
+     * When it was cancelled, in Unix seconds, or null.
+     */
+    cancelled_at: number | null;
+    /**
+     * When it ran, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+};
+
+/**
+ * AccountExport
+ *
+ * An export of everything stored about the account (GDPR Art. 15 and 20), built by a background job into one JSON archive; `download_url` is a signed link that works without a key until `expires_at`, when the archive is deleted.
+ */
+export type AccountExport = {
+    /**
+     * The id of the export.
+     */
+    readonly id: string;
+    /**
+     * The object type, always `account_export`.
+     */
+    object: 'account_export';
+    /**
+     * `pending` while the archive is built, then `completed` (or `failed`).
+     */
+    status: 'pending' | 'completed' | 'failed';
+    /**
+     * The size of the archive in bytes, once built.
+     */
+    size_bytes: number | null;
+    /**
+     * The signed link to the archive (`application/json`), while it is valid; else null.
+     */
+    download_url: string | null;
+    created: Created;
+    /**
+     * When the archive was built, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+    /**
+     * When the link stops working and the archive is deleted, in Unix seconds, or null.
+     */
+    expires_at: number | null;
+};
+
+/**
+ * AccountArchive
+ *
+ * Everything stored about an account, one section per feature (`account`, `console`, `webhooks`, `mail`, `sales`, `concierge`, `responses`, `mcp`, `crm`, `media`), each with its records as stored; secrets, password hashes, key hashes, DKIM private keys and credentials are left out.
+ */
+export type AccountArchive = {
+    /**
+     * The object type, always `account_archive`.
+     */
+    object: 'account_archive';
+    /**
+     * The archive's format and version.
+     */
+    format: 'eurus.account-archive.v1';
+    /**
+     * The account the archive is of.
+     */
+    account_id: string;
+    /**
+     * The export that built it.
+     */
+    export_id: string;
+    created: Created;
+    [key: string]: unknown;
+};
+
+/**
  * CreateIncidentRequest
  *
  * A new incident for the status page.
@@ -4258,6 +4403,104 @@ export type SubscriptionListWritable = {
     data: Array<SubscriptionWritable>;
     has_more: HasMore;
     next_cursor: NextCursor;
+};
+
+/**
+ * AccountErasure
+ *
+ * The erasure of an account (GDPR Art. 17): `scheduled` for `erase_at`, cancellable until then; then every key ends at once on every instance, each feature erases what it stored, and `receipt` says what was erased and what was kept, and why. A completed erasure's receipt is also mailed to the account's console users.
+ */
+export type AccountErasureWritable = {
+    /**
+     * The object type, always `account_erasure`.
+     */
+    object: 'account_erasure';
+    /**
+     * `scheduled` (cancellable), `cancelled`, or `completed`.
+     */
+    status: 'scheduled' | 'cancelled' | 'completed';
+    /**
+     * When the erasure runs (or ran), in Unix seconds; the end of the grace period.
+     */
+    erase_at: number;
+    /**
+     * What is erased and what is kept, and why (as planned while scheduled, as done once completed).
+     */
+    receipt: {
+        /**
+         * What is erased, in words.
+         */
+        erased: Array<string>;
+        /**
+         * What is kept, why, and for how long.
+         */
+        kept: Array<KeptRecord>;
+    };
+    /**
+     * When it was cancelled, in Unix seconds, or null.
+     */
+    cancelled_at: number | null;
+    /**
+     * When it ran, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+};
+
+/**
+ * AccountExport
+ *
+ * An export of everything stored about the account (GDPR Art. 15 and 20), built by a background job into one JSON archive; `download_url` is a signed link that works without a key until `expires_at`, when the archive is deleted.
+ */
+export type AccountExportWritable = {
+    /**
+     * The object type, always `account_export`.
+     */
+    object: 'account_export';
+    /**
+     * `pending` while the archive is built, then `completed` (or `failed`).
+     */
+    status: 'pending' | 'completed' | 'failed';
+    /**
+     * The size of the archive in bytes, once built.
+     */
+    size_bytes: number | null;
+    /**
+     * The signed link to the archive (`application/json`), while it is valid; else null.
+     */
+    download_url: string | null;
+    /**
+     * When the archive was built, in Unix seconds, or null.
+     */
+    completed_at: number | null;
+    /**
+     * When the link stops working and the archive is deleted, in Unix seconds, or null.
+     */
+    expires_at: number | null;
+};
+
+/**
+ * AccountArchive
+ *
+ * Everything stored about an account, one section per feature (`account`, `console`, `webhooks`, `mail`, `sales`, `concierge`, `responses`, `mcp`, `crm`, `media`), each with its records as stored; secrets, password hashes, key hashes, DKIM private keys and credentials are left out.
+ */
+export type AccountArchiveWritable = {
+    /**
+     * The object type, always `account_archive`.
+     */
+    object: 'account_archive';
+    /**
+     * The archive's format and version.
+     */
+    format: 'eurus.account-archive.v1';
+    /**
+     * The account the archive is of.
+     */
+    account_id: string;
+    /**
+     * The export that built it.
+     */
+    export_id: string;
+    [key: string]: unknown;
 };
 
 /**
