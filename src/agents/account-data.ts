@@ -1,6 +1,6 @@
 // The agents part of an account's data (src/platform/account-data.ts): stored responses with
-// their input items (never the sealed request or the principal of a background run), dropped
-// after RETENTION_STORED_RESPONSES.
+// their items (never the sealed request or the principal of a background run), dropped after
+// RETENTION_STORED_RESPONSES, and conversations with their items.
 import { type AccountDataPart, type AccountScope, rowsWithout } from '../platform/account-data.ts';
 import type { Queryable } from '../platform/db.ts';
 
@@ -14,6 +14,17 @@ export const agentsData: AccountDataPart = {
         [accountId],
         ['sealed_request', 'principal'],
       ),
+      response_items: await q.query(
+        'select * from response_items where account_id = $1 order by created, id',
+        [accountId],
+      ),
+      conversations: await q.query('select * from conversations where account_id = $1 order by created, id', [
+        accountId,
+      ]),
+      conversation_items: await q.query(
+        'select * from conversation_items where account_id = $1 order by seq',
+        [accountId],
+      ),
     };
   },
   async erase({ accountId }: AccountScope, q: Queryable) {
@@ -21,7 +32,10 @@ export const agentsData: AccountDataPart = {
       'delete from response_events where response_id in (select id from responses where account_id = $1)',
       [accountId],
     );
+    // response_items and conversation_items go with their parents (on delete cascade)
     await q.query('delete from responses where account_id = $1', [accountId]);
+    await q.query('delete from conversation_items where account_id = $1', [accountId]);
+    await q.query('delete from conversations where account_id = $1', [accountId]);
     return [];
   },
   async prune({ storedResponses }, q: Queryable) {
