@@ -40,8 +40,8 @@ export const MODEL_USAGE: ReportShape<ModelResult> = {
   dimensions: { model: 'model', project_id: 'project_id', key_id: 'key_id' },
   result: (dims, sums) => ({
     model: dims.model as ModelResult['model'],
-    project_id: dims.project_id ?? null,
-    key_id: dims.key_id ?? null,
+    project_id: dims.project_id || null,
+    key_id: dims.key_id || null,
     requests: sums.requests,
     input_tokens: sums.input_tokens,
     output_tokens: sums.output_tokens,
@@ -57,8 +57,8 @@ export const DIRECTORY_USAGE: ReportShape<DirectoryResult> = {
   dimensions: { interface: 'model', project_id: 'project_id', key_id: 'key_id' },
   result: (dims, sums) => ({
     interface: dims.interface as DirectoryResult['interface'],
-    project_id: dims.project_id ?? null,
-    key_id: dims.key_id ?? null,
+    project_id: dims.project_id || null,
+    key_id: dims.key_id || null,
     requests: sums.requests,
     billable_units: sums.units,
     cost: formatEur(sums.cost_nano),
