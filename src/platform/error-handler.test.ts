@@ -22,3 +22,61 @@ describe('toApiError', () => {
     });
   });
 });
+
+describe('toApiError with the spec', () => {
+  const spec = {
+    paths: {
+      '/v1/things/{id}': {
+        get: {
+          responses: {
+            '200': {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      item: {
+                        title: 'ThingItem',
+                        oneOf: [
+                          {
+                            type: 'object',
+                            properties: { type: { const: 'a' }, n: { type: 'integer' } },
+                            required: ['type'],
+                          },
+                          {
+                            type: 'object',
+                            properties: { type: { const: 'b' }, s: { type: 'string' } },
+                            required: ['type'],
+                          },
+                        ],
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  const req = {
+    method: 'GET',
+    path: '/v1/things/1',
+    openapi: { openApiRoute: '/v1/things/{id}' },
+  } as unknown as Request;
+
+  it('tells which field of a response broke the contract, in the branch its tag names', () => {
+    const raw = {
+      status: 500,
+      path: '/v1/things/1',
+      errors: [{ path: '/response/item', message: 'must match exactly one schema in oneOf' }],
+      responseBody: { item: { type: 'b', s: 5 } },
+    };
+    const err = toApiError(raw, req, { statusCode: 200, locals: {} } as never, spec);
+    expect(err).toMatchObject({ status: 500, code: 'response_validation_failed' });
+    expect(err.message).toBe(
+      'The server produced a response that breaks its own contract (item.s: must be a string).',
+    );
+  });
+});
