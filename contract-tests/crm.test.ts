@@ -343,6 +343,35 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
     return res.data!.data.map((m) => m.listing_id);
   }
 
+  it('fails a contact whose association HubSpot refused inside a 200 answer (errors[], numErrors)', async () => {
+    const conn = (await connect(hubspot)).data!;
+    const sync = async () => {
+      const started = await syncCrmConnection({
+        client,
+        path: { id: conn.id },
+        body: { target_list_id: small.id },
+      });
+      return finished(conn.id, started.data!.id);
+    };
+    await sync();
+    const [email] = [...hubspot.contacts.keys()];
+    hubspot.refuseAssociation(email!, 'The company has reached its association limit.');
+    const before = hubspot.calls.length;
+    const done = await sync();
+    const assoc = hubspot.calls
+      .slice(before)
+      .filter((c) => c.path === '/crm/v4/associations/contacts/companies/batch/associate/default');
+    expect(assoc.map((c) => c.status)).toEqual([200]);
+    const refused = (await records(conn.id, done.id)).filter((r) => r.contact?.result === 'failed');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.contact).toMatchObject({
+      crm_object: 'contact',
+      error:
+        'the contact was not associated with the company: The company has reached its association limit.',
+    });
+    expect(hubspot.violations()).toEqual([]);
+  }, 200_000);
+
   it('stops a sync whose token is revoked midway: failed with the reason, disconnected, nothing half-recorded', async () => {
     const conn = (await connect(salesforce, {})).data!;
     // after the first batch (2 calls: accounts, contacts) of 200, the token dies

@@ -43,6 +43,8 @@ export interface FakeCrm {
   revokeAfter(calls: number): void;
   rateLimitOnce(pathStart: string, afterCalls: number, retryAfterSeconds?: number): void;
   refuse(listingId: string, message: string): void;
+  /** HubSpot: the default association of this contact (by email) fails, inside a 200 answer. */
+  refuseAssociation(email: string, message: string): void;
   /** Prism's log lines that report a request or answer breaking the vendor's contract. */
   violations(): string[];
   close(): Promise<void>;
@@ -164,15 +166,33 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
           return upsert(state.contacts, (i) => i.id.toLowerCase());
         }
         if (method === 'POST' && path === '/crm/v4/associations/contacts/companies/batch/associate/default') {
+          // HubSpot answers 200 even when some pairs failed: `errors` and `numErrors` tell which
           const inputs = (body as { inputs: { from: { id: string }; to: { id: string } }[] }).inputs;
-          return batch(
-            inputs.map((i) => ({
+          const emailOf = (id: string) => [...state.contacts].find(([, c]) => c.id === id)?.[0];
+          const results: unknown[] = [];
+          const errors: unknown[] = [];
+          for (const i of inputs) {
+            const why = refused.get(`associate:${emailOf(i.from.id) ?? ''}`);
+            if (why) {
+              errors.push({ ...standardError(why, i.from.id), context: { fromObjectId: [i.from.id] } });
+              continue;
+            }
+            results.push({
               from: i.from,
               to: i.to,
               associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 280 },
-            })),
-            [],
-          );
+            });
+          }
+          return {
+            status: 200,
+            body: {
+              status: 'COMPLETE',
+              results,
+              ...(errors.length ? { errors, numErrors: errors.length } : {}),
+              startedAt: iso(),
+              completedAt: iso(),
+            },
+          };
         }
         if (method === 'POST' && path === '/crm/v3/objects/notes/batch/create') {
           const inputs = (
@@ -309,7 +329,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
         if (path === '/api/v2/organizationFields' && method === 'GET') {
           return {
             status: 200,
-            body: { success: true, data: fields, additional_data: { next_cursor: null } },
+            body: { success: true, data: fields, additional_data: {} },
           };
         }
         if (path === '/api/v2/organizationFields' && method === 'POST') {
@@ -368,7 +388,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
             : [];
           return {
             status: 200,
-            body: { success: true, data: { items }, additional_data: { next_cursor: null } },
+            body: { success: true, data: { items }, additional_data: {} },
           };
         }
         if (path === '/api/v2/persons/search' && method === 'GET') {
@@ -393,7 +413,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
             : [];
           return {
             status: 200,
-            body: { success: true, data: { items }, additional_data: { next_cursor: null } },
+            body: { success: true, data: { items }, additional_data: {} },
           };
         }
         if (path === '/api/v2/organizations' && method === 'POST') {
@@ -554,6 +574,9 @@ export async function startFakeCrm(vendor: Vendor): Promise<FakeCrm> {
     },
     rateLimitOnce(pathStart, afterCalls, retryAfterSeconds = 1) {
       limits.push({ pathStart, after: afterCalls, seconds: retryAfterSeconds, seen: 0 });
+    },
+    refuseAssociation(email, message) {
+      refused.set(`associate:${email.toLowerCase()}`, message);
     },
     refuse(listingId, message) {
       refused.set(listingId, message);

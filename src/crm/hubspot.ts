@@ -30,6 +30,13 @@ interface StandardError {
   errors?: { message?: string }[];
 }
 
+/** The answer of batch/associate/default: HubSpot's BatchResponsePublicDefaultAssociation. */
+interface AssociateAnswer {
+  results?: { from?: { id?: string }; to?: { id?: string } }[];
+  errors?: StandardError[];
+  numErrors?: number;
+}
+
 interface UpsertAnswer {
   results?: { id: string; new?: boolean; properties?: Record<string, string | null> }[];
   errors?: StandardError[];
@@ -107,10 +114,23 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
           inputs: pairs.map((p) => ({ from: { id: p.from }, to: { id: p.to } })),
         },
       );
+      // 200 and 207 alike may carry errors[]: a pair is associated only when a result names it
+      const failed = (why: string) => `the contact was not associated with the company: ${clip(why)}`;
       if (assoc.status !== 200 && assoc.status !== 207) {
-        const why = `the contact was not associated with the company: ${reason(assoc.body, assoc.text)}`;
+        const why = failed(reason(assoc.body, assoc.text));
         for (const p of pairs)
           companies[p.i]!.contact = { ...companies[p.i]!.contact!, result: 'failed', error: why };
+      } else {
+        const body = (assoc.body ?? {}) as AssociateAnswer;
+        const done = new Set((body.results ?? []).map((r) => `${r.from?.id}>${r.to?.id}`));
+        const errors = body.errors ?? [];
+        for (const p of pairs) {
+          if (done.has(`${p.from}>${p.to}`)) continue;
+          const named = errors.find((e) => idsOf(e).some((id) => id === p.from || id === p.to));
+          const why =
+            named?.message ?? errors[0]?.message ?? 'HubSpot returned no result for the association';
+          companies[p.i]!.contact = { ...companies[p.i]!.contact!, result: 'failed', error: failed(why) };
+        }
       }
     }
     for (const [email, indexes] of byEmail) {
