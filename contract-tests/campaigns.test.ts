@@ -73,6 +73,7 @@ function berlinPlumbers(seed: string, n: number, without: number[] = []): Listin
         house_number: String(10 + i),
         postal_code: '10119',
         city: 'Berlin',
+        district: 'Mitte',
         region: 'Berlin',
         country: 'DE',
         formatted: `Torstraße ${10 + i}, 10119 Berlin, Germany`,

@@ -56,6 +56,7 @@ function berlinPlumbers(seed: string, n: number): ListingRecord[] {
         house_number: String(20 + i),
         postal_code: '10435',
         city: 'Berlin',
+        district: 'Prenzlauer Berg',
         region: 'Berlin',
         country: 'DE',
         formatted: `Kastanienallee ${20 + i}, 10435 Berlin, Germany`,

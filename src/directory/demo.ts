@@ -9,7 +9,8 @@ import { foldText } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';
 import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 import { CLASSES } from './data/nace.ts';
-import { euCities, type GazetteerPlace } from './data/gazetteer.ts';
+import { CITY_STREETS, POSTAL_RANGES } from './data/addresses.ts';
+import { euCities, municipalityOf, type GazetteerPlace } from './data/gazetteer.ts';
 import { LOCALES } from './data/locale.ts';
 import { weekdayText, type StoredHours } from './hours.ts';
 import { insertListings, type ListingRecord, type StoredPhoto } from './store.ts';
@@ -252,6 +253,30 @@ function formatPostal(pattern: string, rng: Rng, cityHash: number): string {
   });
 }
 
+/** `digits` written into the country's pattern (`99-999`, `999 99`, `L-9999`). */
+function intoPattern(pattern: string, digits: string): string {
+  let i = 0;
+  return pattern.replace(/9/g, () => digits[i++] ?? '0');
+}
+
+/**
+ * A postal code of the municipality: from its real range where the table has one, else in the
+ * country's format with the first digits
+ * fixed per municipality. Drawn from its own generator, so the listing's other draws stay put.
+ */
+function postalCode(country: CountryCode, town: GazetteerPlace, rng: Rng): string {
+  const pattern = LOCALES[country].postal;
+  const width = pattern.replace(/[^9]/g, '').length;
+  const known = POSTAL_RANGES[`${country}:${town.folded}`];
+  if (known && /^[^A]*$/.test(pattern)) {
+    const first = known[0];
+    if (typeof first === 'string') return intoPattern(pattern, pick(rng, known as string[]));
+    const [lo, hi] = pick(rng, known as [number, number][]);
+    return intoPattern(pattern, String(int(rng, lo, hi)).padStart(width, '0'));
+  }
+  return formatPostal(pattern, rng, town.geonamesId);
+}
+
 function slug(s: string): string {
   return foldText(s)
     .replace(/[^a-z0-9]+/g, '-')
@@ -263,7 +288,10 @@ export const DEMO_EPOCH_MS = Date.UTC(2025, 0, 1);
 
 export function demoListing(seed: string | number, index: number): ListingRecord {
   const rng = rngFor(seed, index);
-  const city = pickCity(rng);
+  const place = pickCity(rng);
+  // the post writes the municipality (Berlin); a district (Tegel) is a field of its own
+  const city = municipalityOf(place);
+  const district = city === place ? null : place;
   const country = city.country as CountryCode;
   const locale = LOCALES[country];
   const lang = languageOf(country, city, rng);
@@ -294,18 +322,21 @@ export function demoListing(seed: string | number, index: number): ListingRecord
         ? `${tradeName} ${surname}`
         : style === 2
           ? `${surname} ${tradeName}`
-          : `${tradeName} ${city.name}`;
+          : `${tradeName} ${place.name}`;
   const legalForm = pick(rng, locale.legalForms);
   const legal_name = chance(rng, 0.7) ? `${name} ${legalForm}` : null;
   const founded = int(rng, 1950, 2023);
   const what = [
     ...new Set([tradeWords[int(rng, 1, 3)], tradeWords[int(rng, 4, 8)], tradeWords[int(rng, 9, 14)]]),
   ].filter((w): w is string => Boolean(w));
-  const description = chance(rng, 0.9) ? DESCRIPTIONS[textLang](trade, city.name, what, founded) : '';
+  const description = chance(rng, 0.9) ? DESCRIPTIONS[textLang](trade, place.name, what, founded) : '';
 
-  const street = pick(rng, locale.streets);
+  const addressRng = rngFor(seed, index, 'address');
+  const drawn = pick(rng, locale.streets);
+  const cityStreets = CITY_STREETS[`${country}:${city.folded}`];
+  const street = cityStreets ? pick(addressRng, cityStreets) : drawn;
   const house_number = chance(rng, 0.95) ? `${int(rng, 1, 180)}${chance(rng, 0.08) ? 'a' : ''}` : null;
-  const postal_code = formatPostal(locale.postal, rng, city.geonamesId);
+  const postal_code = postalCode(country, city, addressRng);
   const streetPart =
     house_number === null
       ? street
@@ -314,12 +345,12 @@ export function demoListing(seed: string | number, index: number): ListingRecord
         : `${street} ${house_number}`;
   const formatted = `${streetPart}, ${postal_code} ${city.name}, ${locale.name}`;
   // within a few kilometres of the centre, more for larger places
-  const spreadKm = 0.6 + Math.sqrt(city.population) / 250;
+  const spreadKm = 0.6 + Math.sqrt(place.population) / 250;
   const r = spreadKm * Math.sqrt(rng());
   const theta = rng() * 2 * Math.PI;
-  const lat = Math.round((city.lat + (r * Math.cos(theta)) / 111.32) * 1e5) / 1e5;
+  const lat = Math.round((place.lat + (r * Math.cos(theta)) / 111.32) * 1e5) / 1e5;
   const lon =
-    Math.round((city.lon + (r * Math.sin(theta)) / (111.32 * Math.cos((city.lat * Math.PI) / 180))) * 1e5) /
+    Math.round((place.lon + (r * Math.sin(theta)) / (111.32 * Math.cos((place.lat * Math.PI) / 180))) * 1e5) /
     1e5;
 
   const domain = `${slug(name)}.${locale.tld}`;
@@ -338,7 +369,7 @@ export function demoListing(seed: string | number, index: number): ListingRecord
     const periods = regularWeek(concept, rng);
     const aroundTheClock = periods.length === 1 && periods[0]?.close === null;
     opening_hours = {
-      time_zone: city.timeZone,
+      time_zone: place.timeZone,
       periods,
       weekday_text: weekdayText(periods),
       special_days: aroundTheClock
@@ -374,6 +405,7 @@ export function demoListing(seed: string | number, index: number): ListingRecord
       house_number,
       postal_code,
       city: city.name,
+      district: district?.name ?? null,
       region: city.region ?? '',
       country,
       formatted,

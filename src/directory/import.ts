@@ -14,6 +14,7 @@ import type { Listing } from '../../generated/directory/client/types.gen.ts';
 import { loadConfig } from '../config.ts';
 import { type Db } from '../platform/db.ts';
 import { openStorage } from '../storage.ts';
+import { splitDistrict } from './data/place-names.ts';
 import { fromListing, insertListings, type ListingRecord } from './store.ts';
 
 const SPEC = fileURLToPath(new URL('../../generated/directory/openapi.json', import.meta.url));
@@ -46,6 +47,20 @@ async function* lines(file: string): AsyncGenerator<[number, string]> {
     n++;
     if (line.trim()) yield [n, line];
   }
+}
+
+/**
+ * The address as the post writes it: a city that is a district of a municipality (`Tegel`,
+ * near Berlin) becomes the district, and the municipality the city.
+ */
+export function withDistrict(record: ListingRecord): ListingRecord {
+  const address = record.address;
+  if (address.district) return record;
+  const split = splitDistrict(address.city, address.country, record.geo);
+  return {
+    ...record,
+    address: { ...address, district: split?.district ?? null, city: split?.city ?? address.city },
+  };
 }
 
 export async function importListings(
@@ -89,7 +104,7 @@ export async function importListings(
   await db.transaction(async (tx) => {
     let batch: ListingRecord[] = [];
     for await (const [, line] of lines(file)) {
-      batch.push(fromListing(JSON.parse(line) as Listing));
+      batch.push(withDistrict(fromListing(JSON.parse(line) as Listing)));
       if (batch.length >= batchSize) {
         await insertListings(tx, batch);
         imported += batch.length;

@@ -10,7 +10,7 @@ import type {
 import { foldText, tokenize } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
-import { gazetteer, type GazetteerPlace } from './data/gazetteer.ts';
+import { gazetteer, municipalityOf, type GazetteerPlace } from './data/gazetteer.ts';
 import { boundingBox, haversineKm, haversineSql } from './geo.ts';
 import { renderPhoto } from './photos.ts';
 import { toListing, type ListingRecord, type ReadOptions } from './store.ts';
@@ -85,7 +85,15 @@ function cityCandidate(place: GazetteerPlace, match: number): GeocodeCandidate {
     lon: place.lon,
     country: place.country,
     region: place.region,
-    formatted: [place.name, place.region, countryName(place.country)].filter(Boolean).join(', '),
+    // a district with its municipality: "Tegel, Berlin, Germany"
+    formatted: [
+      place.name,
+      municipalityOf(place) !== place ? municipalityOf(place).name : null,
+      place.region !== municipalityOf(place).name ? place.region : null,
+      countryName(place.country),
+    ]
+      .filter(Boolean)
+      .join(', '),
     score: round(match * (0.85 + 0.15 * weight), 4),
     listing_id: null,
   };

@@ -81,6 +81,7 @@ const COLUMNS = [
   'name_folded',
   'address_folded',
   'city_folded',
+  'district_folded',
   'country',
   'lat',
   'lon',
@@ -137,8 +138,9 @@ export async function insertListings(
         r.id,
         JSON.stringify(r),
         foldText(r.name),
-        foldText(`${r.address.formatted} ${r.address.postal_code}`),
+        foldText(`${r.address.formatted} ${r.address.postal_code} ${r.address.district ?? ''}`),
         foldText(r.address.city),
+        r.address.district ? foldText(r.address.district) : null,
         r.address.country,
         r.geo.lat,
         r.geo.lon,
@@ -182,6 +184,8 @@ export interface ReadOptions {
 export function toListing(record: ListingRecord, now: Date, options: ReadOptions): Listing {
   return {
     ...record,
+    // listings stored before addresses had a district
+    address: { ...record.address, district: record.address.district ?? null },
     opening_hours: record.opening_hours ? openingHoursAt(record.opening_hours, now) : null,
     photos: record.claimed
       ? record.photos.map((p) => ({

@@ -34,7 +34,9 @@ export interface ListingColumns {
   lons: Float64Array;
   countries: Uint16Array;
   cities: Int32Array;
-  /** dictionaries of the country and city codes above */
+  /** the district's id in `cityIds` (0 is '', no district) */
+  districts: Int32Array;
+  /** dictionaries of the country and city (and district) codes above */
   countryIds: Map<string, number>;
   cityIds: Map<string, number>;
   /** keyword postings by lexeme of `tsv` (keywords/postings.ts) */
@@ -87,8 +89,9 @@ function indexOf(db: object, kernel?: 'wasm' | 'js'): Index {
       lons: new Float64Array(1024),
       countries: new Uint16Array(1024),
       cities: new Int32Array(1024),
+      districts: new Int32Array(1024),
       countryIds: new Map(),
-      cityIds: new Map(),
+      cityIds: new Map([['', 0]]),
       keywords: new KeywordIndex(),
       byCode: new Map(),
       refreshing: undefined,
@@ -126,6 +129,7 @@ function grow(index: Index, needed: number): void {
     lons: copy(index.lons, new Float64Array(capacity)),
     countries: copy(index.countries, new Uint16Array(capacity)),
     cities: copy(index.cities, new Int32Array(capacity)),
+    districts: copy(index.districts, new Int32Array(capacity)),
   });
 }
 
@@ -150,12 +154,13 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         activity_path: string[];
         country: string;
         city_folded: string;
+        district_folded: string | null;
         lat: number;
         lon: number;
         tsv: string;
       }>(
         `select seq, id, embedding, rating, review_count, claimed, response_time, activity_path,
-           country, city_folded, lat, lon, tsv::text as tsv
+           country, city_folded, district_folded, lat, lon, tsv::text as tsv
          from listings where seq > $1 order by seq limit $2`,
         [index.maxSeq, BATCH],
       );
@@ -179,6 +184,7 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
         index.lons[at] = Number(row.lon);
         index.countries[at] = dictionaryId(index.countryIds, row.country);
         index.cities[at] = dictionaryId(index.cityIds, row.city_folded);
+        index.districts[at] = dictionaryId(index.cityIds, row.district_folded ?? '');
         addPostings(index.keywords, at, row.tsv);
         for (const code of row.activity_path) {
           const list = index.byCode.get(code);

@@ -222,6 +222,7 @@ export const AddressSchema = {
         'house_number',
         'postal_code',
         'city',
+        'district',
         'region',
         'country',
         'formatted'
@@ -252,10 +253,20 @@ export const AddressSchema = {
             ]
         },
         city: {
-            description: 'The city or municipality, in the local language.',
+            description: 'The municipality, in the local language, as the post writes it (`Berlin`, never one of its districts); the `city` filter of search matches it by any of its names.',
             type: 'string',
             examples: [
                 'München'
+            ]
+        },
+        district: {
+            description: 'The district of the municipality the address lies in (a GeoNames section of a populated place, such as Berlin\'s Tegel or München\'s Schwabing), in the local language, or null when the address has none or it is not known.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'Ludwigsvorstadt-Isarvorstadt'
             ]
         },
         region: {
@@ -843,6 +854,166 @@ export const NextCursorSchema = {
     ]
 } as const;
 
+export const InterpretedPlaceSchema = {
+    title: 'InterpretedPlace',
+    description: 'A place of the GeoNames gazetteer (geonames.org, CC BY 4.0) read out of a search\'s `q`, with the circle searched.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'matched',
+        'geonames_id',
+        'name',
+        'municipality',
+        'country',
+        'region',
+        'lat',
+        'lon',
+        'radius_km'
+    ],
+    properties: {
+        matched: {
+            description: 'The words of `q` read as the place, with the word that introduced it (`in Berlin`).',
+            type: 'string',
+            examples: [
+                'in Berlin'
+            ]
+        },
+        geonames_id: {
+            description: 'The GeoNames id of the place, for attribution and cross-reference.',
+            type: 'integer',
+            minimum: 1,
+            examples: [
+                2950159
+            ]
+        },
+        name: {
+            description: 'The name of the place, in the local language.',
+            type: 'string',
+            examples: [
+                'Berlin'
+            ]
+        },
+        municipality: {
+            description: 'The municipality the place belongs to when it is a district, else its own name.',
+            type: 'string',
+            examples: [
+                'Berlin'
+            ]
+        },
+        country: {
+            $ref: '#/components/schemas/CountryCode',
+            description: 'The country, as an ISO 3166-1 alpha-2 code of an EU member state.'
+        },
+        region: {
+            description: 'The first-level administrative region, or null when the gazetteer has none.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'Berlin'
+            ]
+        },
+        lat: {
+            description: 'The latitude of the place\'s centre in decimal degrees, from -90 to 90.',
+            type: 'number',
+            minimum: -90,
+            maximum: 90,
+            examples: [
+                52.52437
+            ]
+        },
+        lon: {
+            description: 'The longitude of the place\'s centre in decimal degrees, from -180 to 180.',
+            type: 'number',
+            minimum: -180,
+            maximum: 180,
+            examples: [
+                13.41053
+            ]
+        },
+        radius_km: {
+            description: 'The radius searched around the centre in kilometres, from the place\'s size (5 to 25 for a municipality, 3 for a district).',
+            type: 'number',
+            minimum: 0.1,
+            maximum: 500,
+            examples: [
+                22
+            ]
+        }
+    }
+} as const;
+
+export const SearchCorrectionSchema = {
+    title: 'SearchCorrection',
+    description: 'A word of `q` taken for a typo (it matches no listing) and the word of the directory searched instead.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'from',
+        'to'
+    ],
+    properties: {
+        from: {
+            description: 'The word as typed.',
+            type: 'string',
+            examples: [
+                'plumbr'
+            ]
+        },
+        to: {
+            description: 'The word searched instead, accent- and case-folded.',
+            type: 'string',
+            examples: [
+                'plumber'
+            ]
+        }
+    }
+} as const;
+
+export const SearchInterpretationSchema = {
+    title: 'SearchInterpretation',
+    description: 'What the search understood of `q`: the text it searched (a place named in it taken out, typos corrected) and the place it read as a location, so a client can show "showing results for plumber in Berlin, Germany" and offer to search the words as typed (`interpret=false`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'q',
+        'place',
+        'corrections'
+    ],
+    properties: {
+        q: {
+            description: 'The text searched, or null when `q` named only a place (the place\'s listings are then ranked by trust).',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'plumber'
+            ]
+        },
+        place: {
+            description: 'The place read out of `q` and searched around (as `near` and `radius_km` would), or null when `q` names none.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/InterpretedPlace'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        corrections: {
+            description: 'The words of `q` taken for typos and what was searched instead, in the order of `q`.',
+            type: 'array',
+            maxItems: 32,
+            items: {
+                $ref: '#/components/schemas/SearchCorrection'
+            }
+        }
+    }
+} as const;
+
 export const SearchResultsSchema = {
     title: 'SearchResults',
     description: 'A page of search hits, best first, in the list envelope, with the mode that was used.',
@@ -853,7 +1024,8 @@ export const SearchResultsSchema = {
         'data',
         'has_more',
         'next_cursor',
-        'mode'
+        'mode',
+        'interpreted'
     ],
     properties: {
         object: {
@@ -876,6 +1048,17 @@ export const SearchResultsSchema = {
         mode: {
             $ref: '#/components/schemas/SearchMode',
             description: 'The search mode that ranked this page.'
+        },
+        interpreted: {
+            description: 'What the search understood of `q` (a place read out of it, typos corrected), or null when there is no `q` or `interpret` is false.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/SearchInterpretation'
+                },
+                {
+                    type: 'null'
+                }
+            ]
         }
     }
 } as const;
@@ -1285,6 +1468,11 @@ export const TargetListFiltersSchema = {
             $ref: '#/components/schemas/SearchMode',
             description: 'How `q` is matched; `hybrid` when omitted.'
         },
+        interpret: {
+            description: 'Whether a place named in `q` is read as a location and typos corrected, as search does; true when omitted.',
+            type: 'boolean',
+            default: true
+        },
         activity: {
             $ref: '#/components/schemas/NaceCodeFilter',
             description: 'Only listings with this NACE Rev. 2 activity or one below it.'
@@ -1294,7 +1482,7 @@ export const TargetListFiltersSchema = {
             description: 'Only listings in this country.'
         },
         city: {
-            description: 'Only listings in this city, matched accent- and case-insensitively.',
+            description: 'Only listings in this municipality, by any of its names (`Munich`, `München`), its districts included; or in this district.',
             type: 'string',
             minLength: 1,
             maxLength: 100,
@@ -6890,7 +7078,8 @@ export const SearchResultsWritableSchema = {
         'data',
         'has_more',
         'next_cursor',
-        'mode'
+        'mode',
+        'interpreted'
     ],
     properties: {
         object: {
@@ -6913,6 +7102,17 @@ export const SearchResultsWritableSchema = {
         mode: {
             $ref: '#/components/schemas/SearchMode',
             description: 'The search mode that ranked this page.'
+        },
+        interpreted: {
+            description: 'What the search understood of `q` (a place read out of it, typos corrected), or null when there is no `q` or `interpret` is false.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/SearchInterpretation'
+                },
+                {
+                    type: 'null'
+                }
+            ]
         }
     }
 } as const;

@@ -30,7 +30,22 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * 400 (`missing_query`). `radius_km` without `near` is a 400 (`radius_without_near`). Text
  * matching is accent- and case-insensitive; `activity` matches a NACE Rev. 2 code and every
  * code below it; `open_now` is evaluated in each listing's own time zone, special days
- * included, and leaves out listings with unknown hours.
+ * included, and leaves out listings with unknown hours. `city` matches a municipality by
+ * any of its names (local, English, other languages: `Munich`, `München`, `Monaco di
+ * Baviera`) and takes in its districts; a district's name matches that district; a name
+ * that is no place of the gazetteer and no listing's city is a 400 (`unknown_city`) that
+ * suggests the nearest names.
+ *
+ * **Understanding `q`.** A place named in `q` ("plumber in Berlin", "Zahnarzt München",
+ * "dentiste à Paris") is read as a location: the search runs on the other words within a
+ * radius of the place that fits its size, as `near` and `radius_km` would, and `interpreted`
+ * says so. A name counts as a place after a word that introduces one ("in", "near", "bei",
+ * "à", "en", "w"...), or standing bare at either end of `q` when it names a place of 2,000
+ * people or more and is not a trade's word; never when the name and the word beside it are a
+ * listing's name ("Paris Bar"). `near` or `city` given, or `interpret=false`, turn the reading
+ * of places off. A word of 5 letters or more that matches no listing is taken for a typo and
+ * the nearest word of the directory is searched instead (one typo from 5 letters, two from 9;
+ * shorter words only when nothing else would be found); `interpreted.corrections` lists them.
  *
  * **Ranking.** Hits are ordered by `score` (0-1, highest first; ties by listing id), which
  * blends relevance with the trust signals of the listing: 70 % relevance (`keyword`: the

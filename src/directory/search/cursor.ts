@@ -54,11 +54,15 @@ export function fingerprintOf(
   q: string | undefined,
   near: { lat: number; lon: number } | undefined,
   radius: number,
+  /** `q` as typed, when the search read something out of it */
+  typed?: string,
 ): string {
   return createHash('sha256')
     .update(
       JSON.stringify([
         q ?? null,
+        typed ?? null,
+        params.interpret ?? true,
         params.mode ?? 'hybrid',
         params.activity ?? null,
         params.country ?? null,

@@ -2,7 +2,6 @@
 // keyword postings (keywords/), with the same matches, filters and formula as the SQL path, so
 // the pages are the SQL path's to the last digit (src/directory/keywords.test.ts compares them).
 import type { SearchMode } from '../../../generated/directory/client/types.gen.ts';
-import { foldText } from '../../embeddings/index.ts';
 import type { Db } from '../../platform/db.ts';
 import { boundingBox, haversineKm } from '../geo.ts';
 import type { CoverMatches, CoverRanker, Matches } from '../keywords/ranker.ts';
@@ -124,7 +123,21 @@ export class MemoryRanking {
     const upTo = positionsUpTo(db, snapshot.seq);
     // the filters, exact copies of the SQL's
     const country = filters.country !== undefined ? (cols.countryIds.get(filters.country) ?? -1) : undefined;
-    const city = filters.city !== undefined ? (cols.cityIds.get(foldText(filters.city)) ?? -1) : undefined;
+    // the city filter as a lookup by dictionary id, for the city and the district columns
+    let city: Uint8Array | undefined;
+    let district: Uint8Array | undefined;
+    if (filters.city) {
+      city = new Uint8Array(cols.cityIds.size);
+      district = new Uint8Array(cols.cityIds.size);
+      for (const name of filters.city.cities) {
+        const id = cols.cityIds.get(name);
+        if (id !== undefined && id > 0) city[id] = 1;
+      }
+      for (const name of filters.city.districts) {
+        const id = cols.cityIds.get(name);
+        if (id !== undefined && id > 0) district[id] = 1;
+      }
+    }
     let activity: Uint8Array | undefined;
     if (filters.activity !== undefined) {
       activity = new Uint8Array(upTo);
@@ -141,7 +154,7 @@ export class MemoryRanking {
     };
     const keep = (at: number): boolean => {
       if (country !== undefined && cols.countries[at] !== country) return false;
-      if (city !== undefined && cols.cities[at] !== city) return false;
+      if (city && city[cols.cities[at]!] !== 1 && district![cols.districts[at]!] !== 1) return false;
       if (filters.claimed !== undefined && (cols.claimed[at] === 1) !== filters.claimed) return false;
       if (filters.minRating !== undefined && !(cols.ratings64[at]! >= filters.minRating)) return false;
       if (activity && activity[at] !== 1) return false;
@@ -220,7 +233,7 @@ export class MemoryRanking {
       // no fusion: each match is scored as it comes (bucketing by rank prunes little: a broad
       // word's matches share a few rank values)
       const { ats, ranks: values } = ranks;
-      if (!near && !activity && country === undefined && city === undefined) {
+      if (!near && !activity && country === undefined && !city) {
         // no filter that reads more than the trust columns (the common case): the score before
         // rounding in the loop, and only matches that can still reach the page are offered
         let floor = top.floor() - 1e-6;

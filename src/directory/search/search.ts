@@ -11,7 +11,14 @@
 // cursor.ts, snapshot.ts, memory.ts (ranking in memory) with fusion.ts (hybrid), sql.ts (the
 // SQL path), score.ts (the formula), ../geo.ts (distances).
 import { LRUCache } from 'lru-cache';
-import type { SearchHit, SearchMode, SearchResults } from '../../../generated/directory/client/types.gen.ts';
+import type {
+  CountryCode,
+  SearchCorrection,
+  SearchHit,
+  SearchInterpretation,
+  SearchMode,
+  SearchResults,
+} from '../../../generated/directory/client/types.gen.ts';
 import { conceptsOf, embedOne, foldText, tokenize } from '../../embeddings/index.ts';
 import { CONCEPTS } from '../../embeddings/thesaurus.ts';
 import type { Db } from '../../platform/db.ts';
@@ -44,11 +51,17 @@ import {
   similarAmongInSlices,
   similarityOf,
 } from '../vectors.ts';
+import { cityNamed, nearestNames, preparePlaceNames } from '../data/place-names.ts';
+import { municipalityOf } from '../data/gazetteer.ts';
+import { haversineKm } from '../geo.ts';
+import { typosAllowed } from '../keywords/distance.ts';
+import { isNamePhrase, nearestWord } from '../keywords/vocabulary.ts';
 import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
+import { placeInQuery, type PlaceInQuery } from './understand.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
 import { Snapshots } from './snapshot.ts';
 import { sqlPage } from './sql.ts';
-import type { Filters, Ranked, Row, SearchParams, Snapshot } from './shapes.ts';
+import type { CityFilter, Filters, Ranked, Row, SearchParams, Snapshot } from './shapes.ts';
 
 export type { SearchParams } from './shapes.ts';
 
@@ -130,6 +143,7 @@ export class Search {
    * called before the service says ready.
    */
   async prepare(): Promise<void> {
+    preparePlaceNames();
     const snapshot = await this.#snapshots.current();
     await refreshVectors(this.#db, snapshot.seq);
     groupByActivity(this.#db);
@@ -243,11 +257,100 @@ export class Search {
     return { ats: own.ats, ranks };
   }
 
+  /**
+   * What `q` says besides its words (see understand.ts): a place read out of it, unless `near`
+   * or `city` is given or `interpret` is false; and its typos corrected (see `#corrected`).
+   */
+  async #understand(typed: string, params: SearchParams): Promise<Understood | undefined> {
+    if (params.interpret === false) return undefined;
+    const cols = listingColumns(this.#db);
+    const read = (text: string) =>
+      params.near !== undefined || params.city !== undefined
+        ? undefined
+        : placeInQuery(text, {
+            isListingName: (words, place, radius) =>
+              isNamePhrase(
+                cols.keywords,
+                words,
+                (at) => haversineKm(place.lat, place.lon, cols.lats[at]!, cols.lons[at]!) > radius,
+              ),
+            country: params.country,
+          });
+    let place = read(typed);
+    const { text, meaning, corrections } = await this.#corrected(place ? place.text : typed);
+    // a place misspelt ("Klempner Berln") is read from the corrected words
+    if (!place && corrections.length > 0) {
+      place = read(text);
+      if (place) {
+        const fixed = await this.#corrected(place.text);
+        return { q: place.text || undefined, meaning: fixed.meaning || undefined, place, corrections };
+      }
+    }
+    return { q: text || undefined, meaning: meaning || undefined, place, corrections };
+  }
+
+  /**
+   * `text` with each word that matches no listing replaced by the nearest word of the index:
+   * one typo from 5 letters, two from 9 (Meilisearch's rule); a shorter word of 3 or 4 letters
+   * one typo when it is the whole query. Words that match stay as typed, so
+   * exact matches are never traded for fuzzy ones.
+   */
+  async #corrected(
+    text: string,
+  ): Promise<{ text: string; meaning: string; corrections: SearchCorrection[] }> {
+    const keywords = listingColumns(this.#db).keywords;
+    const corrections: SearchCorrection[] = [];
+    let out = text;
+    let meaning = text;
+    const words = [...text.matchAll(/[\p{L}\p{N}]+/gu)];
+    for (const m of words.slice(0, 32).reverse()) {
+      const word = foldText(m[0]);
+      if (word.length < 3 || /\d/.test(word) || keywords.postings.has(word)) continue;
+      const lexemes = plainLexemes(await this.#tsqueriesOf(word)) ?? [];
+      if (lexemes.length === 0 || lexemes.some((l) => keywords.postings.has(l))) continue;
+      // a word of 3 or 4 letters alone (`bakr`) one typo: else it finds nothing at all
+      const allowed = typosAllowed(word.length) || (words.length === 1 ? 1 : 0);
+      if (allowed === 0) continue;
+      const fixed = nearestWord(keywords, word, allowed);
+      if (!fixed) continue;
+      corrections.unshift({ from: m[0], to: fixed });
+      const replace = (s: string) => s.slice(0, m.index) + fixed + s.slice(m.index + m[0].length);
+      out = replace(out);
+      // the semantic side takes a correction that means something (a trade's word) for a word
+      // that means nothing to it: not any word of the index an unknown word happens to be near
+      if (conceptsOf(word).size === 0 && conceptsOf(fixed).size > 0) meaning = replace(meaning);
+    }
+    return { text: out, meaning, corrections };
+  }
+
+  /**
+   * The `city` filter: a municipality by any of its names with its districts, or a district;
+   * else a city some listing has; else a 400 naming the nearest places.
+   */
+  async #cityFilter(value: string, country: string | undefined): Promise<CityFilter> {
+    const match = cityNamed(value, country);
+    if (match) return { cities: match.cities, districts: match.districts, country: match.place.country };
+    const folded = foldText(value).trim();
+    await refreshVectors(this.#db);
+    if (listingColumns(this.#db).cityIds.has(folded)) return { cities: [folded], districts: [folded] };
+    const near = nearestNames(value, country).map((p) => `${p.name} (${p.country})`);
+    throw new BadRequestError(
+      'unknown_city',
+      `No place of the directory is called "${value}".` +
+        (near.length > 0 ? ` Did you mean ${near.join(', ')}?` : ''),
+      { param: 'city' },
+    );
+  }
+
   /** Runs a search; `now` is the time of the request (hours are evaluated in each listing's zone). */
   async search(params: SearchParams, now: Date, options: ReadOptions): Promise<SearchResults> {
     const db = this.#db;
     const mode: SearchMode = params.mode ?? 'hybrid';
-    const q = params.q?.trim() ? params.q : undefined;
+    const typed = params.q?.trim() ? params.q : undefined;
+    const understood = typed !== undefined ? await this.#understand(typed, params) : undefined;
+    const q = understood ? understood.q : typed;
+    /** what the semantic side embeds */
+    const meaning = (understood ? understood.meaning : typed) ?? q;
     const hasFilter = [
       params.activity,
       params.country,
@@ -256,17 +359,24 @@ export class Search {
       params.claimed,
       params.min_rating,
       params.open_now,
+      understood?.place,
     ].some((v) => v !== undefined);
-    if (!q && !hasFilter) {
+    if (!typed && !hasFilter) {
       throw new BadRequestError('missing_query', 'Give q, at least one filter, or both.', { param: 'q' });
     }
     if (params.radius_km !== undefined && params.near === undefined) {
       throw new BadRequestError('radius_without_near', 'radius_km needs near.', { param: 'radius_km' });
     }
     const limit = params.limit ?? 20;
-    const near = params.near !== undefined ? parseNear(params.near) : undefined;
-    const radius = params.radius_km ?? 10;
-    const fingerprint = fingerprintOf(params, q, near, radius);
+    const place = understood?.place;
+    const near = place
+      ? { lat: place.place.lat, lon: place.place.lon }
+      : params.near !== undefined
+        ? parseNear(params.near)
+        : undefined;
+    const radius = place ? place.radiusKm : (params.radius_km ?? 10);
+    const city = params.city !== undefined ? await this.#cityFilter(params.city, params.country) : undefined;
+    const fingerprint = fingerprintOf(params, q, near, radius, typed);
 
     const cursor = params.cursor !== undefined ? decodeCursor(params.cursor, fingerprint) : undefined;
     const snapshot: Snapshot = cursor ? { seq: cursor.s, mean: cursor.m } : await this.#snapshots.current();
@@ -291,13 +401,13 @@ export class Search {
     // from here to the profiles' query a search ranks without waiting: it gives way between phases
     const held = { since: performance.now() };
     if (!rows && q && useSemantic) {
-      sem = await this.semanticSet(q, vectorOf(q), snapshot.seq, () => this.#giveWay(held));
+      sem = await this.semanticSet(meaning!, vectorOf(meaning!), snapshot.seq, () => this.#giveWay(held));
       await this.#giveWay(held);
     }
     const filters: Filters = {
       activity: params.activity,
-      country: params.country,
-      city: params.city,
+      country: params.country ?? city?.country,
+      city,
       claimed: params.claimed,
       minRating: params.min_rating,
       near: near ? { ...near, radius } : undefined,
@@ -342,6 +452,7 @@ export class Search {
     if (!rows) {
       rows = await sqlPage(db, {
         params,
+        filters,
         mode,
         q,
         variants: useKeyword && q ? await this.#tsqueriesOf(foldText(q)) : undefined,
@@ -366,7 +477,7 @@ export class Search {
       useSemantic && q
         ? similarityOf(
             this.#db,
-            vectorOf(q),
+            vectorOf(meaning!),
             page.map((r) => Number(r.seq)),
           )
         : undefined;
@@ -410,10 +521,42 @@ export class Search {
             })
           : null,
       mode,
+      interpreted: understood ? interpretation(understood) : null,
     };
     this.#rendered?.set(renderKey, { page: result, from: t, until });
     return result;
   }
+}
+
+/** What a search understood of `q`: the text searched, the place read out of it, the typos. */
+interface Understood {
+  /** what the keyword side searches */
+  q: string | undefined;
+  /** what the semantic side embeds: corrections that mean something only */
+  meaning: string | undefined;
+  place: PlaceInQuery | undefined;
+  corrections: SearchCorrection[];
+}
+
+function interpretation(u: Understood): SearchInterpretation {
+  const p = u.place;
+  return {
+    q: u.q ?? null,
+    place: p
+      ? {
+          matched: p.matched,
+          geonames_id: p.place.geonamesId,
+          name: p.place.name,
+          municipality: municipalityOf(p.place).name,
+          country: p.place.country as CountryCode,
+          region: p.place.region,
+          lat: p.place.lat,
+          lon: p.place.lon,
+          radius_km: p.radiusKm,
+        }
+      : null,
+    corrections: u.corrections,
+  };
 }
 
 function parseNear(near: string): { lat: number; lon: number } {

@@ -29,8 +29,16 @@ export type Ranked = Omit<Row, 'profile'>;
 export interface Filters {
   activity: string | undefined;
   country: string | undefined;
-  city: string | undefined;
+  city: CityFilter | undefined;
   claimed: boolean | undefined;
   minRating: number | undefined;
   near: { lat: number; lon: number; radius: number } | undefined;
+}
+
+/** The `city` filter resolved: the folded names a listing's city or district may carry. */
+export interface CityFilter {
+  cities: string[];
+  districts: string[];
+  /** the country of the place named, when the gazetteer knows it */
+  country?: string;
 }

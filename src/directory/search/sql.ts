@@ -2,16 +2,17 @@
 // what ranking in memory does not serve (open_now, phrases and operators, memoryRanking off).
 // The formula is the one memory.ts computes, written in SQL.
 import type { SearchMode } from '../../../generated/directory/client/types.gen.ts';
-import { foldText } from '../../embeddings/index.ts';
 import type { Db } from '../../platform/db.ts';
 import { boundingBox, haversineSql } from '../geo.ts';
 import type { Similar } from '../vectors.ts';
 import type { Cursor } from './cursor.ts';
 import { BAYES_C, RRF_K } from './score.ts';
-import type { Row, SearchParams, Snapshot } from './shapes.ts';
+import type { Filters, Row, SearchParams, Snapshot } from './shapes.ts';
 
 export interface SqlQuery {
   params: SearchParams;
+  /** the filters as resolved (the city by its names, the country it implies) */
+  filters: Filters;
   mode: SearchMode;
   q: string | undefined;
   /** the keyword query's tsquery in each configuration (keyword and hybrid), else undefined */
@@ -28,7 +29,7 @@ export interface SqlQuery {
 }
 
 export async function sqlPage(db: Db, query: SqlQuery): Promise<Row[]> {
-  const { params, mode, q, variants, sem, near, radius, snapshot, at, cursor, limit } = query;
+  const { params, filters, mode, q, variants, sem, near, radius, snapshot, at, cursor, limit } = query;
   const useKeyword = variants !== undefined;
   const useSemantic = sem !== undefined;
   const sql: string[] = [];
@@ -44,8 +45,12 @@ export async function sqlPage(db: Db, query: SqlQuery): Promise<Row[]> {
     tsquery = variants.length > 0 ? variants.map((v) => `${arg(v)}::tsquery`).join(' || ') : `''::tsquery`;
   }
   if (params.activity !== undefined) where.push(`l.activity_path @> array[${arg(params.activity)}]::text[]`);
-  if (params.country !== undefined) where.push(`l.country = ${arg(params.country)}`);
-  if (params.city !== undefined) where.push(`l.city_folded = ${arg(foldText(params.city))}`);
+  if (filters.country !== undefined) where.push(`l.country = ${arg(filters.country)}`);
+  if (filters.city) {
+    where.push(
+      `(l.city_folded = any(${arg(filters.city.cities, '::text[]')}) or l.district_folded = any(${arg(filters.city.districts, '::text[]')}))`,
+    );
+  }
   if (params.claimed !== undefined) where.push(`l.claimed = ${arg(params.claimed)}`);
   if (params.min_rating !== undefined) where.push(`l.rating >= ${arg(params.min_rating, '::float8')}`);
   let distance = 'null::float8';
