@@ -30,6 +30,7 @@ function fixture(
   trade: keyof typeof TRADES,
   name: string,
   place: { city: string; district: string | null; region: string; lat: number; lon: number },
+  street = 'Hauptstraße',
 ): ListingRecord {
   const base = demoListing('understanding', i);
   const t = TRADES[trade];
@@ -41,14 +42,14 @@ function fixture(
     description: `${t.word} in ${place.city}.`,
     languages: ['de'],
     address: {
-      street: 'Hauptstraße',
+      street,
       house_number: String(i + 1),
       postal_code: '10115',
       city: place.city,
       district: place.district,
       region: place.region,
       country: 'DE',
-      formatted: `Hauptstraße ${i + 1}, 10115 ${place.city}, Germany`,
+      formatted: `${street} ${i + 1}, 10115 ${place.city}, Germany`,
     },
     geo: { lat: place.lat + i / 2000, lon: place.lon },
   };
@@ -78,6 +79,8 @@ describe.each(STORAGES)('understanding q on %s', (storage: Storage) => {
       fixture(7, 'dentist', 'Zahnarzt München', MUNCHEN),
       fixture(8, 'dentist', 'Dr. Keller', MUNCHEN),
       fixture(9, 'dentist', 'Zahnarzt Hamburg', HAMBURG),
+      fixture(11, 'dentist', 'Praxis am Dom', { ...MUNCHEN, lat: 48.1372, lon: 11.5755 }, 'Marienplatz'),
+      fixture(12, 'plumber', 'Sanitär am Platz', { ...MUNCHEN, lat: 48.1374, lon: 11.5752 }, 'Marienplatz'),
       fixture(10, 'restaurant', 'Paris Bar', {
         ...TEGEL,
         district: 'Charlottenburg',
@@ -121,6 +124,20 @@ describe.each(STORAGES)('understanding q on %s', (storage: Storage) => {
       expect(dentists.data.every((h) => h.listing.address.city === 'München')).toBe(true);
     });
   }
+
+  it('a street after "near" is searched around the listings on it', async () => {
+    const page = await search({ q: 'Zahnarzt near Marienplatz', mode: 'keyword', limit: 10 });
+    expect(page.interpreted?.place).toMatchObject({
+      kind: 'street',
+      name: 'Marienplatz',
+      municipality: 'München',
+      geonames_id: null,
+      radius_km: 2,
+    });
+    expect(page.interpreted?.q).toBe('Zahnarzt');
+    expect(page.data.map((h) => h.listing.name)).toEqual(expect.arrayContaining(['Praxis am Dom']));
+    expect(page.data.every((h) => h.signals.distance_km! <= 2)).toBe(true);
+  });
 
   it('interpret=false searches the words as typed', async () => {
     const page = await search({ q: 'Klempner Berlin', mode: 'keyword', interpret: false, limit: 20 });

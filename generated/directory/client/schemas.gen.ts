@@ -856,10 +856,11 @@ export const NextCursorSchema = {
 
 export const InterpretedPlaceSchema = {
     title: 'InterpretedPlace',
-    description: 'A place of the GeoNames gazetteer (geonames.org, CC BY 4.0) read out of a search\'s `q`, with the circle searched.',
+    description: 'A place read out of a search\'s `q`, with the circle searched: a municipality or a district of the GeoNames gazetteer (geonames.org, CC BY 4.0), or a street or square of the directory\'s addresses after "near".',
     type: 'object',
     additionalProperties: false,
     required: [
+        'kind',
         'matched',
         'geonames_id',
         'name',
@@ -871,6 +872,18 @@ export const InterpretedPlaceSchema = {
         'radius_km'
     ],
     properties: {
+        kind: {
+            description: 'What the place is: `municipality`, `district` (a part of a municipality, such as Berlin\'s Tegel) or `street` (a street or square, centred on the listings\' addresses on it).',
+            type: 'string',
+            enum: [
+                'municipality',
+                'district',
+                'street'
+            ],
+            examples: [
+                'municipality'
+            ]
+        },
         matched: {
             description: 'The words of `q` read as the place, with the word that introduced it (`in Berlin`).',
             type: 'string',
@@ -879,8 +892,11 @@ export const InterpretedPlaceSchema = {
             ]
         },
         geonames_id: {
-            description: 'The GeoNames id of the place, for attribution and cross-reference.',
-            type: 'integer',
+            description: 'The GeoNames id of the place, for attribution and cross-reference; null for a street.',
+            type: [
+                'integer',
+                'null'
+            ],
             minimum: 1,
             examples: [
                 2950159
@@ -894,7 +910,7 @@ export const InterpretedPlaceSchema = {
             ]
         },
         municipality: {
-            description: 'The municipality the place belongs to when it is a district, else its own name.',
+            description: 'The municipality the place belongs to (a district\'s or a street\'s), else its own name.',
             type: 'string',
             examples: [
                 'Berlin'
@@ -933,7 +949,7 @@ export const InterpretedPlaceSchema = {
             ]
         },
         radius_km: {
-            description: 'The radius searched around the centre in kilometres, from the place\'s size (5 to 25 for a municipality, 3 for a district).',
+            description: 'The radius searched around the centre in kilometres, from the place\'s size (5 to 25 for a municipality, 3 for a district, 2 for a street).',
             type: 'number',
             minimum: 0.1,
             maximum: 500,

@@ -451,23 +451,27 @@ export type NextCursor = string | null;
 /**
  * InterpretedPlace
  *
- * A place of the GeoNames gazetteer (geonames.org, CC BY 4.0) read out of a search's `q`, with the circle searched.
+ * A place read out of a search's `q`, with the circle searched: a municipality or a district of the GeoNames gazetteer (geonames.org, CC BY 4.0), or a street or square of the directory's addresses after "near".
  */
 export type InterpretedPlace = {
+    /**
+     * What the place is: `municipality`, `district` (a part of a municipality, such as Berlin's Tegel) or `street` (a street or square, centred on the listings' addresses on it).
+     */
+    kind: 'municipality' | 'district' | 'street';
     /**
      * The words of `q` read as the place, with the word that introduced it (`in Berlin`).
      */
     matched: string;
     /**
-     * The GeoNames id of the place, for attribution and cross-reference.
+     * The GeoNames id of the place, for attribution and cross-reference; null for a street.
      */
-    geonames_id: number;
+    geonames_id: number | null;
     /**
      * The name of the place, in the local language.
      */
     name: string;
     /**
-     * The municipality the place belongs to when it is a district, else its own name.
+     * The municipality the place belongs to (a district's or a street's), else its own name.
      */
     municipality: string;
     /**
@@ -487,7 +491,7 @@ export type InterpretedPlace = {
      */
     lon: number;
     /**
-     * The radius searched around the centre in kilometres, from the place's size (5 to 25 for a municipality, 3 for a district).
+     * The radius searched around the centre in kilometres, from the place's size (5 to 25 for a municipality, 3 for a district, 2 for a street).
      */
     radius_km: number;
 };

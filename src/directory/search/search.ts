@@ -52,12 +52,11 @@ import {
   similarityOf,
 } from '../vectors.ts';
 import { cityNamed, nearestNames, preparePlaceNames } from '../data/place-names.ts';
-import { municipalityOf } from '../data/gazetteer.ts';
 import { haversineKm } from '../geo.ts';
 import { typosAllowed } from '../keywords/distance.ts';
 import { isNamePhrase, nearestWord } from '../keywords/vocabulary.ts';
 import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
-import { placeInQuery, type PlaceInQuery } from './understand.ts';
+import { nearWords, placeInQuery, type PlaceInQuery } from './understand.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
 import { Snapshots } from './snapshot.ts';
 import { sqlPage } from './sql.ts';
@@ -108,6 +107,8 @@ export class Search {
   readonly giveWayStats = { pauses: 0 };
   /** Parsed queries: a pure function of the text, so kept even without the cache. */
   readonly #tsqueries = new LRUCache<string, string[]>({ max: 1000 });
+  /** Typo corrections ('' for none), by word, typos allowed and dictionary size. */
+  readonly #nearest = new LRUCache<string, string>({ max: 5000 });
   /** Pages kept, counted in hits (about 2 KB each): 50,000 is about 100 MB at most. */
   readonly #pages: LRUCache<string, Row[]> | undefined;
   readonly #semantic: LRUCache<string, Similar> | undefined;
@@ -277,6 +278,7 @@ export class Search {
             country: params.country,
           });
     let place = read(typed);
+    if (!place && params.near === undefined && params.city === undefined) place = await this.#streetIn(typed);
     const { text, meaning, corrections } = await this.#corrected(place ? place.text : typed);
     // a place misspelt ("Klempner Berln") is read from the corrected words
     if (!place && corrections.length > 0) {
@@ -287,6 +289,60 @@ export class Search {
       }
     }
     return { q: text || undefined, meaning: meaning || undefined, place, corrections };
+  }
+
+  /**
+   * A street or square after "near" ("near Marienplatz", "nahe Lindwurmstraße") that names no
+   * place: the listings' addresses on it, when they lie together (most within 3 km of their
+   * median), give its centre; searched within 2 km.
+   */
+  async #streetIn(typed: string): Promise<PlaceInQuery | undefined> {
+    const near = nearWords(typed);
+    if (!near || near.words.length === 0) return undefined;
+    const rows = await this.#db.query<{
+      lat: number;
+      lon: number;
+      street: string;
+      city: string;
+      region: string;
+      country: string;
+    }>(
+      `select lat, lon, profile->'address'->>'street' as street, profile->'address'->>'city' as city,
+         profile->'address'->>'region' as region, country
+       from listings where address_tsv @@ to_tsquery('simple', $1) order by seq limit 200`,
+      [near.words.map((w) => `'${w.replace(/'/g, "''")}'`).join(' <-> ')],
+    );
+    const on = rows.filter((r) => near.words.every((w) => foldText(r.street).includes(w)));
+    if (on.length === 0) return undefined;
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const mid = { lat: median(on.map((r) => Number(r.lat))), lon: median(on.map((r) => Number(r.lon))) };
+    const close = on.filter((r) => haversineKm(mid.lat, mid.lon, Number(r.lat), Number(r.lon)) <= 3);
+    if (close.length < Math.max(1, on.length * 0.6)) return undefined; // a common street name: many towns
+    const round3 = (x: number) => Math.round(x * 1000) / 1000;
+    const lat = round3(close.reduce((sum, r) => sum + Number(r.lat), 0) / close.length);
+    const lon = round3(close.reduce((sum, r) => sum + Number(r.lon), 0) / close.length);
+    const first = close[0]!;
+    return {
+      place: {
+        geonamesId: 0,
+        name: first.street,
+        folded: foldText(first.street),
+        alternates: [],
+        lat,
+        lon,
+        country: first.country,
+        region: first.region || null,
+        population: 0,
+        timeZone: '',
+        featureCode: 'STREET',
+        municipalityId: null,
+      },
+      kind: 'street',
+      municipality: first.city,
+      matched: near.matched,
+      text: near.text,
+      radiusKm: 2,
+    };
   }
 
   /**
@@ -311,7 +367,10 @@ export class Search {
       // a word of 3 or 4 letters alone (`bakr`) one typo: else it finds nothing at all
       const allowed = typosAllowed(word.length) || (words.length === 1 ? 1 : 0);
       if (allowed === 0) continue;
-      const fixed = nearestWord(keywords, word, allowed);
+      // kept per dictionary size: a word the index lacks is looked for again only when it grew
+      const key = `${word}|${allowed}|${keywords.postings.size}`;
+      let fixed = this.#nearest.get(key);
+      if (fixed === undefined) this.#nearest.set(key, (fixed = nearestWord(keywords, word, allowed) ?? ''));
       if (!fixed) continue;
       corrections.unshift({ from: m[0], to: fixed });
       const replace = (s: string) => s.slice(0, m.index) + fixed + s.slice(m.index + m[0].length);
@@ -544,10 +603,11 @@ function interpretation(u: Understood): SearchInterpretation {
     q: u.q ?? null,
     place: p
       ? {
+          kind: p.kind,
           matched: p.matched,
-          geonames_id: p.place.geonamesId,
+          geonames_id: p.kind === 'street' ? null : p.place.geonamesId,
           name: p.place.name,
-          municipality: municipalityOf(p.place).name,
+          municipality: p.municipality,
           country: p.place.country as CountryCode,
           region: p.place.region,
           lat: p.place.lat,

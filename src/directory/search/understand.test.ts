@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { gazetteer, municipalityOf } from '../data/gazetteer.ts';
 import { cityNamed, nearestNames } from '../data/place-names.ts';
 import { editDistance, typosAllowed } from '../keywords/distance.ts';
-import { placeInQuery } from './understand.ts';
+import { nearWords, placeInQuery } from './understand.ts';
 
 const none = { isListingName: () => false };
 const read = (q: string) => {
@@ -27,6 +27,7 @@ describe('places in q', () => {
     ['loodgieter in Amsterdam', 'Amsterdam', 'NL', 'loodgieter'],
     ['bakker bij Utrecht', 'Utrecht', 'NL', 'bakker'],
     ['hydraulik w Warszawie', 'Warszawa', 'PL', 'hydraulik'],
+    ['hotel w Bukareszcie', 'București', 'RO', 'hotel'],
     ['dentysta Kraków', 'Kraków', 'PL', 'dentysta'],
     ['canalizador em Lisboa', 'Lisboa', 'PT', 'canalizador'],
     ['plumber Lisbon', 'Lisboa', 'PT', 'plumber'],
@@ -53,6 +54,16 @@ describe('places in q', () => {
       place: 'Berlin',
       text: 'Paris Bar',
     });
+  });
+
+  it('words after "near" that name no place are left for the streets', () => {
+    expect(nearWords('dentist near Marienplatz')).toEqual({
+      words: ['marienplatz'],
+      matched: 'near Marienplatz',
+      text: 'dentist',
+    });
+    expect(nearWords('Zahnarzt nahe Sendlinger Straße')?.words).toEqual(['sendlinger', 'strasse']);
+    expect(nearWords('dentist in Berlin')).toBeUndefined();
   });
 
   it('a place alone leaves nothing to search, and radii follow the size', () => {

@@ -70,11 +70,43 @@ const INTRODUCERS = [
 const INTRODUCER_SET = new Set(INTRODUCERS);
 const MAX_INTRODUCER_WORDS = 4;
 
+/** The introducers that say "near" (not "in"): what may introduce a street or a square. */
+const NEAR = new Set(
+  [
+    'near',
+    'around',
+    'close to',
+    'nearby',
+    'nahe',
+    'bei',
+    'in der nahe von',
+    'nahe bei',
+    'rund um',
+    'pres de',
+    'autour de',
+    'cerca de',
+    'junto a',
+    'vicino a',
+    'nei pressi di',
+    'bij',
+    'nabij',
+    'in de buurt van',
+    'kolo',
+    'blisko',
+    'w poblizu',
+    'perto de',
+  ].map(foldText),
+);
+
 /** A bare name (without an introducer) must name a place this big. */
 const BARE_PLACE_POPULATION = 2000;
 
 export interface PlaceInQuery {
+  /** a place of the gazetteer, or for a street one made from the listings on it (GeoNames id 0) */
   place: GazetteerPlace;
+  kind: 'municipality' | 'district' | 'street';
+  /** the municipality's name (the place's own, or its municipality's, or the street's town) */
+  municipality: string;
   /** the words of q read as the place, with the word that introduced it */
   matched: string;
   /** q without them: what is searched */
@@ -98,10 +130,15 @@ function tokens(text: string): Token[] {
   }));
 }
 
-/** Stems of an inflected name after "w", "we", "na" (Polish locative): `krakowie` -> `krakow`, `warszawie` -> `warszawa`. */
+/**
+ * Stems of an inflected name after "w", "we", "na" (Polish locative): `krakowie` -> `krakow`,
+ * `warszawie` -> `warszawa`, `bukareszcie` -> `bukareszt`, `pradze` -> `praga`.
+ */
 function inflections(word: string): string[] {
   if (word.length < 6) return [];
   const out: string[] = [];
+  if (word.endsWith('cie')) out.push(`${word.slice(0, -3)}t`);
+  if (word.endsWith('dze')) out.push(`${word.slice(0, -3)}ga`);
   for (let cut = 1; cut <= 3; cut++) {
     const stem = word.slice(0, word.length - cut);
     out.push(stem, `${stem}a`, `${stem}e`);
@@ -109,10 +146,14 @@ function inflections(word: string): string[] {
   return out;
 }
 
-/** The radius a place's name stands for: its built-up area, from its population (5-25 km; a district 3 km). */
+/**
+ * The radius a place's name stands for: the town and the places around it that people in it
+ * call theirs, from its population (5 + √population / 70 km, at most 25: München 21, a town of
+ * 20,000 7; a district 3 km).
+ */
 export function radiusFor(place: GazetteerPlace): number {
   if (place.municipalityId !== null) return 3;
-  return Math.round(Math.min(25, Math.max(5, 3 + Math.sqrt(place.population) / 100)));
+  return Math.round(Math.min(25, 5 + Math.sqrt(place.population) / 70));
 }
 
 export interface UnderstandOptions {
@@ -165,6 +206,8 @@ export function placeInQuery(q: string, options: UnderstandOptions): PlaceInQuer
     .replace(/^[\s,.;:!?-]+|[\s,.;:!?-]+$/g, '');
   return {
     place: best.place,
+    kind: best.place.municipalityId !== null ? 'district' : 'municipality',
+    municipality: municipalityOf(best.place).name,
     matched: q.slice(first.start, last.end),
     text,
     radiusKm: radiusFor(best.place),
@@ -195,4 +238,33 @@ function accepted(
   const restText = rest.map((w) => w.text).join(' ');
   if (conceptsOf(span.join(' ')).size > 0 && conceptsOf(restText).size === 0) return false;
   return true;
+}
+
+/**
+ * The words after a "near" at the end of `q` ("near Marienplatz", "nahe Lindwurmstraße"), to be
+ * looked up among the listings' streets when they name no place; with what is left to search.
+ */
+export function nearWords(q: string): { words: string[]; matched: string; text: string } | undefined {
+  const words = tokens(q);
+  for (let i = words.length - 1; i >= 1; i--) {
+    for (let k = Math.min(MAX_INTRODUCER_WORDS, i); k >= 1; k--) {
+      const phrase = words
+        .slice(i - k, i)
+        .map((w) => w.folded)
+        .join(' ');
+      if (!NEAR.has(phrase)) continue;
+      const named = words.slice(i);
+      if (named.length > 3) return undefined;
+      const first = words[i - k]!;
+      return {
+        words: named.map((w) => w.folded),
+        matched: q.slice(first.start),
+        text: q
+          .slice(0, first.start)
+          .replace(/\s+/g, ' ')
+          .replace(/^[\s,.;:!?-]+|[\s,.;:!?-]+$/g, ''),
+      };
+    }
+  }
+  return undefined;
 }
