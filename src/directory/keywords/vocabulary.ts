@@ -49,16 +49,39 @@ export function isNamePhrase(
   return false;
 }
 
-/** The index's lexemes by length, kept while the index holds as many. */
-const byLength = new WeakMap<KeywordIndex, { size: number; words: string[][] }>();
+/**
+ * The letters a word holds, as bits (a-z, digits and the rest folded onto the top bits): a
+ * letter of one word absent from the other costs at least one edit, so two words whose masks
+ * differ by more letters than the typos allowed need no distance computed.
+ */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    const bit = c >= 97 && c <= 122 ? c - 97 : c >= 48 && c <= 57 ? 26 + (c % 5) : 31;
+    mask |= 1 << bit;
+  }
+  return mask;
+}
 
-function lexemesByLength(index: KeywordIndex): string[][] {
+function bits(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; v !== 0; v &= v - 1) n++;
+  return n;
+}
+
+/** The index's lexemes by length with their letter masks, kept while the index holds as many. */
+const byLength = new WeakMap<KeywordIndex, { size: number; words: string[][]; masks: Int32Array[] }>();
+
+function lexemesByLength(index: KeywordIndex): { words: string[][]; masks: Int32Array[] } {
   const kept = byLength.get(index);
-  if (kept && kept.size === index.postings.size) return kept.words;
+  if (kept && kept.size === index.postings.size) return kept;
   const words: string[][] = [];
   for (const word of index.postings.keys()) (words[word.length] ??= []).push(word);
-  byLength.set(index, { size: index.postings.size, words });
-  return words;
+  const masks = words.map((list) => Int32Array.from(list ?? [], letterMask));
+  const built = { size: index.postings.size, words, masks };
+  byLength.set(index, built);
+  return built;
 }
 
 /**
@@ -66,12 +89,18 @@ function lexemesByLength(index: KeywordIndex): string[][] {
  * listings among equals; undefined when none is.
  */
 export function nearestWord(index: KeywordIndex, word: string, max: number): string | undefined {
-  const words = lexemesByLength(index);
+  const { words, masks } = lexemesByLength(index);
+  const own = letterMask(word);
   let best: string | undefined;
   let bestD = max + 1;
   let bestCount = 0;
   for (let len = Math.max(1, word.length - max); len <= word.length + max; len++) {
-    for (const candidate of words[len] ?? []) {
+    const list = words[len] ?? [];
+    const listMasks = masks[len]!;
+    for (let k = 0; k < list.length; k++) {
+      const m = listMasks[k]!;
+      if (bits(own & ~m) > max || bits(m & ~own) > max) continue;
+      const candidate = list[k]!;
       const d = editDistance(word, candidate, Math.min(max, bestD));
       if (d > max || d > bestD) continue;
       const count = index.postings.get(candidate)!.length;
