@@ -5070,6 +5070,14 @@ export type CreateConversationErrors = {
      */
     404: ErrorResponse;
     /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
     429: ErrorResponse;
@@ -5208,6 +5216,14 @@ export type UpdateConversationErrors = {
      */
     404: ErrorResponse;
     /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
+    /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
     429: ErrorResponse;
@@ -5325,6 +5341,14 @@ export type CreateConversationItemsErrors = {
      * No such object, or it belongs to another account (the two are not told apart).
      */
     404: ErrorResponse;
+    /**
+     * The request body is larger than the operation accepts.
+     */
+    413: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
     /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */
