@@ -29,6 +29,7 @@ import type {
   WebhookMessage,
 } from '../../../generated/directory/client/types.gen.ts';
 import { client } from '../../../generated/model/client/client.gen.ts';
+import { accountPage } from './account.ts';
 import {
   cancelSubscription,
   confirmPasswordReset,
@@ -1580,6 +1581,7 @@ const PRIVATE: Record<string, () => Promise<void>> = {
   '/plans': plansPage,
   '/webhooks': webhooksPage,
   '/domains': domainsPage,
+  '/account': () => accountPage({ h, show, status, say, messageOf, session: () => session as Session }),
 };
 
 async function route(): Promise<void> {
