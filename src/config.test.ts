@@ -143,14 +143,19 @@ describe('configuration', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '0s,5 minutes', /WEBHOOK_RETRY_SCHEDULE takes durations/],
     ['DATABASE_POOL_SIZE', '0', /DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
     ['OUTBOUND_ALLOW_PRIVATE', 'yes', /OUTBOUND_ALLOW_PRIVATE must be true or false/],
-  ])('%s=%s stops `node src/main.ts` with exit code 2, naming it', (name, value, message) => {
-    const run = spawnSync(process.execPath, ['src/main.ts'], {
-      env: { ...process.env, [name]: value, DATA_DIR: 'memory://' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(message);
-    expect(run.stderr).not.toMatch(/\bat .*\.ts:\d+/); // no stack trace
-  });
+  ])(
+    '%s=%s stops `node src/main.ts` with exit code 2, naming it',
+    (name, value, message) => {
+      const run = spawnSync(process.execPath, ['src/main.ts'], {
+        env: { ...process.env, [name]: value, DATA_DIR: 'memory://' },
+        encoding: 'utf8',
+        // a guard against a hang, not a speed check: the start beside other test files is slow
+        timeout: 100_000,
+      });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(/\bat .*\.ts:\d+/); // no stack trace
+    },
+    120_000,
+  );
 });
