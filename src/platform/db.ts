@@ -4,8 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { type EmbeddedDatabaseLost, openEmbedded } from './embedded.ts';
 import { keepPrivate } from './private.ts';
 
 export interface Queryable {
@@ -14,8 +14,11 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
-  /** The embedded database itself (kind `pglite`), for a library that speaks to it directly (jobs.ts). */
-  readonly pglite?: PGlite;
+  /**
+   * Kind `pglite`: runs a library's SQL in the embedded database (jobs.ts, for pg-boss): several
+   * statements without values (the rows of every one), or one with values.
+   */
+  readonly script?: (sql: string, params?: unknown[]) => Promise<unknown[]>;
   /** The server's address (kind `postgres`), for a library that keeps its own pool (jobs.ts). */
   readonly url?: string;
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
@@ -26,27 +29,18 @@ export interface Db extends Queryable {
 const INT8 = 20;
 const toNumber = (value: string) => Number(value);
 
-async function openPglite(dataDir: string): Promise<Db> {
+async function openPglite(dataDir: string, onLost?: (err: EmbeddedDatabaseLost) => void): Promise<Db> {
   if (dataDir !== 'memory://') keepPrivate(dataDir);
-  const db = await PGlite.create(dataDir, { parsers: { [INT8]: toNumber } });
+  // a worker thread owns it, so its statements never hold the thread that serves HTTP
+  const db = await openEmbedded(dataDir, onLost ? { onLost } : {});
   // its initdb wrote the first files 0666 (later ones it makes 0600 itself)
   if (dataDir !== 'memory://') keepPrivate(dataDir);
   return {
     kind: 'pglite',
-    pglite: db,
-    async query<T>(sql: string, params: unknown[] = []) {
-      return (await db.query<T>(sql, params)).rows;
-    },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return db.transaction((tx) =>
-        fn({
-          async query<R>(sql: string, params: unknown[] = []) {
-            return (await tx.query<R>(sql, params)).rows;
-          },
-        }),
-      );
-    },
-    close: () => db.close(),
+    query: db.query,
+    script: db.script,
+    transaction: db.transaction,
+    close: db.close,
   };
 }
 
@@ -145,12 +139,18 @@ function splitStatements(sql: string): string[] {
 
 /** Opens the database and applies the migrations of `folders` (the platform's own by default). */
 export async function openDb(
-  options: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number },
+  options: {
+    databaseUrl?: string | undefined;
+    dataDir: string;
+    poolSize?: number;
+    /** PGlite: told if the embedded database's worker dies (every statement fails from then on). */
+    onLost?: (err: EmbeddedDatabaseLost) => void;
+  },
   folders: string[] = [PLATFORM_MIGRATIONS],
 ): Promise<Db> {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : await openPglite(options.dataDir);
+    : await openPglite(options.dataDir, options.onLost);
   await migrate(db, folders);
   return db;
 }

@@ -1,7 +1,8 @@
 // Durable background work: a job queue in the shared database, on pg-boss (SKIP LOCKED claims,
 // retries with backoff, expiry, dead letters, priorities, run-at times, cancellation). The same
 // queue on both storage paths: pg-boss keeps its own small pool on PostgreSQL, and speaks to the
-// embedded PGlite through its own adapter (`fromPglite`). A job survives kill -9: it is a row until a worker
+// embedded PGlite through its worker thread (db.ts `script`, the semantics of pg-boss's
+// `fromPglite`), so its polls and upkeep never hold the HTTP thread. A job survives kill -9: it is a row until a worker
 // settles it, and a worker that stops sending heartbeats loses its claim. Instances that share
 // the database share the queue, and a job is held by one worker at a time.
 //
@@ -17,7 +18,7 @@
 // job holds one worker only. Jobs sent with a `group` (a webhook endpoint, say) run at most `perGroup` at
 // once over all instances (pg-boss counts the group's active jobs when it claims; two claims at
 // the same moment may pass the bound by one), so one slow group cannot hold every worker.
-import { type Db as BossDb, type Job as BossJob, fromPglite, PgBoss } from 'pg-boss';
+import { type Db as BossDb, type Job as BossJob, PgBoss } from 'pg-boss';
 import type { Db, Queryable } from './db.ts';
 import type { Logger } from './logger.ts';
 
@@ -115,10 +116,14 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
     superviseIntervalSeconds: 10,
     warningSlowQuerySeconds: 30,
   };
-  const boss =
-    db.kind === 'pglite' && db.pglite
-      ? new PgBoss({ ...common, db: fromPglite(db.pglite), backend: 'pglite' })
-      : new PgBoss({ ...common, connectionString: db.url ?? '', max: 4, application_name: 'eurus-jobs' });
+  const script = db.kind === 'pglite' ? db.script : undefined;
+  const boss = script
+    ? new PgBoss({
+        ...common,
+        db: { executeSql: async (text, values) => ({ rows: await script(text, values) }) },
+        backend: 'pglite',
+      })
+    : new PgBoss({ ...common, connectionString: db.url ?? '', max: 4, application_name: 'eurus-jobs' });
   boss.on('error', (err: Error) => options.logger.warn({ err }, 'job queue error'));
   boss.on('warning', (warning: unknown) => options.logger.debug({ warning }, 'job queue warning'));
   await boss.start();

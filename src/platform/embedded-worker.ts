@@ -1,0 +1,197 @@
+// The worker thread that owns the embedded database (PGlite): every statement runs here, off the
+// thread that serves HTTP (embedded.ts is the other end). Statements run one at a time in the
+// order they came; a transaction holds the database from BEGIN to its end, as PGlite's own lock
+// does, and the statements of other callers wait for it.
+import { parentPort, workerData } from 'node:worker_threads';
+import { mkdirSync } from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+
+export type Request =
+  /** `tx` 0: outside any transaction */
+  | { id: number; op: 'query'; sql: string; params: unknown[]; tx: number }
+  /** pg-boss's statements: several without values (their rows together), or one with values */
+  | { id: number; op: 'script'; sql: string; params: unknown[] | undefined }
+  /** replies with the transaction's number once BEGIN has run */
+  | { id: number; op: 'begin' }
+  | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'close' };
+
+/** What a PostgreSQL error carries (pg-protocol's DatabaseError), copied field by field. */
+export type WireError = Record<string, string | number | undefined> & { message: string };
+
+export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError };
+
+/** The worker's first message: ready, or why not. */
+export type Started = { ready: true } | { ready: false; error: WireError };
+
+const INT8 = 20;
+const FIELDS = [
+  'name',
+  'code',
+  'severity',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
+  'query',
+];
+
+export function toWire(err: unknown): WireError {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const wire: WireError = { message: err.message };
+  for (const field of FIELDS) {
+    const value = (err as unknown as Record<string, unknown>)[field];
+    if (typeof value === 'string' || typeof value === 'number') wire[field] = value;
+  }
+  return wire;
+}
+
+const port = parentPort;
+if (port) {
+  const { dataDir } = workerData as { dataDir: string };
+  try {
+    if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const db = await PGlite.create(dataDir, { parsers: { [INT8]: (value: string) => Number(value) } });
+    serve(db, port);
+    port.postMessage({ ready: true } satisfies Started);
+  } catch (err) {
+    port.postMessage({ ready: false, error: toWire(err) } satisfies Started);
+  }
+}
+
+function serve(db: PGlite, port: NonNullable<typeof parentPort>): void {
+  /** The tail of the statements queued so far: each runs when the one before it has settled. */
+  let tail: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+    const result = tail.then(run);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+  const open = new Map<number, { tx: Transaction; end(commit: boolean): void; done: Promise<void> }>();
+  const ROLLBACK = Symbol('rollback');
+
+  // replies of one turn go back in one message
+  let replies: Reply[] = [];
+  const send = (reply: Reply) => {
+    if (replies.length === 0) setImmediate(flush);
+    replies.push(reply);
+  };
+  const flush = () => {
+    const batch = replies;
+    replies = [];
+    try {
+      port.postMessage(batch);
+    } catch {
+      // a value the structured clone cannot carry: each reply alone, the bad one as an error
+      for (const reply of batch) {
+        try {
+          port.postMessage([reply]);
+        } catch (err) {
+          port.postMessage([{ id: reply.id, ok: false, error: toWire(err) } satisfies Reply]);
+        }
+      }
+    }
+  };
+  const answer = (id: number, work: Promise<unknown>): void =>
+    void work.then(
+      (value) => send({ id, ok: true, value }),
+      (err: unknown) => send({ id, ok: false, error: toWire(err) }),
+    );
+
+  const handle = (req: Request) => {
+    switch (req.op) {
+      case 'query': {
+        if (req.tx === 0) {
+          answer(
+            req.id,
+            inTurn(async () => (await db.query(req.sql, req.params)).rows),
+          );
+          return;
+        }
+        const entry = open.get(req.tx);
+        answer(
+          req.id,
+          entry
+            ? entry.tx.query(req.sql, req.params).then((r) => r.rows)
+            : Promise.reject(new Error('Transaction is closed')),
+        );
+        return;
+      }
+      case 'script':
+        answer(
+          req.id,
+          inTurn(async () => {
+            if (req.params?.length) return (await db.query(req.sql, req.params)).rows;
+            try {
+              return (await db.exec(req.sql)).flatMap((r) => r.rows);
+            } catch (err) {
+              // a failed BEGIN ... COMMIT block leaves its transaction aborted: end it before the
+              // next statement runs, as a pool would hand that one a fresh connection
+              await db.exec('ROLLBACK').catch(() => undefined);
+              throw err;
+            }
+          }),
+        );
+        return;
+      case 'begin':
+        void inTurn(
+          () =>
+            new Promise<void>((released) => {
+              let end!: (commit: boolean) => void;
+              const ended = new Promise<boolean>((resolve) => (end = resolve));
+              let begun = false;
+              const body = async (tx: Transaction) => {
+                begun = true;
+                open.set(req.id, { tx, end, done });
+                send({ id: req.id, ok: true, value: req.id });
+                if (!(await ended)) throw ROLLBACK;
+              };
+              const done: Promise<void> = db
+                .transaction(body)
+                .catch((err: unknown) => {
+                  if (err !== ROLLBACK) throw err;
+                })
+                .finally(() => {
+                  open.delete(req.id);
+                  released();
+                });
+              // BEGIN itself failed: the caller learns it from its begin (a failed COMMIT, from its end)
+              done.catch((err: unknown) => {
+                if (!begun) send({ id: req.id, ok: false, error: toWire(err) });
+              });
+            }),
+        );
+        return;
+      case 'end': {
+        const entry = open.get(req.tx);
+        if (!entry) {
+          send({ id: req.id, ok: false, error: { message: 'Transaction is closed' } });
+          return;
+        }
+        entry.end(req.commit);
+        answer(req.id, entry.done);
+        return;
+      }
+      case 'close':
+        answer(
+          req.id,
+          inTurn(() => db.close()),
+        );
+        return;
+    }
+  };
+
+  port.on('message', (batch: Request[]) => {
+    for (const req of batch) handle(req);
+  });
+}
