@@ -39,14 +39,15 @@ function fakeDb() {
   const down = { now: false };
   const db: Queryable = {
     query<T>(sql: string, params: unknown[] = []) {
-      const rows = params.length / 20;
-      if (!sql.startsWith('insert into usage_records') || !Number.isInteger(rows)) throw new Error(sql);
+      // one array a column (unnest): ids first, statuses 15th
+      const columns = params as unknown[][];
+      if (!sql.startsWith('insert into usage_records') || columns.length !== 20) throw new Error(sql);
       if (!sql.endsWith('on conflict (id) do nothing')) throw new Error('a replay must be idempotent');
       if (down.now) return Promise.reject(new Error('database down'));
+      const rows = columns[0]!.length;
       inserts.push(rows);
-      for (let i = 0; i < rows; i++) ids.push(params[i * 20] as string);
-      for (let i = 0; i < rows; i++)
-        if (params[i * 20 + 14] === 999) return Promise.reject(new Error('bad row'));
+      ids.push(...(columns[0] as string[]));
+      if (columns[14]!.includes(999)) return Promise.reject(new Error('bad row'));
       return Promise.resolve([] as T[]);
     },
   };
