@@ -79,6 +79,12 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    // nothing can be stored any more: a restart (by the supervisor) reopens the data on disk, and
+    // the usage journal and the job queue's rows carry what was in flight
+    onLost: (err) => {
+      logger.fatal({ err }, 'the embedded database stopped; exiting');
+      process.exit(1);
+    },
   });
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl) : memoryLimiter();

@@ -2,6 +2,7 @@
 // (ARCHITECTURE.md: each folder keeps its own migrations; this root module lists them).
 import { fileURLToPath } from 'node:url';
 import { type Db, migrate, openDb, PLATFORM_MIGRATIONS } from './platform/db.ts';
+import type { EmbeddedDatabaseLost } from './platform/embedded.ts';
 
 const own = (folder: string) => fileURLToPath(new URL(`./${folder}/migrations`, import.meta.url));
 
@@ -26,6 +27,8 @@ export function openStorage(options: {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** PGlite: told if the embedded database's worker dies. */
+  onLost?: (err: EmbeddedDatabaseLost) => void;
 }): Promise<Db> {
   return openDb(options, MIGRATIONS);
 }
