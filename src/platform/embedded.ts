@@ -42,7 +42,12 @@ export interface EmbeddedOptions {
 }
 
 export async function openEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<Embedded> {
-  const worker = new Worker(new URL('./embedded-worker.ts', import.meta.url), { workerData: { dataDir } });
+  const worker = new Worker(new URL('./embedded-worker.ts', import.meta.url), {
+    workerData: { dataDir },
+    // its JavaScript holds one statement's rows at a time: a small young generation, whatever
+    // --max-semi-space-size the HTTP thread runs with
+    resourceLimits: { maxYoungGenerationSizeMb: 16 },
+  });
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   let nextId = 1;
   let outbox: Request[] = [];
