@@ -32,6 +32,7 @@ import { parseArgs } from 'node:util';
 import {
   benchRun,
   cpuMs,
+  mainThreadCpuMs,
   freePort,
   litellm as installedLitellm,
   LITELLM_VERSION,
@@ -233,6 +234,8 @@ interface OpenLoop {
   p999: number;
   max: number;
   cpuMsPerRequest: number;
+  /** the CPU of the gateway's main thread alone (the one that serves HTTP) */
+  mainThreadCpuMsPerRequest: number;
   load: [number, number, number];
 }
 
@@ -252,6 +255,7 @@ async function openLoop(target: Target, rate: number, latency: number, seconds: 
   let done = 0;
   let overloaded = false;
   const cpuBefore = cpuMs(target.child.pid);
+  const mainBefore = mainThreadCpuMs(target.child.pid);
   const url = new URL('/v1/chat/completions', target.url);
   const headers = {
     ...target.headers,
@@ -293,6 +297,7 @@ async function openLoop(target: Target, rate: number, latency: number, seconds: 
   });
   const elapsed = (performance.now() - begin) / 1000;
   const cpu = cpuMs(target.child.pid) - cpuBefore;
+  const mainCpu = mainThreadCpuMs(target.child.pid) - mainBefore;
   agent.destroy();
   const sorted = latencies.subarray(0, ok).sort();
   return {
@@ -308,6 +313,7 @@ async function openLoop(target: Target, rate: number, latency: number, seconds: 
     p999: round(percentile(sorted, 99.9)),
     max: round(sorted.at(-1) ?? Number.NaN),
     cpuMsPerRequest: round(cpu / Math.max(1, ok + failed), 3),
+    mainThreadCpuMsPerRequest: round(mainCpu / Math.max(1, ok + failed), 3),
     load: load(),
   };
 }
@@ -464,7 +470,7 @@ async function main() {
         (fixed[target.name] ??= []).push(result);
         log(
           `  p50 ${result.p50} p99 ${result.p99} p99.9 ${result.p999} ms, ${result.achieved}/s, ` +
-            `${result.cpuMsPerRequest} CPU ms/req${result.overloaded ? ', did not hold the rate' : ''}`,
+            `${result.cpuMsPerRequest} CPU ms/req (main thread ${result.mainThreadCpuMsPerRequest})${result.overloaded ? ', did not hold the rate' : ''}`,
         );
         await sleep(1000);
       }
@@ -522,6 +528,7 @@ async function main() {
         p99: d ? round(r.p99 - d.p99) : null,
         p999: d ? round(r.p999 - d.p999) : null,
         cpuMsPerRequest: r.cpuMsPerRequest,
+        mainThreadCpuMsPerRequest: r.mainThreadCpuMsPerRequest,
       };
     });
   }

@@ -112,6 +112,20 @@ export function cpuMs(pid: number | undefined): number {
   return total;
 }
 
+/**
+ * CPU time (user + system, ms) of a process's main thread alone: the thread that serves HTTP in
+ * ours, without its worker threads (the embedded database's, the image painter's) or V8's.
+ */
+export function mainThreadCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** RSS now and its peak (VmHWM), MiB, of a process and its descendants. */
 export function rss(pid: number | undefined): { now: number; peak: number } {
   let now = 0;
