@@ -1,11 +1,16 @@
-// What one usage row costs PGlite to store (docs/benchmarks.md, issue 22 point 2): the usage
-// journal's insert (src/platform/metering.ts, a row list of VALUES) against one statement over
-// arrays (unnest), in batches of 1, 35 and 100 rows, into a fresh in-memory PGlite holding the
-// usage_records table of the migrations. CPU time of this process per row.
+// What one usage row costs PGlite to store (docs/benchmarks.md, issues 22 and 33): a row list
+// of VALUES against one statement over arrays (unnest, what src/platform/metering.ts sends), in
+// batches of 1, 35 and 100 rows, into a fresh in-memory PGlite holding the usage_records table
+// of the migrations; CPU time per row. Then the same through the embedded database's worker
+// thread (src/platform/embedded.ts, as the services run it): the CPU of this process's main
+// thread (the one that serves HTTP in the services) against the whole process's, per row and
+// per small statement (a `select 1`, what a job-queue poll costs the main thread at least).
 //
 //   node bench/usage-insert.ts
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { openEmbedded } from '../src/platform/embedded.ts';
+import type { Queryable } from '../src/platform/db.ts';
 
 const migration = readFileSync(
   new URL('../src/platform/migrations/0001_accounts.sql', import.meta.url),
@@ -15,8 +20,9 @@ const table = migration.slice(
   migration.indexOf('create table usage_records'),
   migration.indexOf('-- Idempotency-Key'),
 );
-const db = await PGlite.create();
-await db.exec(table);
+const inProcess = await PGlite.create();
+await inProcess.exec(table);
+let db: Queryable = { query: async (sql, params) => (await inProcess.query<never>(sql, params)).rows };
 
 const COLUMNS = [
   ['id', 'text'],
@@ -83,21 +89,40 @@ async function unnest(rows: unknown[][]): Promise<void> {
   );
 }
 
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-for (const batch of [1, 35, 100]) {
-  for (const [name, insert] of [
-    ['values', values],
-    ['unnest', unnest],
-  ] as const) {
-    for (let i = 0; i < 20; i++) await insert(Array.from({ length: batch }, row));
-    const statements = Math.max(20, Math.round(3000 / batch));
-    const start = cpuMs();
-    for (let i = 0; i < statements; i++) await insert(Array.from({ length: batch }, row));
-    const us = ((cpuMs() - start) / (statements * batch)) * 1000;
-    console.log(`batch ${batch}, ${name}: ${Math.round(us)} us of CPU a row`);
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+const processMs = () => cpuMs(process.cpuUsage());
+const threadMs = () => cpuMs(process.threadCpuUsage());
+
+async function measure(where: string): Promise<void> {
+  for (const batch of [1, 35, 100]) {
+    for (const [name, insert] of [
+      ['values', values],
+      ['unnest', unnest],
+    ] as const) {
+      for (let i = 0; i < 20; i++) await insert(Array.from({ length: batch }, row));
+      const statements = Math.max(20, Math.round(3000 / batch));
+      const [process0, thread0] = [processMs(), threadMs()];
+      for (let i = 0; i < statements; i++) await insert(Array.from({ length: batch }, row));
+      const per = (ms: number) => Math.round((ms / (statements * batch)) * 1000);
+      console.log(
+        `${where}, batch ${batch}, ${name}: ${per(processMs() - process0)} us of CPU a row, ` +
+          `${per(threadMs() - thread0)} on the main thread`,
+      );
+    }
   }
+  const [process0, thread0] = [processMs(), threadMs()];
+  for (let i = 0; i < 2000; i++) await db.query('select 1');
+  console.log(
+    `${where}, select 1: ${Math.round((processMs() - process0) / 2)} us of CPU each, ` +
+      `${Math.round((threadMs() - thread0) / 2)} on the main thread`,
+  );
 }
-await db.close();
+
+await measure('in this thread');
+await inProcess.close();
+
+const worker = await openEmbedded('memory://');
+await worker.script(table);
+db = worker;
+await measure('worker thread');
+await worker.close();
