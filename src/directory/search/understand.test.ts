@@ -36,6 +36,13 @@ describe('places in q', () => {
     ['Warsaw hairdresser', 'Warszawa', 'PL', 'hairdresser'],
     ['Restaurant Essen', 'Essen', 'DE', 'Restaurant'],
     ['Klempner in Tegel', 'Tegel', 'DE', 'Klempner'],
+    ['dentist in Paris, France', 'Paris', 'FR', 'dentist'],
+    ['plumber Berlin Germany', 'Berlin', 'DE', 'plumber'],
+    ['Zahnarzt in München, Deutschland', 'München', 'DE', 'Zahnarzt'],
+    ['Friseur Wien 1070', 'Wien', 'AT', 'Friseur'],
+    ['Klempner in der Nähe von Berlin', 'Berlin', 'DE', 'Klempner'],
+    ['Hotel Berlin Mitte', 'Mitte', 'DE', 'Hotel'],
+    ['plumber in Berlin Mitte', 'Mitte', 'DE', 'plumber'],
   ])('"%s" is %s (%s) and "%s"', (q, place, country, text) => {
     expect(read(q)).toMatchObject({ place, country, text });
   });

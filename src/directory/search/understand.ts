@@ -15,6 +15,7 @@
 import { conceptsOf } from '../../embeddings/index.ts';
 import { foldText } from '../../embeddings/fold.ts';
 import { municipalityOf, type GazetteerPlace } from '../data/gazetteer.ts';
+import { EU_COUNTRIES } from '../data/locale.ts';
 import { placesNamed } from '../data/place-names.ts';
 
 /** Words and phrases (folded) that introduce a place, in the directory's languages. */
@@ -97,6 +98,14 @@ const NEAR = new Set(
     'perto de',
   ].map(foldText),
 );
+
+/** The EU's countries by their names in the directory's languages (folded), to their codes. */
+const COUNTRY_NAMES = new Map<string, string>();
+for (const lang of ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt']) {
+  const names = new Intl.DisplayNames([lang], { type: 'region' });
+  for (const code of EU_COUNTRIES) COUNTRY_NAMES.set(foldText(names.of(code) ?? code), code);
+}
+COUNTRY_NAMES.set('deutschland', 'DE');
 
 /** A bare name (without an introducer) must name a place this big. */
 const BARE_PLACE_POPULATION = 2000;
@@ -199,10 +208,43 @@ export function placeInQuery(q: string, options: UnderstandOptions): PlaceInQuer
     }
   }
   if (!best) return undefined;
-  const first = words[best.from]!;
-  const last = words[best.to - 1]!;
+  let { place, from, to } = best;
+  // a district beside its municipality ("Berlin Mitte", "Schwabing München"): the district
+  const nameAt = (a: number, b: number) =>
+    a >= 0 && b <= words.length && a < b
+      ? words
+          .slice(a, b)
+          .map((w) => w.folded)
+          .join(' ')
+      : '';
+  for (let n = 1; n <= 3; n++) {
+    const town = municipalityOf(place);
+    const after = placesNamed(nameAt(to, to + n), place.country).find(
+      (p) => p.municipalityId !== null && municipalityOf(p) === town && place === town,
+    );
+    const before = placesNamed(nameAt(from - n, from), place.country).find(
+      (p) => p.municipalityId !== null && municipalityOf(p) === town && place === town,
+    );
+    const outer = placesNamed(nameAt(to, to + n), place.country).concat(
+      placesNamed(nameAt(from - n, from), place.country),
+    );
+    if (after) ({ place, to } = { place: after, to: to + n });
+    else if (before) ({ place, from } = { place: before, from: from - n });
+    else if (place !== town && outer.includes(town)) {
+      // "Mitte Berlin", "Berlin Mitte" read from the district's side
+      if (placesNamed(nameAt(to, to + n), place.country).includes(town)) to += n;
+      else from -= n;
+    } else continue;
+    break;
+  }
+  // a country or a postal code after the place ("Paris, France", "Wien 1070") is part of it
+  to += trailer(words, to, place);
+  const first = words[from]!;
+  const last = words[to - 1]!;
+  best = { ...best, place, from, to };
   const text = `${q.slice(0, first.start)} ${q.slice(last.end)}`
     .replace(/\s+/g, ' ')
+    .replace(/\s+([,.;:!?])/g, '$1')
     .replace(/^[\s,.;:!?-]+|[\s,.;:!?-]+$/g, '');
   return {
     place: best.place,
@@ -212,6 +254,20 @@ export function placeInQuery(q: string, options: UnderstandOptions): PlaceInQuer
     text,
     radiusKm: radiusFor(best.place),
   };
+}
+
+/** How many words from `at` are a postal code or the place's country ("Wien 1070", "Paris, France"). */
+function trailer(words: Token[], at: number, place: GazetteerPlace): number {
+  let n = 0;
+  if (/^\d{3,5}$/.test(words[at]?.folded ?? '')) n++;
+  for (let k = 2; k >= 1; k--) {
+    const name = words
+      .slice(at + n, at + n + k)
+      .map((w) => w.folded)
+      .join(' ');
+    if (words.length >= at + n + k && COUNTRY_NAMES.get(name) === place.country) return n + k;
+  }
+  return n;
 }
 
 function accepted(
@@ -232,8 +288,9 @@ function accepted(
   if (after && options.isListingName([...span, after.folded], place, radius)) return false;
   if (intro > 0) return true;
   if (municipalityOf(place).population < BARE_PLACE_POPULATION) return false;
-  // bare: at an end of the query, other words left, and not a trade's word unless they name one
-  if (i !== 0 && i + n !== words.length) return false;
+  // bare: at an end of the query (a country or a postal code may follow), other words left, and
+  // not a trade's word unless they name one
+  if (i !== 0 && i + n + trailer(words, i + n, place) !== words.length) return false;
   if (rest.length === 0) return n >= 1 && words.length === n;
   const restText = rest.map((w) => w.text).join(' ');
   if (conceptsOf(span.join(' ')).size > 0 && conceptsOf(restText).size === 0) return false;
