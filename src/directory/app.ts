@@ -117,10 +117,27 @@ export async function createDirectoryService(
   const config = platform.config;
   const modelUrl = (): string =>
     config.modelApiUrl ?? options.modelUrl?.() ?? `http://127.0.0.1:${config.modelPort}`;
+  const domains = new SendingDomainStore(platform.db, platform.secrets, {
+    inboundHost: platform.config.mail.inboundHost,
+    spfInclude: platform.config.mail.spfInclude,
+    lookup: dnsLookup({ servers: platform.config.mail.dnsServers }),
+  });
+  const transport = createMailTransport({
+    smtpUrl: platform.config.mail.smtpUrl,
+    outboxDir: platform.config.outboxDir,
+    maxConnections: platform.config.mail.smtpMaxConnections,
+    timeoutMs: platform.config.mail.smtpTimeoutMs,
+  });
   const runtimeKey = new RuntimeKey(platform.db, platform.accounts, platform.secrets);
   const workflows = new Workflows(platform.db, platform.jobs, {
     agent: httpAgent(modelUrl, runtimeKey),
     webhooks: delivery,
+    endpoints: webhooks,
+    mail: {
+      verifiedDomain: (projectId, domainId) => domains.verifiedDomain(projectId, domainId),
+      send: (message) => transport.send(message),
+      unsubscribeUrl: (contact) => `${salesBaseUrl}/v1/unsubscribe/${contact.id}.${contact.token}`,
+    },
     logger,
     baseUrl: salesBaseUrl,
     runtimeAvailable: runtimeKey.available,
@@ -137,17 +154,6 @@ export async function createDirectoryService(
   );
   await crmSyncs.start();
 
-  const domains = new SendingDomainStore(platform.db, platform.secrets, {
-    inboundHost: platform.config.mail.inboundHost,
-    spfInclude: platform.config.mail.spfInclude,
-    lookup: dnsLookup({ servers: platform.config.mail.dnsServers }),
-  });
-  const transport = createMailTransport({
-    smtpUrl: platform.config.mail.smtpUrl,
-    outboxDir: platform.config.outboxDir,
-    maxConnections: platform.config.mail.smtpMaxConnections,
-    timeoutMs: platform.config.mail.smtpTimeoutMs,
-  });
   let inboundHandler: ((mail: InboundMail) => Promise<void>) | undefined;
   const mail: DirectoryMail = {
     domains,
@@ -164,11 +170,6 @@ export async function createDirectoryService(
     },
   };
 
-  workflows.mail = {
-    verifiedDomain: (projectId, domainId) => domains.verifiedDomain(projectId, domainId),
-    send: (message) => transport.send(message),
-    unsubscribeUrl: (contact) => `${salesBaseUrl}/v1/unsubscribe/${contact.id}.${contact.token}`,
-  };
   const sales = await startSales({
     db: platform.db,
     targetLists,

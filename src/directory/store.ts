@@ -175,6 +175,14 @@ export async function insertListings(
   }
 }
 
+/** The stored records of the listings with these ids (those that exist), in no particular order. */
+export async function listingRecords(q: Queryable, ids: string[]): Promise<ListingRecord[]> {
+  const rows = await q.query<{ profile: ListingRecord }>('select profile from listings where id = any($1)', [
+    ids,
+  ]);
+  return rows.map((r) => r.profile);
+}
+
 export interface ReadOptions {
   /** The origin photo URLs start with, e.g. `https://directory.api.eurus.eu`. */
   baseUrl: string;

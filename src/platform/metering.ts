@@ -50,6 +50,11 @@ export function formatEur(nano: number): string {
   return `${sign}${whole}.${frac}`;
 }
 
+/** A price for people to read, from its table: 500000000 -> "0.50 EUR", with `decimals` 0: "99 EUR". */
+export function priceText(nano: number, decimals = 2): string {
+  return `${(nano / NANO_PER_EUR).toFixed(decimals)} EUR`;
+}
+
 /** The columns of a usage row, with the element type of the array each is sent in. */
 const COLUMNS = [
   ['id', 'text'],

@@ -71,6 +71,19 @@ export async function isSuppressed(
   return rows.length > 0;
 }
 
+/** Which of `emails` (lower case) are on the account's suppression list. */
+export async function suppressedAmong(
+  q: Queryable,
+  accountId: string,
+  emails: string[],
+): Promise<Set<string>> {
+  const rows = await q.query<{ email: string }>(
+    'select email from suppressions where account_id = $1 and email = any($2)',
+    [accountId, emails],
+  );
+  return new Set(rows.map((r) => r.email));
+}
+
 export class Suppressions {
   readonly #db: Db;
 

@@ -1,0 +1,95 @@
+// A workflow as the API shows it, and the steps of its log.
+import type {
+  ConciergeContact,
+  QuoteReading,
+  Workflow,
+  WorkflowStage,
+  WorkflowStep,
+} from '../../generated/directory/client/types.gen.ts';
+import { isoSeconds, nowSeconds } from '../platform/clock.ts';
+import { formatEur } from '../platform/metering.ts';
+import type { ContactRow, WorkflowRow } from './store.ts';
+
+export const isFinal = (status: string) =>
+  status === 'succeeded' || status === 'failed' || status === 'cancelled';
+
+export function step(
+  stage: WorkflowStage | null,
+  kind: WorkflowStep['kind'],
+  message: string,
+  agent: string | null = null,
+): WorkflowStep {
+  return { at: nowSeconds(), stage, kind, message, agent_response_id: agent };
+}
+
+/** The step that says what an answer was read to say. */
+export function readingMessage(name: string, reading: QuoteReading): string {
+  if (reading.declined) return `${name} declined the job.`;
+  const parts = [
+    reading.amount !== null ? `quoted ${reading.amount} ${reading.currency ?? ''}`.trim() : 'gave no price',
+    ...(reading.available_from ? [`available from ${reading.available_from}`] : []),
+    ...(reading.conditions.length > 0 ? [reading.conditions.join('; ')] : []),
+  ];
+  return `${name} ${parts.join(', ')}.`;
+}
+
+function contactOf(row: ContactRow): ConciergeContact {
+  return {
+    listing_id: row.listing_id,
+    name: row.name,
+    email: row.email,
+    status: row.status === 'sending' ? 'pending' : row.status,
+    message_id: row.message_id,
+    sent_at: row.sent_at === null ? null : Number(row.sent_at),
+    reply: row.reply
+      ? {
+          received_at: row.reply.received_at,
+          from: row.reply.from,
+          subject: row.reply.subject,
+          reading: row.reading,
+        }
+      : null,
+  };
+}
+
+export function workflowOf(row: WorkflowRow, contacts: ContactRow[]): Workflow {
+  const h = row.hints;
+  return {
+    id: row.id,
+    object: 'workflow',
+    status: row.status,
+    stage: row.status === 'running' ? row.stage : null,
+    brief: row.brief,
+    location: h.location ?? null,
+    near: h.near ?? null,
+    radius_km: h.radius_km ?? null,
+    country: (h.country ?? null) as Workflow['country'],
+    activity: h.activity ?? null,
+    max_providers: h.max_providers ?? null,
+    contact: row.contact,
+    sender:
+      row.from_address && row.sending_domain_id
+        ? {
+            sending_domain_id: row.sending_domain_id,
+            address: row.from_address,
+            name: row.from_name ?? row.from_address,
+          }
+        : null,
+    respond_by: row.respond_by === null ? null : isoSeconds(Number(row.respond_by)),
+    deadline: h.deadline ?? null,
+    complexity: row.complexity,
+    price: formatEur(Number(row.price_nano)),
+    currency: 'EUR',
+    webhook_endpoint_id: row.webhook_endpoint_id,
+    understanding: row.understanding,
+    shortlist: row.shortlist,
+    contacts: contacts.sort((a, b) => a.position - b.position).map(contactOf),
+    steps: row.steps,
+    result: row.result,
+    error: row.error,
+    metadata: row.metadata,
+    created: Number(row.created),
+    started_at: row.started_at === null ? null : Number(row.started_at),
+    completed_at: row.completed_at === null ? null : Number(row.completed_at),
+  };
+}
