@@ -205,9 +205,9 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
       }
     }
     // the check call prepared the CRMs: HubSpot's unique property, Pipedrive's field
-    expect(hubspot.calls.some((c) => c.method === 'POST' && c.path === '/crm/v3/properties/companies')).toBe(
-      true,
-    );
+    expect(
+      hubspot.calls.some((c) => c.method === 'POST' && c.path === '/crm/properties/2026-09/companies'),
+    ).toBe(true);
     expect(pipedrive.calls.some((c) => c.method === 'POST' && c.path === '/api/v2/organizationFields')).toBe(
       true,
     );
@@ -221,7 +221,7 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
 
   it('syncs 1,000 members to HubSpot in batches of 100, waits out a 429, then updates all and creates none', async () => {
     const conn = (await connect(hubspot)).data!;
-    hubspot.rateLimitOnce('/crm/v3/objects/companies/batch/upsert', 4, 1);
+    hubspot.rateLimitOnce('/crm/objects/2026-09/companies/batch/upsert', 4, 1);
     const before = hubspot.calls.length;
     const started = Date.now();
     const first = await syncCrmConnection({
@@ -248,7 +248,7 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
     });
     const calls = hubspot.calls
       .slice(before)
-      .filter((c) => c.path === '/crm/v3/objects/companies/batch/upsert');
+      .filter((c) => c.path === '/crm/objects/2026-09/companies/batch/upsert');
     expect(calls.map((c) => c.status)).toEqual([200, 200, 200, 429, 200, 200, 200, 200, 200, 200, 200]);
     for (const c of calls) expect((c.body as { inputs: unknown[] }).inputs.length).toBeLessThanOrEqual(100);
     expect(hubspot.companies.size).toBe(1000);
@@ -343,6 +343,44 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
     return res.data!.data.map((m) => m.listing_id);
   }
 
+  it('reads what HubSpot 2026-09 answers: a company refused inside a 200, WORK associations', async () => {
+    const conn = (await connect(hubspot)).data!;
+    const [, , refusedId] = await memberIds(small);
+    hubspot.refuse(refusedId!, 'Property values were not valid: domain');
+    hubspot.associationCategory = 'WORK';
+    const before = hubspot.calls.length;
+    const started = await syncCrmConnection({
+      client,
+      path: { id: conn.id },
+      body: { target_list_id: small.id },
+    });
+    const done = await finished(conn.id, started.data!.id);
+    hubspot.accept(refusedId!);
+    hubspot.associationCategory = 'HUBSPOT_DEFINED';
+    expect(done).toMatchObject({ status: 'succeeded', counts: { total: 40, failed: 1 } });
+    const calls = hubspot.calls.slice(before);
+    for (const path of [
+      '/crm/objects/2026-09/companies/batch/upsert',
+      '/crm/objects/2026-09/contacts/batch/upsert',
+      '/crm/associations/2026-09/contacts/companies/batch/associate/default',
+    ]) {
+      expect(calls.filter((c) => c.path === path).map((c) => c.status)).toEqual([200]);
+    }
+    const recs = await records(conn.id, done.id);
+    expect(recs.filter((r) => r.result === 'failed')).toEqual([
+      expect.objectContaining({
+        listing_id: refusedId,
+        crm_id: null,
+        error: 'Property values were not valid: domain',
+      }),
+    ]);
+    // every other contact is associated although HubSpot names the association category WORK
+    const others = recs.filter((r) => r.listing_id !== refusedId);
+    expect(others).toHaveLength(39);
+    for (const r of others) expect(r.contact).toMatchObject({ crm_object: 'contact', error: null });
+    expect(hubspot.violations()).toEqual([]);
+  }, 200_000);
+
   it('fails a contact whose association HubSpot refused inside a 200 answer (errors[], numErrors)', async () => {
     const conn = (await connect(hubspot)).data!;
     const sync = async () => {
@@ -360,7 +398,7 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
     const done = await sync();
     const assoc = hubspot.calls
       .slice(before)
-      .filter((c) => c.path === '/crm/v4/associations/contacts/companies/batch/associate/default');
+      .filter((c) => c.path === '/crm/associations/2026-09/contacts/companies/batch/associate/default');
     expect(assoc.map((c) => c.status)).toEqual([200]);
     const refused = (await records(conn.id, done.id)).filter((r) => r.contact?.result === 'failed');
     expect(refused).toHaveLength(1);

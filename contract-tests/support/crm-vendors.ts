@@ -8,7 +8,8 @@
 // The stores keep only what the operations we call need. Knobs: a token that works (`token`),
 // `revokeAfter(n)` (the token stops working after n more calls), `rateLimitOnce(path, after)`
 // (one 429 with Retry-After on the nth call to a path), `refuse(listingId, message)` (the CRM
-// refuses that record).
+// refuses that record), and for HubSpot the category its associations come back with and the
+// fields its unique property already has.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -43,8 +44,14 @@ export interface FakeCrm {
   revokeAfter(calls: number): void;
   rateLimitOnce(pathStart: string, afterCalls: number, retryAfterSeconds?: number): void;
   refuse(listingId: string, message: string): void;
+  /** The CRM takes that record again. */
+  accept(listingId: string): void;
   /** HubSpot: the default association of this contact (by email) fails, inside a 200 answer. */
   refuseAssociation(email: string, message: string): void;
+  /** HubSpot: the category default associations are answered with (HUBSPOT_DEFINED by default). */
+  associationCategory: string;
+  /** HubSpot: the unique property exists already, with these fields over ours (e.g. a `type`). */
+  existingProperty: Record<string, unknown> | undefined;
   /** Prism's log lines that report a request or answer breaking the vendor's contract. */
   violations(): string[];
   close(): Promise<void>;
@@ -72,6 +79,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
   const nextId = () => String(++seq);
   switch (vendor) {
     case 'hubspot': {
+      const VERSION = '2026-09';
       let propertyMade = false;
       const property = () => ({
         name: 'eurus_listing_id',
@@ -83,8 +91,9 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
         options: [],
         hasUniqueValue: true,
       });
+      // the 2026-09 documents: refused inputs are `errors` of the 200, never a 207
       const batch = (results: unknown[], errors: unknown[]) => ({
-        status: errors.length ? 207 : 200,
+        status: 200,
         body: {
           status: 'COMPLETE',
           results,
@@ -103,7 +112,9 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
       });
       return ({ method, url, body }) => {
         const path = url.pathname;
-        if (method === 'GET' && path === '/crm/v3/properties/companies/eurus_listing_id') {
+        if (method === 'GET' && path === `/crm/properties/${VERSION}/companies/eurus_listing_id`) {
+          if (state.existingProperty)
+            return { status: 200, body: { ...property(), ...state.existingProperty } };
           return propertyMade
             ? { status: 200, body: property() }
             : {
@@ -115,7 +126,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
                 },
               };
         }
-        if (method === 'POST' && path === '/crm/v3/properties/companies') {
+        if (method === 'POST' && path === `/crm/properties/${VERSION}/companies`) {
           propertyMade = true;
           return { status: 201, body: property() };
         }
@@ -159,13 +170,16 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
           }
           return batch(results, errors);
         };
-        if (method === 'POST' && path === '/crm/v3/objects/companies/batch/upsert') {
+        if (method === 'POST' && path === `/crm/objects/${VERSION}/companies/batch/upsert`) {
           return upsert(state.companies, (i) => i.id);
         }
-        if (method === 'POST' && path === '/crm/v3/objects/contacts/batch/upsert') {
+        if (method === 'POST' && path === `/crm/objects/${VERSION}/contacts/batch/upsert`) {
           return upsert(state.contacts, (i) => i.id.toLowerCase());
         }
-        if (method === 'POST' && path === '/crm/v4/associations/contacts/companies/batch/associate/default') {
+        if (
+          method === 'POST' &&
+          path === `/crm/associations/${VERSION}/contacts/companies/batch/associate/default`
+        ) {
           // HubSpot answers 200 even when some pairs failed: `errors` and `numErrors` tell which
           const inputs = (body as { inputs: { from: { id: string }; to: { id: string } }[] }).inputs;
           const emailOf = (id: string) => [...state.contacts].find(([, c]) => c.id === id)?.[0];
@@ -180,7 +194,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
             results.push({
               from: i.from,
               to: i.to,
-              associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 280 },
+              associationSpec: { associationCategory: state.associationCategory, associationTypeId: 279 },
             });
           }
           return {
@@ -194,7 +208,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
             },
           };
         }
-        if (method === 'POST' && path === '/crm/v3/objects/notes/batch/create') {
+        if (method === 'POST' && path === `/crm/objects/${VERSION}/notes/batch/create`) {
           const inputs = (
             body as { inputs: { objectWriteTraceId?: string; properties: Record<string, string> }[] }
           ).inputs;
@@ -207,6 +221,7 @@ function routesOf(vendor: Vendor, state: FakeCrm, refused: Map<string, string>):
               properties: i.properties,
               createdAt: iso(),
               updatedAt: iso(),
+              archived: false,
             };
           });
           return { status: 201, body: { status: 'COMPLETE', results, startedAt: iso(), completedAt: iso() } };
@@ -575,11 +590,16 @@ export async function startFakeCrm(vendor: Vendor): Promise<FakeCrm> {
     rateLimitOnce(pathStart, afterCalls, retryAfterSeconds = 1) {
       limits.push({ pathStart, after: afterCalls, seconds: retryAfterSeconds, seen: 0 });
     },
+    associationCategory: 'HUBSPOT_DEFINED',
+    existingProperty: undefined,
     refuseAssociation(email, message) {
       refused.set(`associate:${email.toLowerCase()}`, message);
     },
     refuse(listingId, message) {
       refused.set(listingId, message);
+    },
+    accept(listingId) {
+      refused.delete(listingId);
     },
     violations: () =>
       prismLog.filter((l) =>

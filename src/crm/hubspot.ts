@@ -1,8 +1,11 @@
-// HubSpot (CRM API v3, private-app token): members are companies upserted in batches of 100 by
-// the unique property `eurus_listing_id` (`POST /crm/v3/objects/companies/batch/upsert` with
-// `idProperty`), their contacts upserted by email and associated with the company (v4 default
-// association), replies are notes created in batches of 100 and associated with the company
-// (and the contact). The check call reads the property, and creates it when it is missing.
+// HubSpot (CRM API, date version 2026-09, a private app's or service key's token): members are
+// companies upserted in batches of 100 by the unique property `eurus_listing_id`
+// (`POST /crm/objects/2026-09/companies/batch/upsert` with `idProperty`), their contacts upserted
+// by email and associated with the company (default association), replies are notes created in
+// batches of 100 and associated with the company (and the contact). The check call reads the
+// property, and creates it when it is missing. The legacy v3/v4 paths end in 2027 (v4 in March).
+// A batch names the inputs it refused in `errors[]` of its 200/201 (the 2026-09 documents) or of
+// a 207 (HubSpot's error-handling guide, for writes that carry objectWriteTraceId): read alike.
 import { clip, CrmError, CrmHttp } from './http.ts';
 import {
   type ClientContext,
@@ -18,6 +21,10 @@ import {
 
 export const HUBSPOT_URL = 'https://api.hubapi.com';
 export const HUBSPOT_PROPERTY = 'eurus_listing_id';
+/** HubSpot's date-based API version every path names. */
+export const HUBSPOT_VERSION = '2026-09';
+const OBJECTS = `/crm/objects/${HUBSPOT_VERSION}`;
+const PROPERTIES = `/crm/properties/${HUBSPOT_VERSION}/companies`;
 const BATCH = 100;
 // HUBSPOT_DEFINED association types: note to company, note to contact
 const NOTE_TO_COMPANY = 190;
@@ -83,7 +90,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
         properties: { email, company: m.name, ...(m.website ? { website: m.website } : {}) },
       };
     });
-    const answer = await http.call('POST', '/crm/v3/objects/contacts/batch/upsert', { inputs });
+    const answer = await http.call('POST', `${OBJECTS}/contacts/batch/upsert`, { inputs });
     const set = (email: string, outcome: MemberOutcome['contact']) => {
       for (const i of byEmail.get(email) ?? []) companies[i]!.contact = outcome;
     };
@@ -109,7 +116,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
     if (pairs.length > 0) {
       const assoc = await http.call(
         'POST',
-        '/crm/v4/associations/contacts/companies/batch/associate/default',
+        `/crm/associations/${HUBSPOT_VERSION}/contacts/companies/batch/associate/default`,
         {
           inputs: pairs.map((p) => ({ from: { id: p.from }, to: { id: p.to } })),
         },
@@ -150,10 +157,10 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
     objects: { company: 'company', contact: 'contact', note: 'note' },
 
     async check() {
-      const found = await http.call('GET', `/crm/v3/properties/companies/${HUBSPOT_PROPERTY}`);
+      const found = await http.call('GET', `${PROPERTIES}/${HUBSPOT_PROPERTY}`);
       if (found.status === 200) {
-        const unique = (found.body as { hasUniqueValue?: boolean } | null)?.hasUniqueValue;
-        if (unique === false) {
+        const property = found.body as { hasUniqueValue?: boolean } | null;
+        if (property?.hasUniqueValue === false) {
           throw new CrmError(
             'crm_setup_required',
             `HubSpot's company property ${HUBSPOT_PROPERTY} exists but does not require unique values; delete it or make it unique, then connect again.`,
@@ -168,7 +175,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
           found.status,
         );
       }
-      const made = await http.call('POST', '/crm/v3/properties/companies', {
+      const made = await http.call('POST', PROPERTIES, {
         name: HUBSPOT_PROPERTY,
         label: 'Eurus listing ID',
         description: 'The id of the company in the Eurus directory; synced companies are upserted by it.',
@@ -206,7 +213,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
           ...(m.country ? { country: m.country } : {}),
         },
       }));
-      const answer = await http.call('POST', '/crm/v3/objects/companies/batch/upsert', { inputs });
+      const answer = await http.call('POST', `${OBJECTS}/companies/batch/upsert`, { inputs });
       if (answer.status !== 200 && answer.status !== 207) {
         const why = reason(answer.body, answer.text);
         return failAll(members.length, why, (error) => ({
@@ -268,7 +275,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
             : []),
         ],
       }));
-      const answer = await http.call('POST', '/crm/v3/objects/notes/batch/create', { inputs });
+      const answer = await http.call('POST', `${OBJECTS}/notes/batch/create`, { inputs });
       if (answer.status !== 201 && answer.status !== 200 && answer.status !== 207) {
         const why = reason(answer.body, answer.text);
         return failAll(notes.length, why, (error) => ({ result: 'failed', crmId: null, error }));
