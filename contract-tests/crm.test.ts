@@ -343,7 +343,17 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
     return res.data!.data.map((m) => m.listing_id);
   }
 
-  it('reads what HubSpot 2026-09 answers: a company refused inside a 200, WORK associations', async () => {
+  it('reads what HubSpot 2026-09 answers: a company refused inside a 200, WORK associations, a phone_number property', async () => {
+    // a unique property of another type than text cannot hold listing ids: a setup error, not a crash
+    hubspot.existingProperty = { type: 'phone_number', fieldType: 'phonenumber' };
+    const wrong = await connect(hubspot);
+    hubspot.existingProperty = undefined;
+    expect(wrong.response?.status).toBe(400);
+    expect(wrong.error).toMatchObject({ error: { code: 'crm_setup_required', param: 'provider' } });
+    expect((wrong.error as { error: { message: string } }).error.message).toContain(
+      'exists with the type phone_number, which cannot hold listing ids',
+    );
+
     const conn = (await connect(hubspot)).data!;
     const [, , refusedId] = await memberIds(small);
     hubspot.refuse(refusedId!, 'Property values were not valid: domain');

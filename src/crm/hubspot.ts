@@ -159,7 +159,14 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
     async check() {
       const found = await http.call('GET', `${PROPERTIES}/${HUBSPOT_PROPERTY}`);
       if (found.status === 200) {
-        const property = found.body as { hasUniqueValue?: boolean } | null;
+        const property = found.body as { hasUniqueValue?: boolean; type?: unknown } | null;
+        // listing ids are text: a property of another type (number, phone_number...) refuses them
+        if (typeof property?.type === 'string' && property.type !== 'string') {
+          throw new CrmError(
+            'crm_setup_required',
+            `HubSpot's company property ${HUBSPOT_PROPERTY} exists with the type ${clip(property.type, 40)}, which cannot hold listing ids; delete it (it is made again as a unique text property), then connect again.`,
+          );
+        }
         if (property?.hasUniqueValue === false) {
           throw new CrmError(
             'crm_setup_required',
