@@ -24,7 +24,7 @@ import { hubConnector } from '../src/mcp/connector.ts';
 import { McpServerStore } from '../src/mcp/registry.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { ReferenceEngine } from '../src/model/engines/reference.ts';
-import { startServices } from '../src/server.ts';
+import { startServices } from '../src/services/server.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
-import { startServices } from '../src/server.ts';
+import { startServices } from '../src/services/server.ts';
 
 const { values: args } = parseArgs({
   options: {

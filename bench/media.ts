@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI, { toFile } from 'openai';
 import { loadConfig } from '../src/config.ts';
-import { startServices } from '../src/server.ts';
+import { startServices } from '../src/services/server.ts';
 
 const { values: args } = parseArgs({
   options: {

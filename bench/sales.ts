@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../contract-tests/support
 import { loadConfig } from '../src/config.ts';
 import { demoListing } from '../src/directory/demo.ts';
 import { insertListings } from '../src/directory/store.ts';
-import { startServices } from '../src/server.ts';
+import { startServices } from '../src/services/server.ts';
 import { call as callWith, until } from '../contract-tests/support/client.ts';
 import { forkRole, nextMessage, smtpSink, writeResult } from './lib.ts';
 

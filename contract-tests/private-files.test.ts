@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { startServices } from '../src/server.ts';
+import { startServices } from '../src/services/server.ts';
 
 const ADMIN = 'sk_test_private_files_admin_0123456789';
 const scratch = mkdtempSync(join(tmpdir(), 'private-files-'));

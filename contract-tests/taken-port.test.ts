@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { startServices } from '../src/server.ts';
+import { startServices } from '../src/services/server.ts';
 import { freePort } from './support/processes.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'taken-port-'));

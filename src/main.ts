@@ -56,7 +56,7 @@ if (workers > 1 && cluster.isPrimary) {
       stopOnPortError,
     );
   }
-  const { startServices } = await import('./server.ts');
+  const { startServices } = await import('./services/server.ts');
   const running = await startServices(config, which, { handedOver: cluster.isWorker }).catch(stopOnPortError);
   joinCluster(running.ready, running.accept);
 

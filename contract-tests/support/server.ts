@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
-import { type Running, type ServiceName, startServices } from '../../src/server.ts';
+import { type Running, type ServiceName, startServices } from '../../src/services/server.ts';
 
 export type Storage = 'pglite' | 'postgres';
 

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { type Running, startServices } from '../server.ts';
+import { type Running, startServices } from '../services/server.ts';
 import { createServiceApp, readSpec } from './app.ts';
 import { createLogger } from './logger.ts';
 import { routeMatchers } from './route-cache.ts';

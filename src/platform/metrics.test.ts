@@ -3,7 +3,7 @@
 // series of both services.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { type Running, startServices } from '../server.ts';
+import { type Running, startServices } from '../services/server.ts';
 
 const METRICS_KEY = 'operator-metrics-key-0123456789abcdef';
 let running: Running;

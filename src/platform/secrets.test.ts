@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.ts';
-import { startServices } from '../server.ts';
+import { startServices } from '../services/server.ts';
 import { secretBox, secretsKeyOf } from './secrets.ts';
 
 const dirs: string[] = [];

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { rateLimit } from '../limits/middleware.ts';
 import { directoryBuckets } from '../limits/policies.ts';
 import { createServiceApp, readSpec } from '../platform/app.ts';
-import type { Platform } from '../context.ts';
+import type { Platform } from './context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import { progressReporter } from '../platform/progress.ts';
@@ -27,10 +27,10 @@ import { createUsageRouter } from '../usage/routes.ts';
 import { WebhookDelivery } from '../webhooks/delivery.ts';
 import { createWebhookRouter } from '../webhooks/routes.ts';
 import { WebhookStore } from '../webhooks/store.ts';
-import { loadDemoDirectory } from './demo.ts';
-import { createDirectoryRouter } from './routes.ts';
-import { EMBEDDING_VERSION, ensureEmbeddings } from './reembed.ts';
-import { createSearch } from './search/search.ts';
+import { loadDemoDirectory } from '../directory/demo.ts';
+import { createDirectoryRouter } from '../directory/routes.ts';
+import { EMBEDDING_VERSION, ensureEmbeddings } from '../directory/reembed.ts';
+import { createSearch } from '../directory/search/search.ts';
 
 /** Outgoing and incoming mail of the Sales interface (src/mail/). */
 export interface DirectoryMail {

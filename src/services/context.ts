@@ -2,23 +2,23 @@
 // the revocation bus, limits, the job queue, the outbound guard, the secrets box), made from the
 // configuration and handed to each service. It sits above every folder (ARCHITECTURE.md).
 import { existsSync } from 'node:fs';
-import { closeUsageJournal, openUsageJournal, usageJournalDir } from './platform/metering.ts';
-import { type Authenticator, createAuthenticator } from './accounts/auth.ts';
-import { type Bus, memoryBus, redisBus } from './accounts/bus.ts';
-import { AccountStore } from './accounts/store.ts';
-import { readyInCluster } from './cluster.ts';
-import type { Config } from './config.ts';
-import { type Limiter, memoryLimiter, redisLimiter } from './limits/limiter.ts';
-import { type Db } from './platform/db.ts';
-import { openStorage } from './storage.ts';
-import { type Jobs, openJobs } from './platform/jobs.ts';
-import type { Logger } from './platform/logger.ts';
+import { closeUsageJournal, openUsageJournal, usageJournalDir } from '../platform/metering.ts';
+import { type Authenticator, createAuthenticator } from '../accounts/auth.ts';
+import { type Bus, memoryBus, redisBus } from '../accounts/bus.ts';
+import { AccountStore } from '../accounts/store.ts';
+import { readyInCluster } from '../cluster.ts';
+import type { Config } from '../config.ts';
+import { type Limiter, memoryLimiter, redisLimiter } from '../limits/limiter.ts';
+import { type Db } from '../platform/db.ts';
+import { openStorage } from '../storage.ts';
+import { type Jobs, openJobs } from '../platform/jobs.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Registry } from 'prom-client';
-import type { ServiceName } from './platform/app.ts';
-import { metricsRegistry } from './platform/metrics.ts';
-import { type Outbound, outbound } from './platform/outbound.ts';
-import { keepPrivate } from './platform/private.ts';
-import { type SecretBox, secretBox, secretsKeyOf } from './platform/secrets.ts';
+import type { ServiceName } from '../platform/app.ts';
+import { metricsRegistry } from '../platform/metrics.ts';
+import { type Outbound, outbound } from '../platform/outbound.ts';
+import { keepPrivate } from '../platform/private.ts';
+import { type SecretBox, secretBox, secretsKeyOf } from '../platform/secrets.ts';
 
 export interface Platform {
   config: Config;

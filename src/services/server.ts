@@ -6,26 +6,26 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express } from 'express';
-import type { Config, ConnectionLimits } from './config.ts';
-import { createDirectoryService, type DirectoryMail } from './directory/app.ts';
-import { createModelService } from './model/app.ts';
+import type { Config, ConnectionLimits } from '../config.ts';
+import { createDirectoryService, type DirectoryMail } from './directory.ts';
+import { createModelService } from './model.ts';
 import { openPlatform, type Platform } from './context.ts';
-import { startInboundSmtp } from './mail/inbound.ts';
-import { createLogger } from './platform/logger.ts';
-import { metricsText } from './platform/metrics.ts';
-import { outboxMailer } from './mail/outbox.ts';
-import { accountDataParts } from './privacy/parts.ts';
-import { mailErasureReceipt } from './privacy/receipt.ts';
-import { createPrivacyRouter } from './privacy/routes.ts';
-import { Privacy } from './privacy/service.ts';
-import { newRequestId } from './platform/request-id.ts';
-import { bindAll, isListenError, type Listener, portError } from './ports.ts';
-import { type Component, databaseRoundTrip, httpReady, startProber } from './status/status.ts';
-import { STATUS_COMPONENTS } from './status/pages.ts';
+import { startInboundSmtp } from '../mail/inbound.ts';
+import { createLogger } from '../platform/logger.ts';
+import { metricsText } from '../platform/metrics.ts';
+import { outboxMailer } from '../mail/outbox.ts';
+import { accountDataParts } from '../privacy/parts.ts';
+import { mailErasureReceipt } from '../privacy/receipt.ts';
+import { createPrivacyRouter } from '../privacy/routes.ts';
+import { Privacy } from '../privacy/service.ts';
+import { newRequestId } from '../platform/request-id.ts';
+import { bindAll, isListenError, type Listener, portError } from '../ports.ts';
+import { type Component, databaseRoundTrip, httpReady, startProber } from '../status/status.ts';
+import { STATUS_COMPONENTS } from '../status/pages.ts';
 
-export type { ServiceName } from './platform/app.ts';
-import type { ServiceName } from './platform/app.ts';
-export type { Listener } from './ports.ts';
+export type { ServiceName } from '../platform/app.ts';
+import type { ServiceName } from '../platform/app.ts';
+export type { Listener } from '../ports.ts';
 
 export interface Running {
   urls: Partial<Record<ServiceName, string>>;
