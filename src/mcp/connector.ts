@@ -3,11 +3,9 @@
 // remote server called with the official SDK's client, with the tool's headers (never stored).
 import { BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
 import type { McpConnector } from '../agents/runtime.ts';
+import { HUB_LABEL } from './hub.ts';
 import { type HubDeps, hubFor, UnknownToolError } from './tools.ts';
 import { checkRemoteUrl, remoteConnection } from './remote.ts';
-
-/** The server_label of the hub in an `mcp` tool. */
-export const HUB_LABEL = 'eurus';
 
 export function hubConnector(deps: HubDeps): McpConnector {
   return {

@@ -11,6 +11,9 @@ import {
 import { createClient, createConfig } from '../../generated/directory/client/client/index.ts';
 import type { CountryCode, SearchHit } from '../../generated/directory/client/types.gen.ts';
 
+/** The server_label of the hub in an `mcp` tool: no registered server may take it. */
+export const HUB_LABEL = 'eurus';
+
 export const HUB_NAME = 'eurus-hub';
 export const HUB_VERSION = '1.0.0';
 

@@ -6,7 +6,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../platform/error
 import { newId } from '../platform/ids.ts';
 import { type Page, pageNewestFirst } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
-import { HUB_LABEL } from './connector.ts';
+import { HUB_LABEL } from './hub.ts';
 import { checkRemoteUrl } from './remote.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 
