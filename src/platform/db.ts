@@ -7,10 +7,9 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type EmbeddedDatabaseLost, openEmbedded } from './embedded.ts';
 import { keepPrivate } from './private.ts';
+import type { Queryable } from './queryable.ts';
 
-export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
-}
+export type { Queryable } from './queryable.ts';
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';

@@ -5,7 +5,7 @@
 // `constraint`, ...). If the worker dies, every statement waiting and every later one fails
 // with EmbeddedDatabaseLost, and `onLost` is told: never a hang.
 import { Worker } from 'node:worker_threads';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './queryable.ts';
 import type { Reply, Request, Started, WireError } from './embedded-worker.ts';
 
 /** The embedded database's worker stopped; nothing more can be stored through it. */
