@@ -13,7 +13,7 @@
 // PGlite is one process's database and always runs one. RSS is then the sum over the processes.
 //
 // The listings are generated once (src/directory/generate.ts) into DIR/listings-N.jsonl and
-// imported once per storage (src/directory/import.ts): PGlite under DIR/pglite-N, PostgreSQL at
+// imported once per storage (importListings of src/directory/import.ts): PGlite under DIR/pglite-N, PostgreSQL at
 // DATABASE_URL (default: the database `eurus_bench_directory` on the test cluster, created
 // when missing). Later runs reuse both when they hold exactly N listings. The import drops the
 // listings' secondary indexes first and builds them after, timed: that is the index build

@@ -4,16 +4,14 @@
 // reported with its line number and nothing is applied; otherwise all lines are inserted in
 // one transaction. Reads the file twice (validate, then insert), so memory stays bounded.
 //
-//   node src/directory/import.ts FILE.jsonl      (DATABASE_URL or DATA_DIR select the database)
+// src/services/import-listings.ts is its command.
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Listing } from '../../generated/directory/client/types.gen.ts';
-import { loadConfig } from '../config.ts';
 import { type Db } from '../platform/db.ts';
-import { openStorage } from '../storage.ts';
 import { splitDistrict } from './data/place-names.ts';
 import { fromListing, insertListings, type ListingRecord } from './store.ts';
 
@@ -116,26 +114,4 @@ export async function importListings(
   });
   await db.query('analyze listings'); // fresh statistics for the planner (PGlite has no autovacuum)
   return { imported, errors: [] };
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const file = process.argv[2];
-  if (!file) {
-    console.error('usage: node src/directory/import.ts FILE.jsonl');
-    process.exit(2);
-  }
-  const config = loadConfig();
-  const db = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const started = performance.now();
-  const result = await importListings(db, file);
-  await db.close();
-  if (result.errors.length) {
-    for (const e of result.errors.slice(0, 100)) console.error(`line ${e.line}: ${e.errors.join('; ')}`);
-    if (result.errors.length > 100) console.error(`... and ${result.errors.length - 100} more bad lines`);
-    console.error(`${result.errors.length} bad line(s); nothing was imported.`);
-    process.exit(1);
-  }
-  console.log(
-    `imported ${result.imported} listings in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
 }
