@@ -54,12 +54,49 @@ function inlineEntry(entry: number): number {
   return ((entry >>> 13) << 14) | (entry & 0x1fff);
 }
 
+/** Postings by lexeme, as the ranker reads them (a Map, or the shared index's dictionary). */
+export interface PostingsByLexeme {
+  get(lexeme: string): Postings | undefined;
+  has(lexeme: string): boolean;
+  readonly size: number;
+  keys(): IterableIterator<string>;
+}
+
+/**
+ * What ranking reads of an inverted index: `KeywordIndex` below (built in one thread's memory),
+ * or the index in shared memory (../memory-index/keywords.ts) that every thread reads.
+ */
+export interface KeywordPostings {
+  readonly postings: PostingsByLexeme;
+  /** the pool of positions, in chunks of CHUNK entries */
+  readonly chunks: Uint16Array[];
+  run(list: Postings, pair: number): number[];
+}
+
+/** What `addPostings` adds a listing's lexemes to. */
+export interface PostingsSink {
+  add(lexeme: string, at: number, positions: number[]): void;
+}
+
+/** The run of positions of posting `pair` of `list` (WordEntryPos), inline or from the pool. */
+export function runOf(chunks: Uint16Array[], list: Postings, pair: number): number[] {
+  const where = list.data[pair * 2 + 1]!;
+  if (where < 0) {
+    const payload = -1 - where;
+    const first = inlineEntry(payload & 0x7fff);
+    return payload & (1 << 30) ? [first, inlineEntry((payload >>> 15) & 0x7fff)] : [first];
+  }
+  const chunk = chunks[where >>> 20]!; // CHUNK is 2^20
+  const at = where & (CHUNK - 1);
+  return [...chunk.subarray(at + 1, at + 1 + chunk[at]!)];
+}
+
 /**
  * The inverted index: postings by lexeme, and a pool of positions in PostgreSQL's own 16-bit
  * form (WordEntryPos: weight in the top two bits, D 0 to A 3, position in the other 14), each
  * listing's run of a lexeme preceded by its length.
  */
-export class KeywordIndex {
+export class KeywordIndex implements KeywordPostings, PostingsSink {
   readonly postings = new Map<string, Postings>();
   readonly chunks: Uint16Array[] = [];
   private used = CHUNK;
@@ -80,15 +117,7 @@ export class KeywordIndex {
 
   /** The run of positions of posting `pair` of `list` (WordEntryPos), inline or from the pool. */
   run(list: Postings, pair: number): number[] {
-    const where = list.data[pair * 2 + 1]!;
-    if (where < 0) {
-      const payload = -1 - where;
-      const first = inlineEntry(payload & 0x7fff);
-      return payload & (1 << 30) ? [first, inlineEntry((payload >>> 15) & 0x7fff)] : [first];
-    }
-    const chunk = this.chunks[where >>> 20]!; // CHUNK is 2^20
-    const at = where & (CHUNK - 1);
-    return [...chunk.subarray(at + 1, at + 1 + chunk[at]!)];
+    return runOf(this.chunks, list, pair);
   }
 
   add(lexeme: string, at: number, positions: number[]): void {
@@ -116,7 +145,7 @@ export class KeywordIndex {
  * Lexemes are quoted, with `''` and `\\` escaped; a position without a letter is weight D; a
  * lexeme without positions counts as one of weight D at position 0, as calc_rank_cd does.
  */
-export function addPostings(index: KeywordIndex, at: number, tsv: string): void {
+export function addPostings(index: PostingsSink, at: number, tsv: string): void {
   let i = 0;
   const n = tsv.length;
   while (i < n) {

@@ -16,7 +16,7 @@ import {
   grown,
   intersect,
   intersectTwo,
-  type KeywordIndex,
+  type KeywordPostings,
   type Postings,
   scratch32,
   union,
@@ -109,7 +109,7 @@ function weightSum(chunks: Uint16Array[], list: Postings, pair: number): number 
  * Every position of a matching lexeme is a cover of its own (one entry, no noise), so the rank
  * is the sum of their weights. One lexeme gives its matches in position order.
  */
-export function keywordRanks(index: KeywordIndex, lexemes: string[], upTo: number): Matches {
+export function keywordRanks(index: KeywordPostings, lexemes: string[], upTo: number): Matches {
   const lists = lexemes.flatMap((lexeme) => index.postings.get(lexeme) ?? []);
   const chunks = index.chunks;
   if (lists.length === 1) {
@@ -190,7 +190,7 @@ export class CoverRanker {
   private readonly groups: number[][];
   private readonly exist: Uint8Array;
   private keys = new Int32Array(64);
-  private readonly index: KeywordIndex;
+  private readonly index: KeywordPostings;
   /** Per operand, where the last lookup ended: ranks are asked in ascending positions. */
   private readonly cursors: Int32Array;
   private last = -1;
@@ -201,7 +201,7 @@ export class CoverRanker {
   /** Scratch of `rank(at)` and `bound(at)`: each operand's posting. */
   private readonly scratchPairs: Int32Array;
 
-  constructor(index: KeywordIndex, groups: string[][]) {
+  constructor(index: KeywordPostings, groups: string[][]) {
     this.index = index;
     const operands = [...new Set(groups.flat())];
     const operandOf = new Map(operands.map((lexeme, i) => [lexeme, i]));
@@ -516,6 +516,6 @@ export class CoverRanker {
 }
 
 /** The same for one listing (tests). */
-export function coverDensity(index: KeywordIndex, groups: string[][], at: number): number {
+export function coverDensity(index: KeywordPostings, groups: string[][], at: number): number {
   return new CoverRanker(index, groups).rank(at);
 }

@@ -3,7 +3,7 @@
 // index to a typo. Reads the postings (postings.ts); builds nothing but a list of lexemes by
 // length, refreshed as the index grows.
 import { editDistance } from './distance.ts';
-import { gallop, type KeywordIndex, type Postings } from './postings.ts';
+import { gallop, type KeywordPostings, type Postings } from './postings.ts';
 
 /** Weight A, where `tsv` holds the listing's name (store.ts). */
 const NAME = 3;
@@ -15,7 +15,7 @@ const MAX_CHECKED = 20_000;
  * a listing (by position) that `where` accepts.
  */
 export function isNamePhrase(
-  index: KeywordIndex,
+  index: KeywordPostings,
   words: string[],
   where: (at: number) => boolean = () => true,
 ): boolean {
@@ -71,9 +71,9 @@ function bits(x: number): number {
 }
 
 /** The index's lexemes by length with their letter masks, kept while the index holds as many. */
-const byLength = new WeakMap<KeywordIndex, { size: number; words: string[][]; masks: Int32Array[] }>();
+const byLength = new WeakMap<KeywordPostings, { size: number; words: string[][]; masks: Int32Array[] }>();
 
-function lexemesByLength(index: KeywordIndex): { words: string[][]; masks: Int32Array[] } {
+function lexemesByLength(index: KeywordPostings): { words: string[][]; masks: Int32Array[] } {
   const kept = byLength.get(index);
   if (kept && kept.size === index.postings.size) return kept;
   const words: string[][] = [];
@@ -88,7 +88,7 @@ function lexemesByLength(index: KeywordIndex): { words: string[][]; masks: Int32
  * The word of the index nearest to `word` within `max` typos (OSA distance), the one in more
  * listings among equals; undefined when none is.
  */
-export function nearestWord(index: KeywordIndex, word: string, max: number): string | undefined {
+export function nearestWord(index: KeywordPostings, word: string, max: number): string | undefined {
   const { words, masks } = lexemesByLength(index);
   const own = letterMask(word);
   let best: string | undefined;
