@@ -5,26 +5,43 @@
 // the plain JavaScript loop (the fallback, and the reference the tests hold the kernel to)
 // give identical results. The kernel does 16 dimensions per step (`i32x4.dot_i16x8_s`), about
 // ten times the plain loop. Its source is WebAssembly text, assembled at start-up by wabt.
+//
+// The embeddings live in a shared WebAssembly memory, one per machine (the search index is
+// shared by the threads of src/cluster.ts): each thread runs its own instance of the kernel over
+// it, with scratch space of its own (a slot at the start of the memory: the query, the
+// candidates' places and their results), and the embeddings after every slot.
 import wabtInit from 'wabt';
 
 export const DIMENSIONS = 384;
 const PAGE = 65_536;
 
+/** Candidates one call of the kernel takes (more are done in turns). */
+const SCRATCH_CANDIDATES = 32_768;
+/** A thread's scratch: the query (768 bytes, 1 KiB kept), places and results. */
+const SCRATCH_BYTES = Math.ceil((1024 + SCRATCH_CANDIDATES * 8) / PAGE) * PAGE;
+/** Scratch slots: one a thread (WORKERS is at most 64; slot 0 is the index's owner). */
+export const SCRATCH_SLOTS = 65;
+/** Where the embeddings start. */
+const BASE = SCRATCH_SLOTS * SCRATCH_BYTES;
+/** The memory's most pages: 4 GiB, WebAssembly's 32-bit limit (about 11 million listings). */
+const MAX_PAGES = 65_536;
+
 /**
- * `dots(query, positions, count, out)`: for each of `count` positions (i32 at `positions`),
- * the dot product of the 384 bytes at `position * 384` with the 384 i16 at `query`, as an
- * i32 at `out`. The embeddings start at address 0.
+ * `dots(query, positions, count, out, base)`: for each of `count` positions (i32 at
+ * `positions`), the dot product of the 384 bytes at `base + position * 384` with the 384 i16 at
+ * `query`, as an i32 at `out`.
  */
 const WAT = `(module
-  (memory (import "env" "memory") 1)
-  (func (export "dots") (param $query i32) (param $positions i32) (param $count i32) (param $out i32)
+  (memory (import "env" "memory") 1 ${MAX_PAGES} shared)
+  (func (export "dots") (param $query i32) (param $positions i32) (param $count i32) (param $out i32) (param $embeddings i32)
     (local $k i32) (local $base i32) (local $j i32) (local $acc v128) (local $d v128)
     (block $done
       (loop $candidates
         (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
         (local.set $base
-          (i32.mul (i32.load (i32.add (local.get $positions) (i32.shl (local.get $k) (i32.const 2))))
-                   (i32.const ${DIMENSIONS})))
+          (i32.add (local.get $embeddings)
+            (i32.mul (i32.load (i32.add (local.get $positions) (i32.shl (local.get $k) (i32.const 2))))
+                     (i32.const ${DIMENSIONS}))))
         (local.set $acc (v128.const i32x4 0 0 0 0))
         (local.set $j (i32.const 0))
         (loop $dims
@@ -46,9 +63,10 @@ const WAT = `(module
 
 async function assemble(): Promise<WebAssembly.Module | undefined> {
   const wabt = await wabtInit();
-  const parsed = wabt.parseWat('dot.wat', WAT, { simd: true });
+  const parsed = wabt.parseWat('dot.wat', WAT, { simd: true, threads: true });
   try {
-    parsed.validate();
+    // wabt's types omit validate's features, which shared memory needs (the default has no threads)
+    (parsed.validate as (features: object) => void)({ simd: true, threads: true });
     const { buffer } = parsed.toBinary({});
     return new WebAssembly.Module(new Uint8Array(buffer));
   } finally {
@@ -78,7 +96,9 @@ export function quantizeQuery(query: Float32Array): QuantizedQuery {
 /** Where the embeddings live, and the dot products over them. */
 export interface VectorStore {
   readonly kind: 'wasm' | 'js';
-  /** Makes room for `capacity` embeddings (what is stored stays). */
+  /** The shared memory the embeddings are in (handed to the other threads). */
+  readonly memory: WebAssembly.Memory;
+  /** Makes room for `capacity` embeddings (what is stored stays; the index's owner only). */
   reserve(capacity: number): void;
   /** Stores the embedding of position `at` (missing dimensions are zero). */
   set(at: number, bytes: Int8Array): void;
@@ -92,28 +112,66 @@ export interface VectorStore {
   dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array;
 }
 
-class JsStore implements VectorStore {
-  readonly kind = 'js';
-  private data = new Int8Array(0);
+/** A memory for the embeddings of one index: shared, growable to 4 GiB, scratch slots first. */
+export function createVectorMemory(): WebAssembly.Memory {
+  return new WebAssembly.Memory({ initial: BASE / PAGE, maximum: MAX_PAGES, shared: true });
+}
+
+abstract class Store {
+  readonly memory: WebAssembly.Memory;
+  /** This thread's scratch slot. */
+  protected readonly scratch: number;
+  constructor(memory: WebAssembly.Memory, slot: number) {
+    if (slot < 0 || slot >= SCRATCH_SLOTS) throw new RangeError(`no scratch slot ${slot}`);
+    this.memory = memory;
+    this.scratch = slot * SCRATCH_BYTES;
+  }
   reserve(capacity: number): void {
-    if (capacity * DIMENSIONS <= this.data.length) return;
-    const data = new Int8Array(capacity * DIMENSIONS);
-    data.set(this.data);
-    this.data = data;
+    const bytes = BASE + capacity * DIMENSIONS;
+    const have = this.memory.buffer.byteLength;
+    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
   }
   set(at: number, bytes: Int8Array): void {
-    this.data.fill(0, at * DIMENSIONS, (at + 1) * DIMENSIONS);
-    this.data.set(bytes.subarray(0, DIMENSIONS), at * DIMENSIONS);
+    const data = new Int8Array(this.memory.buffer, BASE + at * DIMENSIONS, DIMENSIONS);
+    data.fill(0);
+    data.set(bytes.subarray(0, DIMENSIONS));
   }
   read(at: number): Int8Array {
-    return this.data.subarray(at * DIMENSIONS, (at + 1) * DIMENSIONS);
+    return new Int8Array(this.memory.buffer, BASE + at * DIMENSIONS, DIMENSIONS);
   }
   dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array {
+    if (count <= SCRATCH_CANDIDATES) return this.dotsInScratch(query, positions, 0, count, slots);
     const out = new Int32Array(count);
-    const data = this.data;
-    for (let k = 0; k < count; k++) {
+    for (let from = 0; from < count; from += SCRATCH_CANDIDATES) {
+      const to = Math.min(count, from + SCRATCH_CANDIDATES);
+      out.set(this.dotsInScratch(query, positions, from, to, slots), from);
+    }
+    return out;
+  }
+  /** The candidates `from..to` (at most SCRATCH_CANDIDATES), their results in scratch. */
+  protected abstract dotsInScratch(
+    query: Int16Array,
+    positions: ArrayLike<number>,
+    from: number,
+    to: number,
+    slots: Int32Array | undefined,
+  ): Int32Array;
+}
+
+class JsStore extends Store {
+  readonly kind = 'js';
+  protected dotsInScratch(
+    query: Int16Array,
+    positions: ArrayLike<number>,
+    from: number,
+    to: number,
+    slots: Int32Array | undefined,
+  ): Int32Array {
+    const out = new Int32Array(to - from);
+    const data = new Int8Array(this.memory.buffer);
+    for (let k = from; k < to; k++) {
       const p = positions[k]!;
-      const base = (slots && p < slots.length ? slots[p]! : p) * DIMENSIONS;
+      const base = BASE + (slots && p < slots.length ? slots[p]! : p) * DIMENSIONS;
       // four sums: about three times faster than one
       let s0 = 0;
       let s1 = 0;
@@ -125,63 +183,65 @@ class JsStore implements VectorStore {
         s2 += query[i + 2]! * data[base + i + 2]!;
         s3 += query[i + 3]! * data[base + i + 3]!;
       }
-      out[k] = s0 + s1 + s2 + s3;
+      out[k - from] = s0 + s1 + s2 + s3;
     }
     return out;
   }
 }
 
-class WasmStore implements VectorStore {
+class WasmStore extends Store {
   readonly kind = 'wasm';
-  private readonly memory = new WebAssembly.Memory({ initial: 1, maximum: PAGE });
-  private readonly kernel: (query: number, positions: number, count: number, out: number) => void;
-  private capacity = 0;
-  constructor(module: WebAssembly.Module) {
-    const instance = new WebAssembly.Instance(module, { env: { memory: this.memory } });
+  private readonly kernel: (
+    query: number,
+    positions: number,
+    count: number,
+    out: number,
+    base: number,
+  ) => void;
+  constructor(module: WebAssembly.Module, memory: WebAssembly.Memory, slot: number) {
+    super(memory, slot);
+    const instance = new WebAssembly.Instance(module, { env: { memory } });
     this.kernel = instance.exports.dots as WasmStore['kernel'];
   }
-  /** Grows the memory to hold `bytes` (a grow detaches the old buffer: views are made per use). */
-  private ensure(bytes: number): void {
-    const have = this.memory.buffer.byteLength;
-    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
-  }
-  reserve(capacity: number): void {
-    if (capacity <= this.capacity) return;
-    this.ensure(capacity * DIMENSIONS);
-    this.capacity = capacity;
-  }
-  set(at: number, bytes: Int8Array): void {
-    const data = new Int8Array(this.memory.buffer, at * DIMENSIONS, DIMENSIONS);
-    data.fill(0);
-    data.set(bytes.subarray(0, DIMENSIONS));
-  }
-  read(at: number): Int8Array {
-    return new Int8Array(this.memory.buffer, at * DIMENSIONS, DIMENSIONS);
-  }
-  dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array {
-    // scratch after the embeddings: the query, the positions, the results (a view of it is
-    // returned: no copy of up to 150,000 results a search)
-    const queryAt = this.capacity * DIMENSIONS;
-    const positionsAt = queryAt + DIMENSIONS * 2;
-    const outAt = positionsAt + count * 4;
-    this.ensure(outAt + count * 4);
+  protected dotsInScratch(
+    query: Int16Array,
+    positions: ArrayLike<number>,
+    from: number,
+    to: number,
+    slots: Int32Array | undefined,
+  ): Int32Array {
+    // this thread's scratch: the query, the places, the results (a view of them is returned: no
+    // copy of up to 32,768 results a call)
+    const count = to - from;
+    const queryAt = this.scratch;
+    const positionsAt = queryAt + 1024;
+    const outAt = positionsAt + SCRATCH_CANDIDATES * 4;
     const buffer = this.memory.buffer;
     new Int16Array(buffer, queryAt, DIMENSIONS).set(query);
     const at = new Int32Array(buffer, positionsAt, count);
     if (slots) {
       for (let k = 0; k < count; k++) {
-        const p = positions[k]!;
+        const p = positions[from + k]!;
         at[k] = p < slots.length ? slots[p]! : p;
       }
-    } else for (let k = 0; k < count; k++) at[k] = positions[k]!;
-    this.kernel(queryAt, positionsAt, count, outAt);
+    } else for (let k = 0; k < count; k++) at[k] = positions[from + k]!;
+    this.kernel(queryAt, positionsAt, count, outAt, BASE);
     return new Int32Array(buffer, outAt, count);
   }
 }
 
-/** A store on the SIMD kernel where it assembled (unless `js` is asked for), else on the plain loop. */
-export function createVectorStore(kind: 'wasm' | 'js' = kernelModule ? 'wasm' : 'js'): VectorStore {
-  return kind === 'wasm' && kernelModule ? new WasmStore(kernelModule) : new JsStore();
+/**
+ * A store on the SIMD kernel where it assembled (unless `js` is asked for), else on the plain
+ * loop; over `memory` (a new one by default) with this thread's scratch `slot`.
+ */
+export function createVectorStore(
+  kind: 'wasm' | 'js' = kernelModule ? 'wasm' : 'js',
+  memory: WebAssembly.Memory = createVectorMemory(),
+  slot = 0,
+): VectorStore {
+  return kind === 'wasm' && kernelModule
+    ? new WasmStore(kernelModule, memory, slot)
+    : new JsStore(memory, slot);
 }
 
 /** Whether the SIMD kernel is in use (for the readiness log and the tests). */
