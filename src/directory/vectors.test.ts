@@ -6,6 +6,7 @@ import { demoListing, loadDemoDirectory } from './demo.ts';
 import { EMBEDDING_DIMENSIONS, insertListings } from './store.ts';
 import {
   groupByActivity,
+  openVectors,
   refreshVectors,
   similarAmong,
   similarAmongInSlices,
@@ -21,6 +22,9 @@ beforeAll(async () => {
     openStorage({ dataDir: 'memory://' }),
     openStorage({ dataDir: 'memory://' }),
   ]);
+  // the start-up load groups the embeddings unless told not to
+  openVectors(grouped, { group: false });
+  openVectors(plain, { group: false });
   for (const db of [grouped, plain]) {
     await loadDemoDirectory(db, { count: 1500, seed: 'vectors' });
     await refreshVectors(db);

@@ -1,8 +1,9 @@
 // The semantic side of search: the listings' embeddings (stored in `listings.embedding` as a
-// float32 scale and 384 signed bytes), held in memory per process (about 390 MB at a million
-// listings; the bytes in WebAssembly memory, where the SIMD kernel of dot.ts reads them) and
-// caught up by sequence number when a search's snapshot is newer, so every instance sees every
-// listing the database has.
+// float32 scale and 384 signed bytes), held in memory once per process (about 390 MB at a
+// million listings; the bytes in a shared WebAssembly memory, where the SIMD kernel of dot.ts
+// reads them) with the rest of the index ranking in memory reads (memory-index/), loaded here
+// and caught up by sequence number when a search's snapshot is newer, so every instance sees
+// every listing the database has.
 //
 // A query is not compared with every listing (384 M multiply-adds at a million, far too slow
 // for one request): the built-in embedding engine puts a listing near a query when they share
@@ -15,187 +16,183 @@
 // rules it out. With PostgreSQL alone, a pgvector HNSW index could replace this module.
 import type { Queryable } from '../platform/db.ts';
 import { createVectorStore, DIMENSIONS, quantizeQuery, type VectorStore } from './dot.ts';
-import { addPostings, KeywordIndex } from './keywords/postings.ts';
+import { addPostings, type PostingsSink } from './keywords/postings.ts';
+import { KeywordLoad } from './memory-index/keywords.ts';
+import { type IndexHandles, type ListingColumns, SharedIndex } from './memory-index/shared-index.ts';
 
-const BATCH = 20_000;
+export type { ListingColumns } from './memory-index/shared-index.ts';
 
-/** What search reads besides the vectors (keywords/ too); positions are in sequence order. */
-export interface ListingColumns {
-  size: number;
-  seqs: Float64Array;
-  /** the trust signals, so an unfiltered search ranks without reading rows */
-  ids: string[];
-  reviews: Int32Array;
-  claimed: Uint8Array;
-  responses: Float32Array;
-  /** what keyword search filters on (keywords/): exact copies of the columns */
-  ratings64: Float64Array;
-  lats: Float64Array;
-  lons: Float64Array;
-  countries: Uint16Array;
-  cities: Int32Array;
-  /** the district's id in `cityIds` (0 is '', no district) */
-  districts: Int32Array;
-  /** dictionaries of the country and city (and district) codes above */
-  countryIds: Map<string, number>;
-  cityIds: Map<string, number>;
-  /** keyword postings by lexeme of `tsv` (keywords/postings.ts) */
-  keywords: KeywordIndex;
-  /** positions by NACE code (each activity and the codes above it): semantic candidates */
-  byCode: Map<string, number[]>;
-}
+/**
+ * Rows one query of the load reads: a page passes through the database's driver (and, on
+ * PGlite, its worker thread and a message) before it is added, so small pages keep the memory
+ * that passing takes small (20,000 rows a page held 125-240 MB more at ready on PGlite).
+ */
+const PAGE_ROWS = 2_000;
 
-interface Index extends ListingColumns {
-  maxSeq: number;
-  scales: Float32Array;
+/** One thread's hold on an index: the shared memory, and how this thread reads and adds to it. */
+interface Index {
+  shared: SharedIndex;
+  /** this thread's dot-product kernel over the shared embeddings */
   store: VectorStore;
-  /**
-   * Where each position's embedding sits in the store: the positions loaded at start-up are
-   * regrouped by activity (`groupByActivity`), so a query's candidates (the listings of a few
-   * activities) are read as a few contiguous runs; later positions sit at their own number.
-   */
-  slots: Int32Array | undefined;
-  ratings: Float32Array;
+  /** A thread that does not own the index asks its owner to catch up (src/cluster.ts); else undefined. */
+  ask: ((upTo: number) => Promise<void>) | undefined;
+  /** Group the start-up load's embeddings by activity (`groupByActivity`); tests turn it off. */
+  group: boolean;
+  /** The owner's database, once a search opened the index (what the other threads' asks load from). */
+  source: Queryable | undefined;
   refreshing: Promise<void> | undefined;
 }
 
 const indexes = new WeakMap<object, Index>();
 
-/**
- * The database's index, made on first use with the given dot-product kernel (VECTOR_KERNEL;
- * the SIMD one where it assembled); a kernel named after that is ignored.
- */
-export function openVectors(db: object, kernel?: 'wasm' | 'js'): void {
-  indexOf(db, kernel);
+/** The index of this process when its threads share one (src/cluster.ts): every database's. */
+let processIndex: Index | undefined;
+let sourceKnown: (() => void) | undefined;
+const sourceReady = new Promise<void>((resolve) => (sourceKnown = resolve));
+
+export interface OpenOptions {
+  /** The dot-product kernel (VECTOR_KERNEL); the SIMD one where it assembled. */
+  kernel?: 'wasm' | 'js' | undefined;
+  /** Group the start-up load's embeddings by activity (default true). */
+  group?: boolean;
 }
 
-function indexOf(db: object, kernel?: 'wasm' | 'js'): Index {
+/**
+ * The database's index, made on first use with the given options (a kernel named after that is
+ * ignored). In a process whose threads share an index, every database's is that one.
+ */
+export function openVectors(db: Queryable, options: OpenOptions = {}): void {
+  const index = indexOf(db, options);
+  if (!index.ask && !index.source) {
+    index.source = db;
+    if (index === processIndex) sourceKnown?.();
+  }
+}
+
+/**
+ * Makes one index this thread's for every database: a new one this thread owns (no handles), or
+ * the owner's, attached by its handles, with `ask` to have the owner catch up. `slot` is this
+ * thread's scratch slot in the embeddings' memory (../dot.ts). Returns the handles to give the
+ * other threads.
+ */
+export function shareIndex(options: {
+  handles?: IndexHandles;
+  kernel?: 'wasm' | 'js' | undefined;
+  slot: number;
+  ask?: (upTo: number) => Promise<void>;
+}): IndexHandles {
+  const shared = new SharedIndex(options.handles);
+  processIndex = {
+    shared,
+    store: createVectorStore(options.kernel, shared.memory, options.slot),
+    ask: options.ask,
+    group: true,
+    source: undefined,
+    refreshing: undefined,
+  };
+  return shared.handles();
+}
+
+/** On the owner of a shared index: catches it up to `upTo` for another thread (once a database opened it). */
+export async function catchUpShared(upTo: number): Promise<void> {
+  if (!processIndex || processIndex.ask) throw new Error('this thread does not own a shared index');
+  await sourceReady;
+  await refreshVectors(processIndex.source!, upTo);
+}
+
+function indexOf(db: object, options: OpenOptions = {}): Index {
+  if (processIndex) return processIndex;
   let index = indexes.get(db);
   if (!index) {
+    const shared = new SharedIndex();
     index = {
-      maxSeq: 0,
-      size: 0,
-      seqs: new Float64Array(1024),
-      scales: new Float32Array(1024),
-      store: createVectorStore(kernel),
-      slots: undefined,
-      ids: [],
-      ratings: new Float32Array(1024),
-      reviews: new Int32Array(1024),
-      claimed: new Uint8Array(1024),
-      responses: new Float32Array(1024),
-      ratings64: new Float64Array(1024),
-      lats: new Float64Array(1024),
-      lons: new Float64Array(1024),
-      countries: new Uint16Array(1024),
-      cities: new Int32Array(1024),
-      districts: new Int32Array(1024),
-      countryIds: new Map(),
-      cityIds: new Map([['', 0]]),
-      keywords: new KeywordIndex(),
-      byCode: new Map(),
+      shared,
+      store: createVectorStore(options.kernel, shared.memory, 0),
+      ask: undefined,
+      group: options.group ?? true,
+      source: undefined,
       refreshing: undefined,
     };
-    index.store.reserve(1024);
     indexes.set(db, index);
   }
   return index;
 }
 
-function grow(index: Index, needed: number): void {
-  if (needed <= index.seqs.length) return;
-  const capacity = Math.max(needed, Math.ceil(index.seqs.length * 1.5));
-  const seqs = new Float64Array(capacity);
-  seqs.set(index.seqs.subarray(0, index.size));
-  const scales = new Float32Array(capacity);
-  scales.set(index.scales.subarray(0, index.size));
-  index.store.reserve(capacity);
-  const copy = <T extends Float32Array | Float64Array | Int32Array | Uint8Array | Uint16Array>(
-    from: T,
-    to: T,
-  ) => {
-    to.set(from.subarray(0, index.size));
-    return to;
-  };
-  Object.assign(index, {
-    seqs,
-    scales,
-    ratings: copy(index.ratings, new Float32Array(capacity)),
-    reviews: copy(index.reviews, new Int32Array(capacity)),
-    claimed: copy(index.claimed, new Uint8Array(capacity)),
-    responses: copy(index.responses, new Float32Array(capacity)),
-    ratings64: copy(index.ratings64, new Float64Array(capacity)),
-    lats: copy(index.lats, new Float64Array(capacity)),
-    lons: copy(index.lons, new Float64Array(capacity)),
-    countries: copy(index.countries, new Uint16Array(capacity)),
-    cities: copy(index.cities, new Int32Array(capacity)),
-    districts: copy(index.districts, new Int32Array(capacity)),
-  });
+/** The row the load reads of each listing. */
+interface Row {
+  seq: number;
+  id: string;
+  embedding: Uint8Array;
+  rating: number | null;
+  review_count: number;
+  claimed: boolean;
+  response_time: number | null;
+  activity_path: string[];
+  country: string;
+  city_folded: string;
+  district_folded: string | null;
+  lat: number;
+  lon: number;
+  tsv: string;
+}
+
+/** Where a load adds each listing's NACE codes. */
+interface CodesSink {
+  add(code: string, at: number): void;
+}
+
+/**
+ * The start-up load's codes, gathered, then laid out as one exact list each (as KeywordLoad
+ * does for the postings).
+ */
+class CodesLoad implements CodesSink {
+  readonly #shared: SharedIndex;
+  #ids = new Uint32Array(1024);
+  #ats = new Int32Array(1024);
+  #n = 0;
+  constructor(shared: SharedIndex) {
+    this.#shared = shared;
+  }
+  add(code: string, at: number): void {
+    if (this.#n === this.#ids.length) {
+      const ids = new Uint32Array(this.#n * 2);
+      ids.set(this.#ids);
+      this.#ids = ids;
+      const ats = new Int32Array(this.#n * 2);
+      ats.set(this.#ats);
+      this.#ats = ats;
+    }
+    this.#ids[this.#n] = this.#shared.codes.idOf(code);
+    this.#ats[this.#n++] = at;
+  }
+  finish(): void {
+    const counts = new Uint32Array(this.#shared.codes.size);
+    for (let r = 0; r < this.#n; r++) counts[this.#ids[r]!]!++;
+    this.#shared.byCode.freeze(counts, (places, data) => {
+      const next = Float64Array.from(places);
+      for (let r = 0; r < this.#n; r++) data[next[this.#ids[r]!]!++] = this.#ats[r]!;
+    });
+  }
 }
 
 /** Loads the embeddings of listings added since the last call (one load at a time per process). */
 export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<void> {
   const index = indexOf(db);
-  while (index.maxSeq < upTo) {
+  if (index.ask) {
+    // a thread that reads the index: its owner loads
+    if (index.shared.maxSeq < upTo) await index.ask(upTo);
+    return;
+  }
+  index.source ??= db;
+  while (index.shared.maxSeq < upTo) {
     if (index.refreshing) {
       await index.refreshing;
       continue;
     }
     let complete = false;
-    index.refreshing = (async () => {
-      const rows = await db.query<{
-        seq: number;
-        id: string;
-        embedding: Uint8Array;
-        rating: number | null;
-        review_count: number;
-        claimed: boolean;
-        response_time: number | null;
-        activity_path: string[];
-        country: string;
-        city_folded: string;
-        district_folded: string | null;
-        lat: number;
-        lon: number;
-        tsv: string;
-      }>(
-        `select seq, id, embedding, rating, review_count, claimed, response_time, activity_path,
-           country, city_folded, district_folded, lat, lon, tsv::text as tsv
-         from listings where seq > $1 order by seq limit $2`,
-        [index.maxSeq, BATCH],
-      );
-      grow(index, index.size + rows.length);
-      for (const row of rows) {
-        const bytes = row.embedding;
-        const at = index.size;
-        index.seqs[at] = Number(row.seq);
-        index.scales[at] = new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true);
-        index.store.set(
-          at < (index.slots?.length ?? 0) ? index.slots![at]! : at,
-          new Int8Array(bytes.buffer, bytes.byteOffset + 4, Math.min(DIMENSIONS, bytes.byteLength - 4)),
-        );
-        index.ids[at] = row.id;
-        index.ratings[at] = row.rating ?? Number.NaN;
-        index.reviews[at] = row.review_count;
-        index.claimed[at] = row.claimed ? 1 : 0;
-        index.responses[at] = row.response_time ?? Number.NaN;
-        index.ratings64[at] = row.rating === null ? Number.NaN : Number(row.rating);
-        index.lats[at] = Number(row.lat);
-        index.lons[at] = Number(row.lon);
-        index.countries[at] = dictionaryId(index.countryIds, row.country);
-        index.cities[at] = dictionaryId(index.cityIds, row.city_folded);
-        index.districts[at] = dictionaryId(index.cityIds, row.district_folded ?? '');
-        addPostings(index.keywords, at, row.tsv);
-        for (const code of row.activity_path) {
-          const list = index.byCode.get(code);
-          if (list) list.push(at);
-          else index.byCode.set(code, [at]);
-        }
-        index.size++;
-        index.maxSeq = Number(row.seq);
-      }
-      complete = rows.length < BATCH;
-    })();
+    index.refreshing = load(index, db, upTo).then((done) => {
+      complete = done;
+    });
     try {
       await index.refreshing;
     } finally {
@@ -205,19 +202,106 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
   }
 }
 
-function dictionaryId(ids: Map<string, number>, value: string): number {
-  let id = ids.get(value);
-  if (id === undefined) ids.set(value, (id = ids.size));
-  return id;
+/**
+ * Adds the listings after the last one loaded, page by page, until `upTo` or the end; true when
+ * the end was reached. The first load of an index (start-up) lays its lists out once, at the
+ * end, groups the embeddings by activity and orders the ids, then publishes every listing at
+ * once; later loads publish page by page.
+ */
+async function load(index: Index, db: Queryable, upTo: number): Promise<boolean> {
+  const shared = index.shared;
+  const store = index.store;
+  const first = !shared.loaded;
+  const keywords: PostingsSink & { finish?(): void } = first
+    ? new KeywordLoad(shared.keywords)
+    : shared.keywords;
+  const codes: CodesSink & { finish?(): void } = first
+    ? new CodesLoad(shared)
+    : { add: (code, at) => shared.byCode.append(shared.codes.idOf(code), [at]) };
+  let size = shared.size;
+  let maxSeq = shared.maxSeq;
+  let complete = false;
+  for (;;) {
+    const rows = await db.query<Row>(
+      `select seq, id, embedding, rating, review_count, claimed, response_time, activity_path,
+         country, city_folded, district_folded, lat, lon, tsv::text as tsv
+       from listings where seq > $1 order by seq limit $2`,
+      [maxSeq, PAGE_ROWS],
+    );
+    shared.reserve(size + rows.length);
+    store.reserve(size + rows.length);
+    const seqs = shared.column('seqs');
+    const scales = shared.column('scales');
+    const reviews = shared.column('reviews');
+    const claimed = shared.column('claimed');
+    const responses = shared.column('responses');
+    const ratings64 = shared.column('ratings64');
+    const lats = shared.column('lats');
+    const lons = shared.column('lons');
+    const countries = shared.column('countries');
+    const cities = shared.column('cities');
+    const districts = shared.column('districts');
+    for (const row of rows) {
+      const at = size;
+      const bytes = row.embedding;
+      seqs[at] = Number(row.seq);
+      scales[at] = new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true);
+      store.set(
+        at,
+        new Int8Array(bytes.buffer, bytes.byteOffset + 4, Math.min(DIMENSIONS, bytes.byteLength - 4)),
+      );
+      shared.ids.push(row.id);
+      reviews[at] = row.review_count;
+      claimed[at] = row.claimed ? 1 : 0;
+      responses[at] = row.response_time ?? Number.NaN;
+      ratings64[at] = row.rating === null ? Number.NaN : Number(row.rating);
+      lats[at] = Number(row.lat);
+      lons[at] = Number(row.lon);
+      countries[at] = shared.countries.idOf(row.country);
+      cities[at] = shared.cities.idOf(row.city_folded);
+      districts[at] = shared.cities.idOf(row.district_folded ?? '');
+      addPostings(keywords, at, row.tsv);
+      for (const code of row.activity_path) codes.add(code, at);
+      size++;
+      maxSeq = Number(row.seq);
+    }
+    if (!first) shared.publish(size);
+    if (rows.length < PAGE_ROWS) {
+      complete = true;
+      break;
+    }
+    if (maxSeq >= upTo) break;
+  }
+  if (first) {
+    keywords.finish?.();
+    codes.finish?.();
+    if (index.group) groupEmbeddings(shared, store, size);
+    orderIds(shared, size);
+    shared.markLoaded();
+    shared.publish(size);
+  }
+  return complete;
+}
+
+/** The first `size` positions in id order, into the `order` column. */
+function orderIds(shared: SharedIndex, size: number): void {
+  const ids = Array.from({ length: size }, (_, at) => shared.ids.at(at));
+  const byRank = Array.from({ length: size }, (_, at) => at).sort((a, b) =>
+    ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0,
+  );
+  shared.columnBuffers.order.reserve(size * 4);
+  shared.column('order').set(byRank);
+  shared.setOrdered(size);
 }
 
 /** The position of a sequence number in the index, or -1. */
 function positionOf(index: Index, seq: number): number {
+  const seqs = index.shared.column('seqs');
   let lo = 0;
-  let hi = index.size - 1;
+  let hi = index.shared.size - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const v = index.seqs[mid] ?? 0;
+    const v = seqs[mid] ?? 0;
     if (v === seq) return mid;
     if (v < seq) lo = mid + 1;
     else hi = mid - 1;
@@ -278,8 +362,10 @@ function rawSimilarities(
 ): number {
   const slice =
     from === 0 && to === positions.length ? positions : (positions as Int32Array).subarray(from, to);
-  const dots = index.store.dots(values, slice, to - from, index.slots);
-  const scales = index.scales;
+  const slotted = index.shared.slotted;
+  const slots = slotted > 0 ? index.shared.column('slots').subarray(0, slotted) : undefined;
+  const dots = index.store.dots(values, slice, to - from, slots);
+  const scales = index.shared.column('scales');
   let highest = Number.NEGATIVE_INFINITY;
   for (let k = 0; k < to - from; k++) {
     const x = dots[k]! * scale * (scales[slice[k]!] ?? 0);
@@ -315,7 +401,8 @@ function kept(
     keptSims[n++] = sim;
   }
   const out: Similar = { seqs: new Float64Array(n), sims: keptSims.slice(0, n), ats: keptAts.slice(0, n) };
-  for (let o = 0; o < n; o++) out.seqs[o] = index.seqs[out.ats[o]!]!;
+  const seqs = index.shared.column('seqs');
+  for (let o = 0; o < n; o++) out.seqs[o] = seqs[out.ats[o]!]!;
   return out;
 }
 
@@ -385,12 +472,13 @@ export function similarityOf(db: object, query: Float32Array, seqs: number[]): M
   const { values, scale } = quantizeQuery(query);
   const raw = new Float64Array(known.length);
   rawSimilarities(index, values, scale, known, 0, known.length, raw);
-  return new Map(Array.from(known, (at, k) => [index.seqs[at] ?? 0, Math.round(raw[k]! * 1e6) / 1e6]));
+  const all = index.shared.column('seqs');
+  return new Map(Array.from(known, (at, k) => [all[at] ?? 0, Math.round(raw[k]! * 1e6) / 1e6]));
 }
 
 /** How many embeddings this process holds for `db` (for metrics and tests). */
 export function vectorCount(db: object): number {
-  return indexOf(db).size;
+  return indexOf(db).shared.size;
 }
 
 /**
@@ -398,10 +486,10 @@ export function vectorCount(db: object): number {
  * ascending order (the kernel then reads the embeddings front to back).
  */
 export function positionsWithCodes(db: object, codes: string[], snapshot: number): Int32Array {
-  const index = indexOf(db);
+  const byCode = indexOf(db).shared.reading().byCode;
   const upTo = positionsUpTo(db, snapshot);
   const lists = [...new Set(codes)].flatMap((code) => {
-    const list = index.byCode.get(code);
+    const list = byCode.get(code);
     return list && list.length > 0 ? [list] : [];
   });
   if (lists.length === 1) {
@@ -409,7 +497,7 @@ export function positionsWithCodes(db: object, codes: string[], snapshot: number
     const list = lists[0]!;
     let n = list.length;
     while (n > 0 && list[n - 1]! >= upTo) n--;
-    return Int32Array.from(list.slice(0, n));
+    return list.slice(0, n);
   }
   // several lists (a listing may be under two codes): marked in a bitmap, then read in order;
   // merging them pairwise copied the growing result once per code
@@ -458,16 +546,23 @@ export function positionsOfSeqs(db: object, seqs: number[], snapshot: number): I
  * Lays the embeddings loaded so far out by activity (each listing under its first NACE class,
  * the four-digit code): the candidates of a query are then read front to back
  * in a few runs instead of scattered over the whole store (150,000 of 1M: 9 ms against 25-31
- * ms). Called once, after the start-up load; listings added later keep their own slots.
+ * ms). Done once, at the end of the start-up load (before its listings are published, so no
+ * thread reads an embedding while it moves); listings added later keep their own slots. Here for
+ * an index opened without it (tests): it groups what is loaded, once.
  */
 export function groupByActivity(db: object): void {
   const index = indexOf(db);
-  const n = index.size;
-  if (index.slots || n === 0) return;
+  if (index.ask) return;
+  groupEmbeddings(index.shared, index.store, index.shared.size);
+}
+
+function groupEmbeddings(shared: SharedIndex, store: VectorStore, n: number): void {
+  if (shared.slotted > 0 || n === 0) return;
   const groupOf = new Int32Array(n).fill(-1);
   let groups = 0;
-  for (const [code, list] of index.byCode) {
-    if (!/^\d{2}\.\d{2}$/.test(code)) continue;
+  for (let id = 0; id < shared.codes.size; id++) {
+    if (!/^\d{2}\.\d{2}$/.test(shared.codes.at(id))) continue;
+    const list = shared.byCode.view(id)?.data ?? new Int32Array(0);
     const g = groups++;
     for (const at of list) if (at < n && groupOf[at] === -1) groupOf[at] = g;
   }
@@ -477,11 +572,11 @@ export function groupByActivity(db: object): void {
   for (let at = 0; at < n; at++) size[groupAt(at)]!++;
   const next = new Int32Array(groups + 1);
   for (let g = 1; g <= groups; g++) next[g] = next[g - 1]! + size[g - 1]!;
-  const slots = new Int32Array(n);
+  shared.columnBuffers.slots.reserve(n * 4);
+  const slots = shared.column('slots');
   for (let at = 0; at < n; at++) slots[at] = next[groupAt(at)]!++;
   // moved in place, cycle by cycle (a second store would hold 390 MB more at 1M until a GC):
   // slot p holds position p's embedding until the cycle through it is walked
-  const store = index.store;
   const placed = new Uint8Array(n);
   for (let at = 0; at < n; at++) {
     if (placed[at]) continue;
@@ -496,21 +591,22 @@ export function groupByActivity(db: object): void {
       position = dest;
     }
   }
-  index.slots = slots;
+  shared.setSlotted(n);
 }
 
 export function listingColumns(db: object): ListingColumns {
-  return indexOf(db);
+  return indexOf(db).shared.reading();
 }
 
 /** The position of the last listing up to `snapshot` plus one (positions are in seq order). */
 export function positionsUpTo(db: object, snapshot: number): number {
-  const index = indexOf(db);
+  const shared = indexOf(db).shared;
+  const seqs = shared.column('seqs');
   let lo = 0;
-  let hi = index.size;
+  let hi = shared.size;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((index.seqs[mid] ?? 0) <= snapshot) lo = mid + 1;
+    if ((seqs[mid] ?? 0) <= snapshot) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -5,12 +5,17 @@ import type { Db } from '../../platform/db.ts';
 import { listingColumns } from '../vectors.ts';
 
 /**
- * Every listing's place in id order, by position, and the reverse: kept for one database and
- * extended by a merge as the index grows (the first build sorts every id, ~1 s at a million).
+ * Every listing's place in id order, by position, and the reverse: kept for one database, from
+ * the order the index's start-up load made (once per machine), with the listings added since
+ * put in their places (a binary search by id each).
  */
 export class IdOrder {
   readonly #db: Db;
-  #order = { size: 0, rankOf: new Int32Array(0), byRank: new Int32Array(0) };
+  #order: { size: number; rankOf: Int32Array; byRank: Int32Array } = {
+    size: 0,
+    rankOf: new Int32Array(0),
+    byRank: new Int32Array(0),
+  };
   /** Scratch of rankByValueThenId: a listing's place in its input, by position. */
   #places = new Int32Array(0);
 
@@ -20,28 +25,36 @@ export class IdOrder {
 
   current(): { rankOf: Int32Array; byRank: Int32Array } {
     const cols = listingColumns(this.#db);
-    const old = this.#order;
+    let old = this.#order;
     if (old.size === cols.size) return old;
-    const ids = cols.ids;
-    const fresh = Array.from({ length: cols.size - old.size }, (_, i) => old.size + i).sort((a, b) =>
-      ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0,
-    );
-    const byRank = new Int32Array(cols.size);
-    let i = 0;
-    let j = 0;
-    for (let r = 0; r < cols.size; r++) {
-      const a = i < old.size ? old.byRank[i]! : -1;
-      const b = j < fresh.length ? fresh[j]! : -1;
-      if (b < 0 || (a >= 0 && ids[a]! < ids[b]!)) {
-        byRank[r] = a;
-        i++;
-      } else {
-        byRank[r] = b;
-        j++;
-      }
+    const base = cols.baseOrder;
+    if (old.size < base.size && base.size <= cols.size) {
+      old = { size: base.size, rankOf: new Int32Array(0), byRank: base.byRank };
     }
+    // the listings after `old`, by id, each with its place among `old`'s
+    const fresh = Array.from({ length: cols.size - old.size }, (_, i) => {
+      const at = old.size + i;
+      return { at, id: cols.idAt(at) };
+    }).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const byRank = new Int32Array(cols.size);
+    let from = 0;
+    let r = 0;
+    for (const { at, id } of fresh) {
+      let lo = from;
+      let hi = old.size;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (cols.idAt(old.byRank[mid]!) < id) lo = mid + 1;
+        else hi = mid;
+      }
+      byRank.set(old.byRank.subarray(from, lo), r);
+      r += lo - from;
+      from = lo;
+      byRank[r++] = at;
+    }
+    byRank.set(old.byRank.subarray(from, old.size), r);
     const rankOf = new Int32Array(cols.size);
-    for (let r = 0; r < cols.size; r++) rankOf[byRank[r]!] = r;
+    for (let k = 0; k < cols.size; k++) rankOf[byRank[k]!] = k;
     const order = { size: cols.size, rankOf, byRank };
     this.#order = order;
     return order;

@@ -185,7 +185,7 @@ export class MemoryRanking {
       // rounding to six decimals moves a score by at most 5e-7: most matches stop here
       if (withNear < top.floor() - 1e-6) return;
       const score = round6(withNear);
-      const id = cols.ids[at]!;
+      const id = cols.idAt(at);
       if (cursor && !(score < cursor.sc || (score === cursor.sc && id > cursor.id))) return;
       if (!top.accepts(score, id)) return;
       top.offer({ seq: cols.seqs[at]!, id, kw, sim, bayes: bayes[at]!, dist, score });

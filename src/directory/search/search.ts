@@ -125,7 +125,7 @@ export class Search {
     this.#sliceMs = options.sliceMs ?? 4;
     this.#snapshots = new Snapshots(db);
     this.#memory = new MemoryRanking(db, { fusionDepth: options.fusionDepth ?? 128 });
-    openVectors(db, options.vectorKernel);
+    openVectors(db, { kernel: options.vectorKernel });
     if (this.cacheOn) {
       this.#pages = new LRUCache({ maxSize: 50_000, sizeCalculation: (rows) => rows.length + 1 });
       this.#semantic = new LRUCache({ max: SEMANTIC_CACHE_SIZE });
