@@ -8,9 +8,10 @@
 //                              [--dir .tmp/bench] [--out FILE.json] [--only load|burst|scenarios]
 //                              [--workers N]
 //
-// --workers N runs the PostgreSQL service as N processes on one port (WORKERS, src/cluster.ts),
-// with REDIS_URL (default: the test Redis, redis://127.0.0.1:6379) for their shared limits;
-// PGlite is one process's database and always runs one. RSS is then the sum over the processes.
+// --workers N runs the PostgreSQL service as N instances on one port (WORKERS, src/cluster.ts:
+// threads of one process over one search index), with REDIS_URL (default: the test Redis,
+// redis://127.0.0.1:6379) for their shared limits; PGlite is one instance's database and always
+// runs one. RSS is the process's (and any child process's, added up).
 //
 // The listings are generated once (src/directory/generate.ts) into DIR/listings-N.jsonl and
 // imported once per storage (importListings of src/directory/import.ts): PGlite under DIR/pglite-N, PostgreSQL at

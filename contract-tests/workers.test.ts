@@ -1,14 +1,18 @@
-// WORKERS (src/cluster.ts): one instance as several processes on one port, each a full instance
-// of the services; the primary hands connections out in strict turn. Started the way an
-// operator starts it, on PostgreSQL and Redis (what several processes need to agree).
-import { execFileSync, spawn } from 'node:child_process';
+// WORKERS (src/cluster.ts): several instances of the services in one process on one port (the
+// primary thread and worker threads), over one search index in shared memory; the primary hands
+// connections out in strict turn. Started the way an operator starts it, on PostgreSQL and Redis
+// (what several instances need to agree).
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStore } from '../src/accounts/store.ts';
 import { type Db } from '../src/platform/db.ts';
 import { openStorage } from '../src/storage.ts';
+import { demoListing } from '../src/directory/demo.ts';
+import { insertListings } from '../src/directory/store.ts';
 import { bearer } from './support/envelope.ts';
-import { freePort } from './support/processes.ts';
+import { freePort, stop, waitForHttp } from './support/processes.ts';
 import { sendSmtp } from './support/smtp.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
@@ -17,16 +21,18 @@ import { until } from './support/client.ts';
 const RUNS = (await hasPostgres()) && (await redisAvailable());
 const DAILY = 12;
 
-/** The worker processes of a primary. */
-function workersOf(primary: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(primary)], { encoding: 'utf8' })
-      .split('\n')
-      .map((line) => Number(line.trim()))
-      .filter((pid) => pid > 0);
-  } catch {
-    return []; // ps exits 1 when there is none
-  }
+/** The worker threads of a primary, by their names (`eurus-worker-N`). */
+function workerThreads(primary: number): string[] {
+  return readdirSync(`/proc/${primary}/task`)
+    .map((task) => {
+      try {
+        return readFileSync(`/proc/${primary}/task/${task}/comm`, 'utf8').trim();
+      } catch {
+        return ''; // a thread that ended meanwhile
+      }
+    })
+    .filter((name) => name.startsWith('eurus-worker-'))
+    .sort();
 }
 
 /** A request on a connection of its own (the primary hands each new connection to the next worker). */
@@ -94,8 +100,8 @@ describe.runIf(RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
     await database?.drop();
   });
 
-  it('runs two worker processes behind one port, ready only once both are', async () => {
-    expect(workersOf(instance.pid)).toHaveLength(2);
+  it('runs two instances behind one port, the primary and a worker thread, ready only once both are', async () => {
+    expect(workerThreads(instance.pid)).toEqual(['eurus-worker-1']);
     // every worker says ready, whichever takes the connection
     for (let i = 0; i < 4; i++) {
       const res = await fresh(`${instance.directory}/readyz`);
@@ -155,33 +161,106 @@ describe.runIf(RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
     }
   });
 
-  it('replaces a worker that dies, and serves throughout', async () => {
-    const before = workersOf(instance.pid);
-    process.kill(before[0]!, 'SIGKILL');
-    // A connection handed over in the instant a worker dies is lost with it, as with any crash
-    // of a process; once the primary has seen the death, the survivor takes every connection.
-    await until('the death seen', () => (workersOf(instance.pid).includes(before[0]!) ? undefined : true));
-    for (let i = 0; i < 6; i++) {
-      const res = await fresh(`${instance.model}/healthz`);
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-    }
-    const after = await until('a replacement worker', () => {
-      const now = workersOf(instance.pid);
-      return now.length === 2 && !now.includes(before[0]!) ? now : undefined;
+  it('answers every search as one instance does, from either thread, and after listings are added', async () => {
+    const one = await startInstance({
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      BOOTSTRAP_ADMIN_KEY: adminKey,
     });
-    expect(after).toContain(before[1]);
-    await waitReady(instance.directory);
-    const res = await fresh(`${instance.model}/v1/models`, adminKey);
-    expect(res.status).toBe(200);
-    await res.arrayBuffer();
-  }, 90_000);
+    try {
+      await waitReady(one.directory);
+      const queries = [
+        'q=plumber&mode=keyword',
+        'q=plumber&mode=hybrid',
+        'q=my%20kitchen%20pipe%20is%20leaking&mode=semantic',
+        'q=hair%20salon&mode=hybrid&country=DE',
+        'q=Zahnarzt&near=52.52%2C13.405&radius_km=300',
+        'q=restaurant&mode=keyword&claimed=true&limit=5',
+      ];
+      // a page as text, its own origin (photo URLs) written out of it
+      const page = async (base: string, query: string) =>
+        (await (await fresh(`${base}/v1/search?${query}`, adminKey)).text()).replaceAll(base, 'ORIGIN');
+      const same = async () => {
+        for (const query of queries) {
+          const expected = await page(one.directory, query);
+          expect(JSON.parse(expected), query).toHaveProperty('data');
+          // two fresh connections: the primary's instance and the worker thread's
+          for (let i = 0; i < 2; i++) expect(await page(instance.directory, query), query).toBe(expected);
+        }
+      };
+      await same();
+      const added = Array.from({ length: 40 }, (_, i) => demoListing('workers-after', i));
+      await db.transaction((tx) => insertListings(tx, added));
+      await same();
+      // the listings added are found by both threads (the index caught up once, by its owner)
+      const name = encodeURIComponent(added[3]!.name);
+      for (let i = 0; i < 2; i++) {
+        const page = (await (
+          await fresh(`${instance.directory}/v1/search?q=${name}&mode=keyword&limit=50`, adminKey)
+        ).json()) as { data: { listing: { id: string } }[] };
+        expect(page.data.map((h) => h.listing.id)).toContain(added[3]!.id);
+      }
+    } finally {
+      await one.stop();
+    }
+  }, 120_000);
 
-  it('stops every worker on SIGTERM and exits 0', async () => {
-    const workers = workersOf(instance.pid);
-    expect(workers).toHaveLength(2);
+  it('stops every instance on SIGTERM and exits 0', async () => {
+    expect(workerThreads(instance.pid)).toHaveLength(1);
     process.kill(instance.pid, 'SIGTERM');
     expect(await instance.exited).toBe(0);
-    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+  }, 60_000);
+});
+
+describe('the cluster around a service whose thread can die', () => {
+  let port: number;
+  let child: ReturnType<typeof spawn>;
+  let output = '';
+
+  beforeAll(async () => {
+    port = await freePort();
+    child = spawn(process.execPath, ['contract-tests/support/cluster-fixture.ts', String(port), '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    await waitForHttp(`http://127.0.0.1:${port}/who`, child);
+  }, 60_000);
+  afterAll(async () => {
+    await stop(child);
+  });
+
+  const who = async () =>
+    ((await (await fresh(`http://127.0.0.1:${port}/who`)).json()) as { slot: number }).slot;
+
+  it('hands connections to the instances in strict turn', async () => {
+    await until('all three up', async () => {
+      const slots = new Set([await who(), await who(), await who()]);
+      return slots.size === 3 ? true : undefined;
+    });
+    const turn = [await who(), await who(), await who(), await who(), await who(), await who()];
+    expect(turn.slice(3)).toEqual(turn.slice(0, 3));
+    expect(new Set(turn.slice(0, 3))).toEqual(new Set([0, 1, 2]));
+  });
+
+  it('lets a thread ask the primary', async () => {
+    const answers = await Promise.all(
+      [0, 1, 2].map(async () => (await fresh(`http://127.0.0.1:${port}/ask`)).text()),
+    );
+    expect(answers.sort()).toEqual(['asked from 0', 'asked from 1', 'asked from 2']);
+  });
+
+  it('replaces a worker thread that dies, and serves throughout', async () => {
+    // connections go round the three: one of the next three reaches slot 1
+    await until('slot 1 told to die', async () => {
+      const res = await fresh(`http://127.0.0.1:${port}/die?slot=1`);
+      return (await res.text()) === 'dying' ? true : undefined;
+    });
+    await until('the death seen', () => (output.includes('a worker died') ? true : undefined));
+    for (let i = 0; i < 6; i++) expect([0, 1, 2]).toContain(await who());
+    await until('a replacement in slot 1', async () => {
+      const slots = new Set([await who(), await who(), await who()]);
+      return slots.size === 3 ? true : undefined;
+    });
+    expect(output).toContain('dies as asked');
   }, 60_000);
 });

@@ -205,7 +205,7 @@ export interface Config {
    * the plans' limits (tests, fuzzing); unset in production.
    */
   limits: LimitSettings;
-  /** WORKERS: processes sharing the ports (src/cluster.ts); `auto`, one per core; 1 by default. */
+  /** WORKERS: instances (threads of one process) sharing the ports (src/cluster.ts); `auto`, one per core; 1 by default. */
   workers: number;
   /** SEARCH_CACHE: `off` keeps no search results (the benchmark's cold figures); `on` by default. */
   searchCache: boolean;

@@ -1,8 +1,17 @@
 // `node src/main.ts [model|directory]`: both services by default, or one alone; with WORKERS
-// set above 1, as that many processes sharing the ports (src/cluster.ts).
-import cluster from 'node:cluster';
-import { joinCluster, type Listeners, runPrimary, whyNotWorkers } from './cluster.ts';
+// set above 1, as that many instances sharing the ports and the directory's search index, this
+// thread and worker threads running this script (src/cluster.ts).
+import {
+  askPrimary,
+  clusterMember,
+  joinCluster,
+  type Listeners,
+  runPrimary,
+  whyNotWorkers,
+} from './cluster.ts';
 import { loadConfig } from './config.ts';
+import type { IndexHandles } from './directory/memory-index/shared-index.ts';
+import { catchUpShared, shareIndex } from './directory/vectors.ts';
 import type { ServiceName } from './platform/app.ts';
 import { createLogger } from './platform/logger.ts';
 import { PortError, probePorts } from './ports.ts';
@@ -14,12 +23,22 @@ function stopOnPortError(err: unknown): never {
   process.exit(2);
 }
 
+/** What a worker thread of the cluster is given. */
+interface Payload {
+  which: ServiceName[];
+  index: IndexHandles | undefined;
+}
+const member = clusterMember();
 const arg = process.argv[2];
-if (arg !== undefined && arg !== 'model' && arg !== 'directory') {
+if (!member && arg !== undefined && arg !== 'model' && arg !== 'directory') {
   console.error(`usage: node src/main.ts [model|directory] (got ${JSON.stringify(arg)})`);
   process.exit(2);
 }
-const which: ServiceName[] = arg ? [arg] : ['model', 'directory'];
+const which: ServiceName[] = member
+  ? (member.payload as Payload).which
+  : arg
+    ? [arg as ServiceName]
+    : ['model', 'directory'];
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
@@ -40,35 +59,48 @@ if (config.metricsPort !== undefined) {
 }
 
 const workers = config.workers;
-if (workers > 1 && cluster.isPrimary) {
+if (member) {
+  // a worker thread of the cluster: an instance on the primary's search index, fed connections
+  const { index } = member.payload as Payload;
+  if (index) {
+    shareIndex({
+      handles: index,
+      kernel: config.vectorKernel,
+      slot: member.slot,
+      ask: (upTo) => askPrimary('index', upTo),
+    });
+  }
+  const { startServices } = await import('./services/server.ts');
+  joinCluster(await startServices(config, which, { handedOver: true }));
+} else if (workers > 1) {
   const why = whyNotWorkers(config);
   if (why) {
     console.error(why);
     process.exit(2);
   }
-  await runPrimary(workers, listeners, createLogger(config.logLevel, 'primary', config.logFormat)).catch(
-    stopOnPortError,
-  );
+  // the directory's search index, once for every instance: this thread owns and loads it
+  const index = which.includes('directory')
+    ? shareIndex({ kernel: config.vectorKernel, slot: 0 })
+    : undefined;
+  const { startServices } = await import('./services/server.ts');
+  await runPrimary(workers, listeners, createLogger(config.logLevel, 'primary', config.logFormat), {
+    script: new URL(import.meta.url),
+    payload: { which, index } satisfies Payload,
+    answers: { index: (upTo) => catchUpShared(upTo as number) },
+    startLocal: () => startServices(config, which, { handedOver: true }),
+  }).catch(stopOnPortError);
 } else {
   // a taken port is said before the services load (a second or more), which bind them for good
-  if (!cluster.isWorker) {
-    await probePorts(listeners.map(({ service, host, port }) => ({ listener: service, host, port }))).catch(
-      stopOnPortError,
-    );
-  }
+  await probePorts(listeners.map(({ service, host, port }) => ({ listener: service, host, port }))).catch(
+    stopOnPortError,
+  );
   const { startServices } = await import('./services/server.ts');
-  const running = await startServices(config, which, { handedOver: cluster.isWorker }).catch(stopOnPortError);
-  joinCluster(running.ready, running.accept);
+  const running = await startServices(config, which).catch(stopOnPortError);
 
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (stopping) {
-        // A second signal forces the exit; in a cluster it is the primary's echo of the
-        // terminal's (both reach a worker), and the primary forces the exit itself if needed.
-        if (!cluster.isWorker) process.exit(1);
-        return;
-      }
+      if (stopping) process.exit(1);
       stopping = true;
       running.close().then(
         () => process.exit(0),
