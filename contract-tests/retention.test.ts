@@ -28,7 +28,7 @@ describe.each(STORAGES)('the retention sweep on %s', (storage: Storage) => {
     privacy = new Privacy({
       db,
       jobs: servers.platform.jobs,
-      parts: accountDataParts(db, '0'),
+      parts: accountDataParts(db, '0', servers.platform.secrets),
       invalidateKey: async () => undefined,
       mailReceipt: async () => undefined,
       graceMs: 1000,
@@ -109,7 +109,7 @@ describe.each(STORAGES)('the retention sweep on %s', (storage: Storage) => {
     const shorter = new Privacy({
       db: servers.platform.db,
       jobs: servers.platform.jobs,
-      parts: accountDataParts(servers.platform.db, '0'),
+      parts: accountDataParts(servers.platform.db, '0', servers.platform.secrets),
       invalidateKey: async () => undefined,
       mailReceipt: async () => undefined,
       graceMs: 1000,

@@ -10,13 +10,14 @@ import { mcpData } from '../mcp/account-data.ts';
 import { mediaData } from '../media/account-data.ts';
 import type { AccountDataPart } from '../platform/account-data.ts';
 import type { Db } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
 import { salesData } from '../sales/account-data.ts';
 import { webhooksData } from '../webhooks/account-data.ts';
 
-export function accountDataParts(db: Db, vatRate: string): AccountDataPart[] {
+export function accountDataParts(db: Db, vatRate: string, secrets: SecretBox | undefined): AccountDataPart[] {
   return [
     // sales keeps opt-outs per sending domain: it runs before mail erases the domains
-    salesData(sendingDomainNamesOf),
+    salesData(sendingDomainNamesOf, secrets),
     conciergeData,
     crmData,
     webhooksData,

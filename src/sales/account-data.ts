@@ -4,17 +4,22 @@
 // is honoured for good; replies (inbound mail) go after RETENTION_INBOUND_MAIL.
 import type { AccountDataPart, AccountScope, KeptRecord } from '../platform/account-data.ts';
 import type { Queryable } from '../platform/db.ts';
-import { emailSha256 } from './suppressions.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import { keepOptOut } from './opt-out-hashes.ts';
 
 export const SUPPRESSIONS_KEPT: KeptRecord = {
-  what: 'each address of the suppression list (unsubscribes, bounces, your own opt-outs) as a SHA-256 hash, with its reason, for each of your sending domains; no address in clear',
+  what: 'each address of the suppression list (unsubscribes, bounces, your own opt-outs) as a keyed hash (HMAC-SHA256 under a key of the service), with its reason, for each of your sending domains; no address in clear',
   why: 'an objection to direct marketing must be honoured for good (GDPR Art. 21(3)): every send from those domains checks the hash, whoever sends',
   until: 'for good',
 };
 
-/** The part; `domainsOf` names the account's sending domains (the mail part's, read before erasure). */
+/**
+ * The part; `domainsOf` names the account's sending domains (the mail part's, read before
+ * erasure); `box` keys the opt-outs' hashes.
+ */
 export function salesData(
   domainsOf: (q: Queryable, accountId: string) => Promise<string[]>,
+  box: SecretBox | undefined,
 ): AccountDataPart {
   return {
     name: 'sales',
@@ -51,11 +56,7 @@ export function salesData(
       const now = Math.floor(Date.now() / 1000);
       for (const domain of domains) {
         for (const { email, reason } of suppressed) {
-          await q.query(
-            `insert into suppression_hashes (domain, email_sha256, reason, created) values ($1, $2, $3, $4)
-             on conflict (domain, email_sha256) do nothing`,
-            [domain.toLowerCase(), emailSha256(email), reason, now],
-          );
+          await keepOptOut(q, box, domain, email, reason, now);
         }
       }
       await q.query('delete from replies where account_id = $1', [accountId]);

@@ -313,7 +313,7 @@ export class Sender {
       await this.#release(message, ['pending', 'contacted'].includes(recipient.status));
       return;
     }
-    if (await isSuppressed(this.#db, campaign.account_id, recipient.email, campaign.from_email)) {
+    if (await isSuppressed(this.#db, this.#box, campaign.account_id, recipient.email, campaign.from_email)) {
       await this.#db.transaction(async (tx) => {
         await tx.query(`delete from campaign_messages where id = $1 and status = 'queued'`, [message.id]);
         const [left] = await tx.query(

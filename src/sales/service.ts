@@ -11,6 +11,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import { Campaigns } from './campaigns.ts';
+import { upgradeOptOutHashes } from './opt-out-hashes.ts';
 import { type ReplyForCrm, Replies, type ReplyStored } from './replies.ts';
 import { createSalesRouter } from './routes.ts';
 import { Sender } from './sender.ts';
@@ -59,6 +60,7 @@ export interface Sales {
 
 export async function startSales(deps: SalesDeps): Promise<Sales> {
   const targetLists = deps.targetLists;
+  await upgradeOptOutHashes(deps.db, deps.secrets, deps.logger);
   const campaigns = new Campaigns(deps.db, deps.jobs, { domains: deps.domains });
   deps.domains.inUse = (projectId, domainId) => campaigns.domainInUse(projectId, domainId);
   const sender = new Sender(

@@ -1,12 +1,13 @@
 // The suppression list of an account: addresses that no campaign of the account, in any of its
 // projects, writes to again. Unsubscribes and hard bounces are added by themselves and kept for
 // good; `manual` entries are the account's own (imports of its opt-out lists) and can be removed.
-import { createHash } from 'node:crypto';
 import type { Suppression, SuppressionReason } from '../../generated/directory/client/types.gen.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import { optOutHashes } from './opt-out-hashes.ts';
 
 interface SuppressionRow {
   id: string;
@@ -48,25 +49,26 @@ export async function suppress(
   return rows.length > 0;
 }
 
-/** How an erased account's opt-outs are kept: the SHA-256 of the lower-case address, in hex. */
-export const emailSha256 = (email: string) =>
-  createHash('sha256').update(normalEmail(email), 'utf8').digest('hex');
-
 /**
  * Whether mail to `email` from `fromAddress` must not go out: the account's suppression list, or
- * an opt-out from that sending domain kept as a hash when an account that used it was erased.
+ * an opt-out from that sending domain kept as a hash when an account that used it was erased
+ * (keyed with `box`, or the older unkeyed form: src/sales/opt-out-hashes.ts).
  */
 export async function isSuppressed(
   q: Queryable,
+  box: SecretBox | undefined,
   accountId: string,
   email: string,
   fromAddress: string,
 ): Promise<boolean> {
   const domain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
+  const { keyed, plain } = optOutHashes(box, normalEmail(email));
   const rows = await q.query(
     `select 1 from suppressions where account_id = $1 and email = $2
-     union all select 1 from suppression_hashes where domain = $3 and email_sha256 = $4 limit 1`,
-    [accountId, normalEmail(email), domain, emailSha256(email)],
+     union all select 1 from suppression_hashes where domain = $3
+       and ((hash_form = 'hmac-sha256' and email_hash = $4) or (hash_form = 'sha256' and email_hash = $5))
+     limit 1`,
+    [accountId, normalEmail(email), domain, keyed, plain],
   );
   return rows.length > 0;
 }

@@ -16,6 +16,7 @@ import { httpAgent, RuntimeKey } from '../concierge/agent.ts';
 import { createConciergeRouter } from '../concierge/routes.ts';
 import { Workflows } from '../concierge/workflows.ts';
 import { startSales } from '../sales/service.ts';
+import { isSuppressed } from '../sales/suppressions.ts';
 import { TargetLists } from '../sales/target-lists.ts';
 import { dnsLookup } from '../mail/dns.ts';
 import { SendingDomainStore } from '../mail/domains.ts';
@@ -137,6 +138,8 @@ export async function createDirectoryService(
       verifiedDomain: (projectId, domainId) => domains.verifiedDomain(projectId, domainId),
       send: (message) => transport.send(message),
       unsubscribeUrl: (contact) => `${salesBaseUrl}/v1/unsubscribe/${contact.id}.${contact.token}`,
+      suppressed: (accountId, email, fromAddress) =>
+        isSuppressed(platform.db, platform.secrets, accountId, email, fromAddress),
     },
     logger,
     baseUrl: salesBaseUrl,

@@ -309,7 +309,7 @@ export async function startServices(
   const privacy = new Privacy({
     db: platform.db,
     jobs: platform.jobs,
-    parts: accountDataParts(platform.db, config.vatRate),
+    parts: accountDataParts(platform.db, config.vatRate, platform.secrets),
     invalidateKey: (keyId) => platform.auth.invalidate(keyId),
     mailReceipt: (to, receipt) => mailErasureReceipt(outboxMailer(config.outboxDir), to, receipt),
     graceMs: config.erasureGraceMs,

@@ -5,7 +5,6 @@
 import type { VerifiedDomain } from '../../mail/domains.ts';
 import { MailSendError } from '../../mail/transport.ts';
 import { isoSeconds, nowSeconds } from '../../platform/clock.ts';
-import { isSuppressed } from '../../sales/suppressions.ts';
 import { AgentFailed } from '../agent.ts';
 import { requestForQuote } from '../rfq.ts';
 import type { ContactRow, WorkflowRow } from '../store.ts';
@@ -38,7 +37,7 @@ async function write(
   run: StageRun,
 ): Promise<void> {
   const { store, mail } = run;
-  if (await isSuppressed(run.db, row.account_id, contact.email, row.from_address)) {
+  if (await mail.suppressed(row.account_id, contact.email, row.from_address)) {
     await store.settle(row.id, contact.id, { status: 'suppressed' }, [
       step(
         'contacting',

@@ -30,6 +30,8 @@ export interface ConciergeMail {
   send(mail: OutgoingMail): Promise<SentMail>;
   /** The one-click opt-out URL of a request for a quote (List-Unsubscribe). */
   unsubscribeUrl(contact: { id: string; token: string }): string;
+  /** Whether `email` must not hear from `fromAddress`: the account's suppression list, kept opt-outs. */
+  suppressed(accountId: string, email: string, fromAddress: string): Promise<boolean>;
 }
 
 /** What a stage may use. */
