@@ -113,3 +113,67 @@ for (const storage of await storages()) {
     });
   });
 }
+
+// Regression (issue 27): the first start showed a search to try while the directory was still
+// loading for minutes, and told the person who had just been given a key to sign up to get one.
+// Now the first block lists what is ready (the model API); the directory says when it is ready,
+// with its search, and that search works with the key printed.
+describe('the first start of both services says what is ready, when it is', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'first-run-both-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints the key and the model API, then the directory once it is ready', async () => {
+    const [model, directory] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, ['src/main.ts'], {
+      env: {
+        ...process.env,
+        BOOTSTRAP_ADMIN_KEY: '',
+        DATA_DIR: join(dir, 'data'),
+        MODEL_API_PORT: String(model),
+        DIRECTORY_API_PORT: String(directory),
+        INBOUND_SMTP_PORT: 'off',
+        HOST: '127.0.0.1',
+        DEMO_LISTINGS: '3000',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let readyWhenSaid: number | undefined;
+    const said = new Promise<void>((resolve) => {
+      const read = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (readyWhenSaid === undefined && /The directory API is ready at/.test(output)) {
+          readyWhenSaid = 0;
+          // what the line says is so when it is printed
+          void fetch(`http://127.0.0.1:${directory}/readyz`).then((res) => {
+            readyWhenSaid = res.status;
+            resolve();
+          });
+        }
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+    });
+    try {
+      await said;
+      expect(readyWhenSaid, output).toBe(200);
+      const [first = '', second = ''] = output.split(/(?=\n {2}The directory API is ready at)/);
+      const secret = SECRET.exec(first)?.[1] ?? '';
+      expect(first).toMatch(/The model API is ready at http:\/\/127\.0\.0\.1:\d+:/);
+      expect(first).toMatch(/The directory API is loading its 3,000 demo listings/);
+      expect(first).not.toContain('/v1/search'); // nothing that is not ready yet
+      expect(output).not.toMatch(/to get a key/);
+      expect(second).toMatch(
+        /The directory API is ready at http:\/\/127\.0\.0\.1:\d+ \(3,000 listings, [\d.]+ s after the start\)/,
+      );
+      const search = /curl "([^"]+)"/.exec(second)?.[1] ?? '';
+      expect(search).toContain('/v1/search?q=restaurant');
+      const res = await fetch(search, { headers: { authorization: `Bearer ${secret}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+    } finally {
+      await stop(child);
+    }
+  }, 300_000);
+});

@@ -13,6 +13,7 @@ import { loadConfig } from './config.ts';
 import type { IndexHandles } from './directory/memory-index/shared-index.ts';
 import { catchUpShared, shareIndex } from './directory/vectors.ts';
 import type { ServiceName } from './platform/app.ts';
+import { directoryStartsEmpty, startDemoRows } from './directory/demo-rows.ts';
 import { createLogger } from './platform/logger.ts';
 import { PortError, probePorts } from './ports.ts';
 
@@ -94,8 +95,13 @@ if (member) {
   await probePorts(listeners.map(({ service, host, port }) => ({ listener: service, host, port }))).catch(
     stopOnPortError,
   );
+  // a first start's demo listings are made on a second thread from now, while the services load
+  const demoRows =
+    which.includes('directory') && directoryStartsEmpty(config)
+      ? startDemoRows(config.demoListings)
+      : undefined;
   const { startServices } = await import('./services/server.ts');
-  const running = await startServices(config, which).catch(stopOnPortError);
+  const running = await startServices(config, which, { demoRows }).catch(stopOnPortError);
 
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -13,7 +13,8 @@ import { CITY_STREETS, POSTAL_RANGES } from './data/addresses.ts';
 import { euCities, municipalityOf, type GazetteerPlace } from './data/gazetteer.ts';
 import { LOCALES } from './data/locale.ts';
 import { weekdayText, type StoredHours } from './hours.ts';
-import { insertListings, type ListingRecord, type StoredPhoto } from './store.ts';
+import { type DemoRows, DEMO_SEED, startDemoRows } from './demo-rows.ts';
+import { insertListingRows, type ListingRecord, type StoredPhoto, withIndexesRebuilt } from './store.ts';
 
 type Rng = () => number;
 
@@ -433,33 +434,45 @@ export function demoListing(seed: string | number, index: number): ListingRecord
 export interface LoadOptions {
   count?: number;
   seed?: string | number;
-  batchSize?: number;
+  /** Rows started ahead (a first start makes them while the database opens), else made here. */
+  rows?: DemoRows;
   onProgress?: (inserted: number, total: number) => void;
 }
 
-/** Fills an empty directory with `count` demo listings; does nothing when listings exist. */
+/**
+ * Fills an empty directory with `count` demo listings; does nothing when listings exist. The
+ * rows are made on a worker thread while this thread inserts them, into a table whose indexes
+ * are built once at the end (store.ts).
+ */
 export async function loadDemoDirectory(db: Db, options: LoadOptions = {}): Promise<{ inserted: number }> {
-  const count = options.count ?? 20_000;
-  const seed = options.seed ?? 'eurus-demo';
-  const batchSize = options.batchSize ?? 1000;
-  // One transaction under a lock: of several instances starting on one empty database, one
-  // loads and the others wait, then find the directory filled (and a failed load leaves none).
-  const loaded = await db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock(727276)');
-    const [existing] = await tx.query<{ n: number }>(
-      'select count(*)::int as n from (select 1 from listings limit 1) t',
-    );
-    if ((existing?.n ?? 0) > 0) return { inserted: 0 };
-    for (let start = 0; start < count; start += batchSize) {
-      const batch: ListingRecord[] = [];
-      for (let i = start; i < Math.min(count, start + batchSize); i++) batch.push(demoListing(seed, i));
-      await insertListings(tx, batch);
-      options.onProgress?.(Math.min(count, start + batchSize), count);
-    }
-    return { inserted: count };
-  });
-  // Statistics for the planner: PGlite has no autovacuum, so without this it plans the freshly
-  // filled table blind (a photo lookup chose a 20,000-row scan over its GIN index).
-  if (loaded.inserted > 0) await db.query('analyze listings');
-  return loaded;
+  const count = options.rows?.count ?? options.count ?? 20_000;
+  const seed = options.rows?.seed ?? options.seed ?? DEMO_SEED;
+  let rows = options.rows;
+  try {
+    // One transaction under a lock: of several instances starting on one empty database, one
+    // loads and the others wait, then find the directory filled (and a failed load leaves none).
+    const loaded = await db.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock(727276)');
+      const [existing] = await tx.query<{ n: number }>(
+        'select count(*)::int as n from (select 1 from listings limit 1) t',
+      );
+      if ((existing?.n ?? 0) > 0 || count === 0) return { inserted: 0 };
+      const made = (rows ??= startDemoRows(count, seed));
+      return withIndexesRebuilt(tx, async () => {
+        let inserted = 0;
+        for await (const batch of made) {
+          await insertListingRows(tx, batch);
+          inserted += batch.length;
+          options.onProgress?.(inserted, count);
+        }
+        return { inserted };
+      });
+    });
+    // Statistics for the planner: PGlite has no autovacuum, so without this it plans the freshly
+    // filled table blind (a photo lookup chose a 20,000-row scan over its GIN index).
+    if (loaded.inserted > 0) await db.query('analyze listings');
+    return loaded;
+  } finally {
+    rows?.cancel();
+  }
 }

@@ -99,18 +99,111 @@ const COLUMNS = [
   'created',
   'updated',
 ];
-const CASTS: Record<string, string> = {
-  profile: '::jsonb',
-  activity_path: '::text[]',
-  week_open: '::int4multirange',
-  special_cover: '::tstzmultirange',
-  special_open: '::tstzmultirange',
-  photo_ids: '::text[]',
-  embedding: '::bytea',
-};
-
 /** The advisory lock every transaction that adds listings holds until it commits. */
 export const LISTINGS_WRITE_LOCK = 727_275;
+
+/**
+ * A listing as its insert's parameters: everything computed in JavaScript (folded text, the
+ * embedding, the SQL form of the hours), so it can be made away from the database (the demo's
+ * rows are made on a worker thread, demo.ts). `values` follow COLUMNS; the full-text vector is
+ * made by the database from the rest.
+ */
+export interface ListingRow {
+  values: unknown[];
+  /** The name, folded: weight A of the full-text vector. */
+  name: string;
+  /** The text search configuration of the listing's first language (weight B, stemmed). */
+  config: string;
+  /** Name, legal name and description, folded: weights B (stemmed) and D (as written). */
+  text: string;
+  /** The trade words of the activities in each language of LANGS: weight C, one vector per set. */
+  tags: string[];
+}
+
+/**
+ * What many listings share, computed once: the trade words of a set of activities, the SQL form
+ * of a country's holidays in a time zone (most of a demo listing's making was these).
+ */
+const SHARED = new Map<string, unknown>();
+function shared<T>(key: string, make: () => T): T {
+  if (SHARED.has(key)) return SHARED.get(key) as T;
+  if (SHARED.size >= 10_000) SHARED.clear();
+  const made = make();
+  SHARED.set(key, made);
+  return made;
+}
+
+export function listingRow(r: ListingRecord): ListingRow {
+  const hours = r.opening_hours;
+  const special =
+    hours && hours.special_days.length > 0
+      ? shared(`special\u0000${hours.time_zone}\u0000${JSON.stringify(hours.special_days)}`, () =>
+          specialMultiranges(hours),
+        )
+      : null;
+  const activities = r.activities.map((a) => `${a.code}\u0001${a.name}`).join('\u0000');
+  return {
+    values: [
+      r.id,
+      JSON.stringify(r),
+      foldText(r.name),
+      foldText(`${r.address.formatted} ${r.address.postal_code} ${r.address.district ?? ''}`),
+      foldText(r.address.city),
+      r.address.district ? foldText(r.address.district) : null,
+      r.address.country,
+      r.geo.lat,
+      r.geo.lon,
+      [...new Set(r.activities.flatMap((a) => naceAncestors(a.code)))],
+      r.claimed,
+      r.rating,
+      r.review_count,
+      r.response_time_median_minutes,
+      hours?.time_zone ?? null,
+      hours ? weekMultirange(hours.periods) : null,
+      special?.cover ?? null,
+      special?.open ?? null,
+      r.photos.map((p) => p.id),
+      quantize(embedOne(embeddingText(r), EMBEDDING_DIMENSIONS)),
+      r.created,
+      r.updated,
+    ],
+    name: foldText(r.name),
+    config: tsConfigFor(r.languages[0]),
+    text: foldText(`${r.name} ${r.legal_name ?? ''} ${r.description}`),
+    tags: shared(`tags\u0000${activities}`, () => LANGS.map((l) => tagsFor(r, l))),
+  };
+}
+
+/**
+ * The weight-C vectors of trade words, by their words: listings share a few hundred sets of
+ * activities, and stemming each set in seven languages once instead of once a listing was most
+ * of a demo load's time. Bounded: a set not kept is stemmed again.
+ */
+const TAG_VECTORS = new Map<string, string>();
+const TAG_VECTORS_MAX = 20_000;
+const tagsKey = (tags: string[]) => tags.join('\u0001');
+
+async function tagVectors(db: Queryable, rows: ListingRow[]): Promise<string[]> {
+  const missing = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = tagsKey(row.tags);
+    if (!TAG_VECTORS.has(key)) missing.set(key, row.tags);
+  }
+  if (missing.size > 0) {
+    const sets = [...missing.values()];
+    const columns = LANGS.map((_, i) => `t${i}`);
+    const vector = LANGS.map((l, i) => `to_tsvector('${tsConfigFor(l)}', t${i})`).join(' || ');
+    const stemmed = await db.query<{ v: string }>(
+      `select setweight(${vector}, 'C')::text as v
+       from unnest(${LANGS.map((_, i) => `$${i + 1}::text[]`).join(', ')}) with ordinality as u(${columns.join(', ')}, n)
+       order by n`,
+      LANGS.map((_, i) => sets.map((tags) => tags[i] ?? '')),
+    );
+    if (TAG_VECTORS.size + sets.length > TAG_VECTORS_MAX) TAG_VECTORS.clear();
+    sets.forEach((tags, i) => TAG_VECTORS.set(tagsKey(tags), stemmed[i]?.v ?? ''));
+  }
+  return rows.map((row) => TAG_VECTORS.get(tagsKey(row.tags)) ?? '');
+}
 
 /**
  * Inserts listings with multi-row statements (a few hundred rows each). Run it inside a
@@ -124,54 +217,94 @@ export async function insertListings(
   records: ListingRecord[],
   batchSize = 250,
 ): Promise<void> {
+  await insertListingRows(db, records.map(listingRow), batchSize);
+}
+
+/** Each column's type: the rows are selected from a VALUES list, which types them only so. */
+const TYPES: Record<string, string> = {
+  id: 'text',
+  profile: 'jsonb',
+  name_folded: 'text',
+  address_folded: 'text',
+  city_folded: 'text',
+  district_folded: 'text',
+  country: 'text',
+  lat: 'float8',
+  lon: 'float8',
+  activity_path: 'text[]',
+  claimed: 'boolean',
+  rating: 'float8',
+  review_count: 'int',
+  response_time: 'int',
+  time_zone: 'text',
+  week_open: 'int4multirange',
+  special_cover: 'tstzmultirange',
+  special_open: 'tstzmultirange',
+  photo_ids: 'text[]',
+  embedding: 'bytea',
+  created: 'bigint',
+  updated: 'bigint',
+};
+
+/** The columns whose values many rows share (opening hours' ranges): sent and parsed once a statement. */
+const SHARED_VALUES = new Set(['week_open', 'special_cover', 'special_open']);
+
+/** insertListings for rows already made (listingRow). */
+export async function insertListingRows(db: Queryable, rows: ListingRow[], batchSize = 250): Promise<void> {
   await db.query('select pg_advisory_xact_lock($1)', [LISTINGS_WRITE_LOCK]);
-  for (let start = 0; start < records.length; start += batchSize) {
-    const batch = records.slice(start, start + batchSize);
+  for (let start = 0; start < rows.length; start += batchSize) {
+    const batch = rows.slice(start, start + batchSize);
+    const tags = await tagVectors(db, batch);
     const params: unknown[] = [];
-    const rows: string[] = [];
-    for (const r of batch) {
+    // each distinct shared value once, as a numbered row the listings' rows join
+    const shared = new Map<string, Map<string, number>>();
+    const numberOf = (type: string, value: string | null): number | null => {
+      if (value === null) return null;
+      const ofType = shared.get(type) ?? new Map<string, number>();
+      shared.set(type, ofType);
+      let n = ofType.get(value);
+      if (n === undefined) ofType.set(value, (n = ofType.size));
+      return n;
+    };
+    const values = batch.map((row, i) => {
       const base = params.length;
-      const hours = r.opening_hours;
-      const special = hours && hours.special_days.length > 0 ? specialMultiranges(hours) : null;
-      const text = foldText(`${r.name} ${r.legal_name ?? ''} ${r.description}`);
-      params.push(
-        r.id,
-        JSON.stringify(r),
-        foldText(r.name),
-        foldText(`${r.address.formatted} ${r.address.postal_code} ${r.address.district ?? ''}`),
-        foldText(r.address.city),
-        r.address.district ? foldText(r.address.district) : null,
-        r.address.country,
-        r.geo.lat,
-        r.geo.lon,
-        [...new Set(r.activities.flatMap((a) => naceAncestors(a.code)))],
-        r.claimed,
-        r.rating,
-        r.review_count,
-        r.response_time_median_minutes,
-        hours?.time_zone ?? null,
-        hours ? weekMultirange(hours.periods) : null,
-        special?.cover ?? null,
-        special?.open ?? null,
-        r.photos.map((p) => p.id),
-        quantize(embedOne(embeddingText(r), EMBEDDING_DIMENSIONS)),
-        r.created,
-        r.updated,
-        foldText(r.name),
-        tsConfigFor(r.languages[0]),
-        text,
-        ...LANGS.map((l) => tagsFor(r, l)),
+      row.values.forEach((value, j) => {
+        const column = COLUMNS[j] ?? '';
+        params.push(
+          SHARED_VALUES.has(column) ? numberOf(TYPES[column] ?? '', value as string | null) : value,
+        );
+      });
+      params.push(row.name, row.config, row.text, numberOf('tsvector', tags[i] ?? ''), i);
+      const casts = COLUMNS.map((c) => (SHARED_VALUES.has(c) ? 'int' : TYPES[c]));
+      return `(${[...casts, 'text', 'text', 'text', 'int', 'int'].map((type, j) => `$${base + j + 1}::${type}`).join(',')})`;
+    });
+    const lists = [...shared].map(([type, ofType]) => {
+      const rowsOf = [...ofType.keys()].map((value, n) => {
+        params.push(value);
+        return `(${n},$${params.length}::${type})`;
+      });
+      return [type, `(values ${rowsOf.join(',')}) as "${type}"(n, v)`] as const;
+    });
+    const joins = new Map(lists);
+    const from = [`(values ${values.join(',')}) as r(${COLUMNS.join(',')}, name, config, text, tags, at)`];
+    const pick = (column: string, type: string) => {
+      if (!joins.has(type)) return 'null';
+      from.push(
+        `left join ${joins.get(type)?.replace(`"${type}"(n, v)`, `"${column}"(n, v)`)} on "${column}".n = r.${column}`,
       );
-      const values = COLUMNS.map((c, i) => `$${base + i + 1}${CASTS[c] ?? ''}`);
-      const t = base + COLUMNS.length;
-      const tags = LANGS.map((l, i) => `to_tsvector('${tsConfigFor(l)}', $${t + 4 + i})`).join(' || ');
-      values.push(
-        `setweight(to_tsvector('simple', $${t + 1}), 'A') || setweight(to_tsvector($${t + 2}::regconfig, $${t + 3}), 'B')` +
-          ` || setweight(to_tsvector('simple', $${t + 3}), 'D') || setweight(${tags}, 'C')`,
-      );
-      rows.push(`(${values.join(',')})`);
-    }
-    await db.query(`insert into listings (${COLUMNS.join(',')}, tsv) values ${rows.join(',')}`, params);
+      return `"${column}".v`;
+    };
+    const selected = COLUMNS.map((c) => (SHARED_VALUES.has(c) ? pick(c, TYPES[c] ?? '') : `r.${c}`));
+    const tagged = pick('tags', 'tsvector');
+    await db.query(
+      `insert into listings (${COLUMNS.join(',')}, tsv)
+       select ${selected.join(',')},
+         setweight(to_tsvector('simple', r.name), 'A') || setweight(to_tsvector(r.config::regconfig, r.text), 'B')
+           || setweight(to_tsvector('simple', r.text), 'D') || ${tagged}
+       from ${from.join(' ')}
+       order by r.at`,
+      params,
+    );
   }
 }
 
@@ -181,6 +314,24 @@ export async function listingRecords(q: Queryable, ids: string[]): Promise<Listi
     ids,
   ]);
   return rows.map((r) => r.profile);
+}
+
+/**
+ * Runs `fill` with the listings' secondary indexes dropped and builds them again after (in the
+ * caller's transaction): filling an empty table, building each index once is several times
+ * faster than growing it row by row (a GIN index without a pending list most of all).
+ */
+export async function withIndexesRebuilt<T>(tx: Queryable, fill: () => Promise<T>): Promise<T> {
+  const indexes = await tx.query<{ name: string; def: string }>(
+    `select c.relname as name, pg_get_indexdef(i.indexrelid) as def
+     from pg_index i join pg_class c on c.oid = i.indexrelid
+     where i.indrelid = 'listings'::regclass
+       and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)`,
+  );
+  for (const index of indexes) await tx.query(`drop index ${index.name}`);
+  const filled = await fill();
+  for (const index of indexes) await tx.query(index.def);
+  return filled;
 }
 
 export interface ReadOptions {

@@ -35,35 +35,11 @@ export interface Platform {
   secrets: SecretBox | undefined;
   /** Each service's Prometheus registry (served by METRICS_KEY on its port, or the metrics listener). */
   metrics: Record<ServiceName, Registry>;
+  /** The admin key this start made for an empty database, once (to print it); then undefined. */
+  takeFirstRunSecret(): string | undefined;
   /** /readyz of a service that is ready itself: in a cluster, once every worker has been too. */
   readiness(ownReady: boolean): boolean;
   close(): Promise<void>;
-}
-
-/** What a newcomer reads on the terminal at the first start: the key, once, and what to do with it. */
-export function firstRunMessage(secret: string, config: Config): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const model = `http://${host}:${config.modelPort}`;
-  const directory = `http://${host}:${config.directoryPort}`;
-  return [
-    '',
-    '  This database was empty, so an admin API key was made for you. It is shown this once',
-    '  and stored only as a hash: copy it now. It holds every scope of both APIs.',
-    '',
-    `      ${secret}`,
-    '',
-    '  Try it:',
-    '',
-    `      export API_KEY=${secret}`,
-    `      curl ${model}/v1/models -H "Authorization: Bearer $API_KEY"`,
-    `      curl "${directory}/v1/search?q=restaurant&near=52.52,13.405" -H "Authorization: Bearer $API_KEY"`,
-    '',
-    `  People can also sign up and get keys of their own in the console: ${config.publicModelUrl}/console/signup`,
-    `  (the verification link is mailed to ${config.outboxDir}/ as a .eml file; the service status is at ${model}/status)`,
-    '  Set BOOTSTRAP_ADMIN_KEY to choose the admin key yourself.',
-    '',
-    '',
-  ].join('\n');
 }
 
 /** The folders the service writes: its data (PGlite narrows its own as it opens it), mail, usage records. */
@@ -89,6 +65,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl) : memoryLimiter();
   const accounts = new AccountStore(db);
+  let firstRunSecret: string | undefined;
   if (config.bootstrapAdminKey) {
     const key = await accounts.ensureBootstrapKey(config.bootstrapAdminKey);
     logger.info({ key_id: key.id, account_id: key.account_id }, 'bootstrap admin key ready');
@@ -96,7 +73,7 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     const first = await accounts.firstRunKey();
     if (first) {
       logger.info({ key_id: first.key.id, account_id: first.key.account_id }, 'first-run admin key created');
-      process.stdout.write(firstRunMessage(first.secret, config));
+      firstRunSecret = first.secret;
     }
   }
   if (config.usageJournalDir) {
@@ -130,6 +107,11 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     secrets: key === undefined ? undefined : secretBox(key),
     metrics: { model: metricsRegistry('model'), directory: metricsRegistry('directory') },
     readiness: readyInCluster,
+    takeFirstRunSecret() {
+      const secret = firstRunSecret;
+      firstRunSecret = undefined;
+      return secret;
+    },
     async close() {
       await jobs.stop();
       await closeUsageJournal(db);

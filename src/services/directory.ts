@@ -32,6 +32,7 @@ import { loadDemoDirectory } from '../directory/demo.ts';
 import { createDirectoryRouter } from '../directory/routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings } from '../directory/reembed.ts';
 import { createSearch } from '../directory/search/search.ts';
+import type { DemoRows } from '../directory/demo-rows.ts';
 
 /** Outgoing and incoming mail of the Sales interface (src/mail/). */
 export interface DirectoryMail {
@@ -49,8 +50,11 @@ export interface DirectoryMail {
 export interface DirectoryService {
   app: Express;
   mail: DirectoryMail;
-  /** Resolves once the directory is loaded and search is prepared (/readyz then says ready). */
-  ready: Promise<void>;
+  /**
+   * Resolves once the directory is loaded and search is prepared (/readyz then says ready): the
+   * listings it holds, how many this start loaded, and the time from the start of the load.
+   */
+  ready: Promise<{ listings: number; loaded: number; ms: number }>;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,8 @@ export interface DirectoryServiceOptions {
   modelUrl?: () => string;
   /** The address this service listens on: photo URLs' origin without PUBLIC_DIRECTORY_URL. */
   ownUrl?: () => string;
+  /** The demo listings' rows, started ahead by a first start (demo-rows.ts). */
+  demoRows?: DemoRows;
 }
 
 export async function createDirectoryService(
@@ -77,6 +83,7 @@ export async function createDirectoryService(
     const started = Date.now();
     const { inserted } = await loadDemoDirectory(platform.db, {
       count,
+      ...(options.demoRows ? { rows: options.demoRows } : {}),
       onProgress: progressReporter(logger, platform.config.logFormat, 'loading the demo directory'),
     });
     const { reembedded, from } = await ensureEmbeddings(platform.db);
@@ -87,8 +94,11 @@ export async function createDirectoryService(
       );
     }
     await search.prepare(); // loads the vector index, then what ranking keeps beside it
-    if (inserted > 0) logger.info({ inserted, ms: Date.now() - started }, 'demo directory loaded');
+    const [stored] = await platform.db.query<{ n: number }>('select count(*)::int as n from listings');
+    const result = { listings: stored?.n ?? 0, loaded: inserted, ms: Date.now() - started };
+    if (inserted > 0) logger.info({ inserted, ms: result.ms }, 'demo directory loaded');
     ready = true;
+    return result;
   })();
   loading.catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
 

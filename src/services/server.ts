@@ -22,6 +22,8 @@ import { newRequestId } from '../platform/request-id.ts';
 import { bindAll, isListenError, type Listener, portError } from '../ports.ts';
 import { type Component, databaseRoundTrip, httpReady, startProber } from '../status/status.ts';
 import { STATUS_COMPONENTS } from '../status/pages.ts';
+import { directoryReadyBanner, firstRunBanner } from './banner.ts';
+import { type DemoRows, directoryStartsEmpty, startDemoRows } from '../directory/demo-rows.ts';
 
 export type { ServiceName } from '../platform/app.ts';
 import type { ServiceName } from '../platform/app.ts';
@@ -48,6 +50,8 @@ export interface StartOptions {
   drainMs?: number;
   /** Listen on no port: connections arrive through `accept` (a cluster worker). */
   handedOver?: boolean;
+  /** The demo directory's rows, started before the services were loaded (main.ts). */
+  demoRows?: DemoRows | undefined;
 }
 
 /**
@@ -289,16 +293,33 @@ export async function startServices(
   const smtpPort =
     inbound && mail.inboundPort !== undefined ? (handed ? mail.inboundPort : inbound.port) : undefined;
 
+  // A first start fills the directory with demo listings: they are made on a worker thread from
+  // now on (main.ts starts it sooner), while the database opens; a start that finds them stored
+  // cancels it. A cluster's instances leave it to the one that loads (demo.ts makes them then).
+  const demoRows =
+    options.demoRows ??
+    (!handed && which.includes('directory') && directoryStartsEmpty(config)
+      ? startDemoRows(config.demoListings)
+      : undefined);
+
   const stops: Array<() => Promise<void>> = [];
-  const ready: Promise<void>[] = [];
+  const ready: Promise<unknown>[] = [];
   let platform: Platform;
   try {
     platform = await openPlatform(config, createLogger(config.logLevel, 'platform', config.logFormat));
   } catch (err) {
+    demoRows?.cancel();
     await inbound?.close();
     await stopListening();
     throw err;
   }
+  const firstRunSecret = platform.takeFirstRunSecret();
+  let bannerShown = false;
+  const showBanner = () => {
+    if (firstRunSecret === undefined || bannerShown) return;
+    bannerShown = true;
+    process.stdout.write(firstRunBanner(firstRunSecret, config, urls));
+  };
   const drainOf = (name: Early['listener']) => {
     const e = early.find((x) => x.listener === name);
     return () => (e?.drain ? e.drain() : e ? drain(e.server, drainMs) : Promise.resolve());
@@ -337,6 +358,7 @@ export async function startServices(
       { url: urls.model, console: `${config.publicModelUrl}/console`, status: `${urls.model}/status` },
       'model API listening',
     );
+    showBanner();
     stops.push(async () => {
       await service.closeSessions();
       await stop();
@@ -348,12 +370,24 @@ export async function startServices(
     const service = await createDirectoryService(platform, logger, {
       modelUrl: () => urls.model ?? urlOf(host, config.modelPort),
       ownUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
+      ...(demoRows ? { demoRows } : {}),
     });
     serve('directory', service.app);
     const stop = drainOf('directory');
     ready.push(service.ready);
     directoryMail = service.mail;
     logger.info({ url: urls.directory }, 'directory API listening');
+    showBanner();
+    const url = urls.directory ?? '';
+    service.ready.then(
+      (done) => {
+        logger.info({ url, ...done }, 'directory API ready');
+        if (firstRunSecret === undefined) return;
+        const since = { listings: done.listings, secondsSinceStart: process.uptime() };
+        process.stdout.write(directoryReadyBanner(config, url, since));
+      },
+      () => undefined, // said where it failed
+    );
     if (smtpPort !== undefined)
       logger.info({ port: smtpPort, mx: mail.inboundHost }, 'inbound SMTP listening');
     stops.push(async () => {
