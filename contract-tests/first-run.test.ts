@@ -86,7 +86,7 @@ for (const storage of await storages()) {
       cleanups.push(() => stop(second.child));
       expect(second.output()).not.toMatch(/sk_[A-Za-z0-9]{48}/);
       expect((await models(second.url, secret ?? '')).status, second.output()).toBe(200);
-    });
+    }, 180_000); // two starts, one after the other
 
     if (storage === 'postgres') {
       it('is made and printed by exactly one of two instances starting at once', async () => {

@@ -48,7 +48,7 @@ describe('what start-up prints', () => {
     expect(output).toMatch(/INFO.*model-api: model API listening/);
     expect(output).not.toMatch(/^\{"level"/m);
     expect(output).toMatch(/loading the demo directory \[[^\]]+\] 100% \| 2000\/2000/);
-  });
+  }, 120_000); // startUp's own limit is 90 s
 
   it('prints JSON lines through a pipe, the load at each tenth', async () => {
     const output = await startUp({}, false);
@@ -57,11 +57,11 @@ describe('what start-up prints', () => {
     const progress = lines.filter((line) => line.includes('loading the demo directory'));
     expect(progress.length).toBeGreaterThan(1);
     expect(progress.length).toBeLessThanOrEqual(11);
-  });
+  }, 120_000);
 
   it('prints JSON lines on a terminal too when LOG_FORMAT=json', async () => {
     const output = await startUp({ LOG_FORMAT: 'json' }, true);
     expect(output).toMatch(/^\{"level":30,.*"msg":"model API listening/m);
     expect(output).not.toMatch(/loading the demo directory \[/);
-  });
+  }, 120_000);
 });
