@@ -118,6 +118,17 @@ describe('the Account page in a browser', () => {
       const ada = await person('ada.lovelace@example.eu');
       const other = await person('charles.babbage@example.eu');
 
+      // A key without the admin scope can neither export nor erase the account.
+      const chatKey = { authorization: `Bearer ${ada.secret}`, 'content-type': 'application/json' };
+      const byKey = await fetch(`${base}/v1/account/exports`, { method: 'POST', headers: chatKey });
+      expect(byKey.status).toBe(403);
+      const eraseByKey = await fetch(`${base}/v1/account`, {
+        method: 'DELETE',
+        headers: chatKey,
+        body: JSON.stringify({ confirm: ada.accountId, password: PASSWORD }),
+      });
+      expect(eraseByKey.status).toBe(403);
+
       // Log in as a person does.
       await page.goto(`${base}/console/login`);
       await page.getByLabel('Email').fill('ada.lovelace@example.eu');
@@ -175,6 +186,10 @@ describe('the Account page in a browser', () => {
       expect(scheduled.erase_at - Date.now() / 1000).toBeGreaterThan(2 * 86_400 - 120);
       const shown = await page.evaluate((s) => new Date(s * 1000).toLocaleString(), scheduled.erase_at);
       expect(await notice.textContent()).toContain(shown);
+      // what will be kept, and why, as the planned receipt says
+      await page.getByRole('heading', { name: 'What will be kept, and why' }).waitFor();
+      const kept = await page.locator('ul.kept li').allTextContents();
+      expect(kept.join('\n')).toMatch(/usage records.*:.*/);
       // during the grace period the account still works
       const chat = await fetch(`${base}/v1/chat/completions`, {
         method: 'POST',

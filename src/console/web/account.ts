@@ -86,11 +86,19 @@ function scheduledBox(kit: PageKit, erasure: AccountErasure, out: HTMLElement): 
     if (error) return say(out, messageOf(error), 'error');
     await accountPage(kit);
   });
+  const kept = erasure.receipt.kept;
   return h(
     'div',
     {},
     h('p', { class: 'error' }, `This account will be erased on ${when(erasure.erase_at)}.`),
     cancel,
+    kept.length > 0 && h('h3', {}, 'What will be kept, and why'),
+    kept.length > 0 &&
+      h(
+        'ul',
+        { class: 'kept' },
+        ...kept.map((k) => h('li', {}, `${k.what}: ${k.why}${k.until === null ? '' : ` (${k.until})`}.`)),
+      ),
   );
 }
 
