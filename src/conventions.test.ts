@@ -1,6 +1,6 @@
 // The conventions ARCHITECTURE.md states that no compiler or linter rule holds, checked on the text
 // of the shipped sources: res.locals is typed where it is set (no reader casts), and every
-// operation of the spec is registered through typedRouter, never on a plain router.
+// operation of the spec is registered through operationRouter, never on a plain router.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

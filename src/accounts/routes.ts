@@ -1,35 +1,14 @@
 // Keys and projects of the model API (scope `admin`, checked by the security handler).
-import type { Router } from 'express';
-import type {
-  CreateKeyData,
-  CreateKeyResponses,
-  CreateProjectData,
-  CreateProjectResponses,
-  GetKeyData,
-  GetKeyResponses,
-  GetProjectData,
-  GetProjectResponses,
-  ListKeysData,
-  ListKeysResponses,
-  ListProjectsData,
-  ListProjectsResponses,
-  RevokeKeyData,
-  RevokeKeyResponses,
-  RotateKeyData,
-  RotateKeyResponses,
-  UpdateProjectData,
-  UpdateProjectResponses,
-} from '../../generated/model/client/types.gen.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { pageReply } from '../platform/pagination.ts';
-import { typedRouter } from '../platform/route.ts';
+import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { Authenticator } from './auth.ts';
 import type { AccountStore } from './store.ts';
 
-export function createAccountsRouter(store: AccountStore, auth: Authenticator): Router {
-  const api = typedRouter();
+export function createAccountsRouter(store: AccountStore, auth: Authenticator) {
+  const api: OperationRouter = operationRouter();
 
-  api.post<CreateKeyData, CreateKeyResponses>('/v1/keys', async ({ body, principal }) => ({
+  api.on('createKey', async ({ body, principal }) => ({
     status: 201,
     body: await store.createKey(principal().accountId, {
       name: body.name,
@@ -39,7 +18,7 @@ export function createAccountsRouter(store: AccountStore, auth: Authenticator): 
     }),
   }));
 
-  api.get<ListKeysData, ListKeysResponses>('/v1/keys', async ({ query, req, principal }) => {
+  api.on('listKeys', async ({ query, req, principal }) => {
     const accountId = principal().accountId;
     // another account's project is unknown here, as on GET /v1/projects/{id}
     if (query?.project_id !== undefined) {
@@ -55,46 +34,43 @@ export function createAccountsRouter(store: AccountStore, auth: Authenticator): 
     );
   });
 
-  api.get<GetKeyData, GetKeyResponses>('/v1/keys/{id}', async ({ path, principal }) => ({
+  api.on('getKey', async ({ path, principal }) => ({
     status: 200,
     body: await store.getKey(principal().accountId, path.id),
   }));
 
-  api.delete<RevokeKeyData, RevokeKeyResponses>('/v1/keys/{id}', async ({ path, principal }) => {
+  api.on('revokeKey', async ({ path, principal }) => {
     const key = await store.revokeKey(principal().accountId, path.id);
     await auth.invalidate(key.id);
     return { status: 200, body: key };
   });
 
-  api.post<RotateKeyData, RotateKeyResponses>('/v1/keys/{id}/rotate', async ({ path, body, principal }) => {
+  api.on('rotateKey', async ({ path, body, principal }) => {
     const key = await store.rotateKey(principal().accountId, path.id, body?.grace_period_seconds ?? 0);
     await auth.invalidate(key.id);
     return { status: 200, body: key };
   });
 
-  api.post<CreateProjectData, CreateProjectResponses>('/v1/projects', async ({ body, principal }) => ({
+  api.on('createProject', async ({ body, principal }) => ({
     status: 201,
     body: await store.createProject(principal().accountId, body.name, body.metadata ?? {}),
   }));
 
-  api.get<ListProjectsData, ListProjectsResponses>('/v1/projects', async ({ query, req, principal }) =>
+  api.on('listProjects', async ({ query, req, principal }) =>
     pageReply(req, await store.listProjects(principal().accountId, query?.limit ?? 20, query?.cursor)),
   );
 
-  api.get<GetProjectData, GetProjectResponses>('/v1/projects/{id}', async ({ path, principal }) => ({
+  api.on('getProject', async ({ path, principal }) => ({
     status: 200,
     body: await store.getProject(principal().accountId, path.id),
   }));
 
-  api.patch<UpdateProjectData, UpdateProjectResponses>(
-    '/v1/projects/{id}',
-    async ({ path, body, principal }) => {
-      const changes: { name?: string; metadata?: Record<string, string> } = {};
-      if (body.name !== undefined) changes.name = body.name;
-      if (body.metadata !== undefined) changes.metadata = body.metadata;
-      return { status: 200, body: await store.updateProject(principal().accountId, path.id, changes) };
-    },
-  );
+  api.on('updateProject', async ({ path, body, principal }) => {
+    const changes: { name?: string; metadata?: Record<string, string> } = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.metadata !== undefined) changes.metadata = body.metadata;
+    return { status: 200, body: await store.updateProject(principal().accountId, path.id, changes) };
+  });
 
-  return api.router;
+  return api;
 }

@@ -1,18 +1,9 @@
 // /v1/responses: create (buffered or streamed), get (or replay its events), delete, cancel and
 // the input items. Scope `chat` for the text models, `agents` for the agents runtime; the spec
 // lets either key in, the model decides which one it needs.
-import type { Request, Response as ExpressResponse, Router } from 'express';
+import type { Request, Response as ExpressResponse } from 'express';
 import type {
-  CancelResponseData,
-  CancelResponseResponses,
   CreateResponseData,
-  CreateResponseResponses,
-  DeleteResponseData,
-  DeleteResponseResponses,
-  GetResponseData,
-  GetResponseResponses,
-  ListInputItemsData,
-  ListInputItemsResponses,
   Response,
   ResponseItemList,
 } from '../../generated/model/client/types.gen.ts';
@@ -30,7 +21,7 @@ import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import { decodeCursor, encodeCursor, nextLinkOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { recordUsageBatched } from '../platform/metering.ts';
 import { assertOutputsAnswerCalls, type HistoryItem, inputItems } from './convert.ts';
@@ -155,341 +146,326 @@ function sse(event: StreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-export function createResponsesRouter(deps: ResponsesDeps): Router {
-  const api = typedRouter();
+export function createResponsesRouter(deps: ResponsesDeps) {
+  const api: OperationRouter = operationRouter();
   const store = new ResponseStore(deps.db);
   const conversations = new ConversationStore(deps.db);
 
-  api.post<CreateResponseData, CreateResponseResponses>(
-    '/v1/responses',
-    async ({ body, req, res, principal }) => {
-      const started = Date.now();
-      const caller = principal();
-      requireScope(caller, body.model);
-      const format = body.text?.format;
-      if (format?.type === 'json_schema') assertJsonSchema(format.schema, 'text.format.schema');
-      (body.tools ?? []).forEach((tool, i) => {
-        if (tool.type === 'function' && tool.parameters)
-          assertJsonSchema(tool.parameters, `tools[${i}].parameters`);
+  api.on('createResponse', async ({ body, req, res, principal }) => {
+    const started = Date.now();
+    const caller = principal();
+    requireScope(caller, body.model);
+    const format = body.text?.format;
+    if (format?.type === 'json_schema') assertJsonSchema(format.schema, 'text.format.schema');
+    (body.tools ?? []).forEach((tool, i) => {
+      if (tool.type === 'function' && tool.parameters)
+        assertJsonSchema(tool.parameters, `tools[${i}].parameters`);
+    });
+    if (body.background === true && body.store === false) {
+      throw new BadRequestError('validation_failed', 'background: true needs store: true.', {
+        param: 'background',
       });
-      if (body.background === true && body.store === false) {
-        throw new BadRequestError('validation_failed', 'background: true needs store: true.', {
-          param: 'background',
+    }
+    const background = body.background === true ? backgroundDeps(deps) : undefined;
+    if (body.background === true && background === undefined) {
+      throw new BadRequestError(
+        'background_unavailable',
+        'background: true needs SECRETS_ENCRYPTION_KEY on this deployment (the request is sealed at rest while it waits); send the request without it.',
+        { param: 'background' },
+      );
+    }
+    if (background !== undefined && body.stream === true) {
+      throw new BadRequestError(
+        'validation_failed',
+        'A background response is not streamed by the request that creates it: stream it with GET /v1/responses/{id}?stream=true.',
+        { param: 'stream' },
+      );
+    }
+    assertTools(body);
+    for (const tool of body.tools ?? []) {
+      if (tool.type !== 'mcp') continue;
+      if (deps.mcp === undefined) {
+        throw new BadRequestError('mcp_unavailable', 'mcp tools are not available on this deployment.', {
+          param: 'tools',
         });
       }
-      const background = body.background === true ? backgroundDeps(deps) : undefined;
-      if (body.background === true && background === undefined) {
-        throw new BadRequestError(
-          'background_unavailable',
-          'background: true needs SECRETS_ENCRYPTION_KEY on this deployment (the request is sealed at rest while it waits); send the request without it.',
-          { param: 'background' },
-        );
-      }
-      if (background !== undefined && body.stream === true) {
+      await deps.mcp.check(tool, caller);
+    }
+
+    // the conversation: the chain of previous responses, then this input
+    let context: HistoryItem[] = [];
+    const conversationId = conversationOf(body);
+    if (conversationId !== undefined) {
+      if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
         throw new BadRequestError(
           'validation_failed',
-          'A background response is not streamed by the request that creates it: stream it with GET /v1/responses/{id}?stream=true.',
-          { param: 'stream' },
+          'conversation and previous_response_id cannot be used together: a conversation already holds the earlier turns.',
+          { param: 'conversation' },
         );
       }
-      assertTools(body);
-      for (const tool of body.tools ?? []) {
-        if (tool.type !== 'mcp') continue;
-        if (deps.mcp === undefined) {
-          throw new BadRequestError('mcp_unavailable', 'mcp tools are not available on this deployment.', {
-            param: 'tools',
-          });
-        }
-        await deps.mcp.check(tool, caller);
+      if (body.store === false) {
+        throw new BadRequestError(
+          'validation_failed',
+          'A response that continues a conversation needs store: true.',
+          {
+            param: 'store',
+          },
+        );
       }
-
-      // the conversation: the chain of previous responses, then this input
-      let context: HistoryItem[] = [];
-      const conversationId = conversationOf(body);
-      if (conversationId !== undefined) {
-        if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-          throw new BadRequestError(
-            'validation_failed',
-            'conversation and previous_response_id cannot be used together: a conversation already holds the earlier turns.',
-            { param: 'conversation' },
-          );
-        }
-        if (body.store === false) {
-          throw new BadRequestError(
-            'validation_failed',
-            'A response that continues a conversation needs store: true.',
+      context = await conversations.history(caller, conversationId).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) {
+          throw new NotFoundError(
+            'not_found',
+            `No conversation with id '${conversationId}' exists in this project.`,
             {
-              param: 'store',
+              param: 'conversation',
             },
           );
         }
-        context = await conversations.history(caller, conversationId).catch((err: unknown) => {
-          if (err instanceof ApiError && err.status === 404) {
-            throw new NotFoundError(
-              'not_found',
-              `No conversation with id '${conversationId}' exists in this project.`,
-              {
-                param: 'conversation',
-              },
-            );
-          }
-          throw err;
-        });
-      } else if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-        const previous = await store.find(caller, body.previous_response_id);
-        if (previous === undefined) {
-          throw new BadRequestError(
-            'previous_response_not_found',
-            `No stored response with id '${body.previous_response_id}' exists in this project.`,
-            { param: 'previous_response_id' },
-          );
-        }
-        context = [...previous.context, ...previous.body.output];
-      }
-      const items = inputItems(
-        body.input,
-        await resolveReferences({ responses: store, conversations }, caller, body.input),
-      );
-      if (items.length === 0 && context.length === 0) {
-        throw new BadRequestError('validation_failed', 'Give an input (or a previous_response_id).', {
-          param: 'input',
-        });
-      }
-      const history = [...context, ...items];
-      assertOutputsAnswerCalls(history);
-      const model = textModelOf(body);
-      const promptTokens = firstCallTokens(body, history);
-      assertFitsContext(model, promptTokens, body.max_output_tokens ?? null);
-      await takeModelTokens(
-        deps.limiter,
-        res,
-        caller,
-        model,
-        promptTokens + (body.max_output_tokens ?? 0),
-        deps.limits,
-      );
-
-      if (background !== undefined) {
-        const queued: Response = { ...initialResponse(body), status: 'queued' };
-        await enqueueBackground(
-          background,
-          store,
-          caller,
-          { body: queued, inputItems: items, context, background: true },
-          body,
-          bearerOf(req),
-        );
-        return { status: 200, body: queued };
-      }
-
-      const client = watchDisconnect(res);
-      const streamed = body.stream === true;
-      let write: ((text: string) => void) | undefined;
-      let lastWrite = Date.now();
-      const builder = new ResponseBuilder(
-        initialResponse(body),
-        streamed
-          ? (event) => {
-              lastWrite = Date.now();
-              write?.(sse(event));
-            }
-          : undefined,
-      );
-      const stored = body.store !== false;
-      if (stored) {
-        await store.insert(caller, { body: builder.response, inputItems: items, context, background: false });
-      }
-      const finish = async (result: RunResult | undefined, status: number) => {
-        if (stored) await store.update(caller, builder.response);
-        await extendConversation(conversations, caller, builder.response, items);
-        await recordUsageBatched(deps.db, caller, {
-          service: 'model',
-          model: body.model,
-          endpoint: '/v1/responses',
-          inputTokens: result?.inputTokens ?? 0,
-          outputTokens: result?.outputTokens ?? 0,
-          ...(body.model === 'agents' ? { steps: result?.steps.length ?? 0 } : {}),
-          costNano: result?.costNano ?? 0,
-          status,
-          latencyMs: Date.now() - started,
-          streamed,
-          disconnected: client.left,
-        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
-      };
-      let keepAlive: NodeJS.Timeout | undefined;
-      if (streamed) {
-        write = openStream(res);
-        keepAlive = setInterval(
-          () => {
-            if (Date.now() - lastWrite >= deps.keepAliveMs) {
-              lastWrite = Date.now();
-              res.write(': keep-alive\n\n');
-            }
-          },
-          Math.min(deps.keepAliveMs, 1000),
-        );
-      }
-      builder.lifecycle('response.created');
-      builder.lifecycle('response.in_progress');
-      const partial: RunResult = { inputTokens: 0, outputTokens: 0, steps: [], costNano: 0 };
-      try {
-        const result = await runResponse(deps, {
-          request: body,
-          principal: caller,
-          bearer: bearerOf(req),
-          history,
-          builder,
-          signal: client.signal,
-          progress: partial,
-        });
-        builder.end(builder.response.status === 'incomplete' ? 'response.incomplete' : 'response.completed');
-        await finish(result, 200);
-        if (!streamed) return { status: 200, body: builder.response };
-        return SENT;
-      } catch (err) {
-        if (client.left || isAbort(err)) {
-          finishResponse(builder, body, partial, 'cancelled');
-          await finish(partial, 499);
-          return SENT;
-        }
-        if (!(err instanceof ApiError)) deps.logger.error({ err }, 'response failed');
-        finishResponse(builder, body, partial, 'failed');
-        builder.response.error = responseErrorOf(err);
-        if (!streamed) {
-          await finish(partial, err instanceof ApiError ? err.status : 500);
-          throw err;
-        }
-        builder.end('response.failed');
-        await finish(partial, 200);
-        return SENT;
-      } finally {
-        clearInterval(keepAlive);
-        if (streamed) res.end();
-      }
-    },
-  );
-
-  api.get<GetResponseData, GetResponseResponses>(
-    '/v1/responses/{id}',
-    async ({ path, query, res, principal }) => {
-      const found = await store.get(principal(), path.id);
-      const stream = query?.stream === true || (query?.stream as unknown) === 'true';
-      if (!stream) return { status: 200, body: found.body };
-      const running = (body: Response) => body.status === 'in_progress' || body.status === 'queued';
-      if (running(found.body) && !found.background) {
+        throw err;
+      });
+    } else if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+      const previous = await store.find(caller, body.previous_response_id);
+      if (previous === undefined) {
         throw new BadRequestError(
-          'response_not_finished',
-          `Response '${path.id}' is still running; its events are streamed to the request that created it.`,
-          { param: 'stream' },
+          'previous_response_not_found',
+          `No stored response with id '${body.previous_response_id}' exists in this project.`,
+          { param: 'previous_response_id' },
         );
       }
-      const after = query?.starting_after === undefined ? -1 : Number(query.starting_after);
-      const write = openStream(res);
-      let closed = false;
-      res.on('close', () => (closed = true));
-      if (!found.background) {
-        for (const event of replayEvents(found.body)) if (event.sequence_number > after) write(sse(event));
-        res.end();
+      context = [...previous.context, ...previous.body.output];
+    }
+    const items = inputItems(
+      body.input,
+      await resolveReferences({ responses: store, conversations }, caller, body.input),
+    );
+    if (items.length === 0 && context.length === 0) {
+      throw new BadRequestError('validation_failed', 'Give an input (or a previous_response_id).', {
+        param: 'input',
+      });
+    }
+    const history = [...context, ...items];
+    assertOutputsAnswerCalls(history);
+    const model = textModelOf(body);
+    const promptTokens = firstCallTokens(body, history);
+    assertFitsContext(model, promptTokens, body.max_output_tokens ?? null);
+    await takeModelTokens(
+      deps.limiter,
+      res,
+      caller,
+      model,
+      promptTokens + (body.max_output_tokens ?? 0),
+      deps.limits,
+    );
+
+    if (background !== undefined) {
+      const queued: Response = { ...initialResponse(body), status: 'queued' };
+      await enqueueBackground(
+        background,
+        store,
+        caller,
+        { body: queued, inputItems: items, context, background: true },
+        body,
+        bearerOf(req),
+      );
+      return { status: 200, body: queued };
+    }
+
+    const client = watchDisconnect(res);
+    const streamed = body.stream === true;
+    let write: ((text: string) => void) | undefined;
+    let lastWrite = Date.now();
+    const builder = new ResponseBuilder(
+      initialResponse(body),
+      streamed
+        ? (event) => {
+            lastWrite = Date.now();
+            write?.(sse(event));
+          }
+        : undefined,
+    );
+    const stored = body.store !== false;
+    if (stored) {
+      await store.insert(caller, { body: builder.response, inputItems: items, context, background: false });
+    }
+    const finish = async (result: RunResult | undefined, status: number) => {
+      if (stored) await store.update(caller, builder.response);
+      await extendConversation(conversations, caller, builder.response, items);
+      await recordUsageBatched(deps.db, caller, {
+        service: 'model',
+        model: body.model,
+        endpoint: '/v1/responses',
+        inputTokens: result?.inputTokens ?? 0,
+        outputTokens: result?.outputTokens ?? 0,
+        ...(body.model === 'agents' ? { steps: result?.steps.length ?? 0 } : {}),
+        costNano: result?.costNano ?? 0,
+        status,
+        latencyMs: Date.now() - started,
+        streamed,
+        disconnected: client.left,
+      }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+    };
+    let keepAlive: NodeJS.Timeout | undefined;
+    if (streamed) {
+      write = openStream(res);
+      keepAlive = setInterval(
+        () => {
+          if (Date.now() - lastWrite >= deps.keepAliveMs) {
+            lastWrite = Date.now();
+            res.write(': keep-alive\n\n');
+          }
+        },
+        Math.min(deps.keepAliveMs, 1000),
+      );
+    }
+    builder.lifecycle('response.created');
+    builder.lifecycle('response.in_progress');
+    const partial: RunResult = { inputTokens: 0, outputTokens: 0, steps: [], costNano: 0 };
+    try {
+      const result = await runResponse(deps, {
+        request: body,
+        principal: caller,
+        bearer: bearerOf(req),
+        history,
+        builder,
+        signal: client.signal,
+        progress: partial,
+      });
+      builder.end(builder.response.status === 'incomplete' ? 'response.incomplete' : 'response.completed');
+      await finish(result, 200);
+      if (!streamed) return { status: 200, body: builder.response };
+      return SENT;
+    } catch (err) {
+      if (client.left || isAbort(err)) {
+        finishResponse(builder, body, partial, 'cancelled');
+        await finish(partial, 499);
         return SENT;
       }
-      // a background response: its events as its run writes them (background.ts), followed live
-      // while it runs, from `starting_after`; keep-alive comments while nothing comes
-      const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
-      const deadline = Date.now() + 15 * 60_000;
-      let last = after;
-      let lastWrite = Date.now();
-      let ended = false;
-      while (!closed && !ended && Date.now() < deadline) {
-        const events = await store.eventsAfter(path.id, last);
-        for (const event of events) {
-          write(sse(event));
-          last = event.sequence_number;
-          lastWrite = Date.now();
-          if (ENDINGS.has(event.type)) ended = true;
-        }
-        if (ended || events.length > 0) continue;
-        const now = (await store.find(principal(), path.id))?.body;
-        if (now === undefined) break; // deleted meanwhile
-        if (!running(now)) {
-          // ended without events of its run (cancelled while queued, or run before they were kept):
-          // the events its stored body makes
-          const more = await store.eventsAfter(path.id, last);
-          const replay = more.length > 0 ? more : replayEvents(now).filter((e) => e.sequence_number > last);
-          for (const event of replay) write(sse(event));
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        if (Date.now() - lastWrite >= deps.keepAliveMs) {
-          write(': keep-alive\n\n');
-          lastWrite = Date.now();
-        }
+      if (!(err instanceof ApiError)) deps.logger.error({ err }, 'response failed');
+      finishResponse(builder, body, partial, 'failed');
+      builder.response.error = responseErrorOf(err);
+      if (!streamed) {
+        await finish(partial, err instanceof ApiError ? err.status : 500);
+        throw err;
       }
+      builder.end('response.failed');
+      await finish(partial, 200);
+      return SENT;
+    } finally {
+      clearInterval(keepAlive);
+      if (streamed) res.end();
+    }
+  });
+
+  api.on('getResponse', async ({ path, query, res, principal }) => {
+    const found = await store.get(principal(), path.id);
+    const stream = query?.stream === true || (query?.stream as unknown) === 'true';
+    if (!stream) return { status: 200, body: found.body };
+    const running = (body: Response) => body.status === 'in_progress' || body.status === 'queued';
+    if (running(found.body) && !found.background) {
+      throw new BadRequestError(
+        'response_not_finished',
+        `Response '${path.id}' is still running; its events are streamed to the request that created it.`,
+        { param: 'stream' },
+      );
+    }
+    const after = query?.starting_after === undefined ? -1 : Number(query.starting_after);
+    const write = openStream(res);
+    let closed = false;
+    res.on('close', () => (closed = true));
+    if (!found.background) {
+      for (const event of replayEvents(found.body)) if (event.sequence_number > after) write(sse(event));
       res.end();
       return SENT;
-    },
-  );
+    }
+    // a background response: its events as its run writes them (background.ts), followed live
+    // while it runs, from `starting_after`; keep-alive comments while nothing comes
+    const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+    const deadline = Date.now() + 15 * 60_000;
+    let last = after;
+    let lastWrite = Date.now();
+    let ended = false;
+    while (!closed && !ended && Date.now() < deadline) {
+      const events = await store.eventsAfter(path.id, last);
+      for (const event of events) {
+        write(sse(event));
+        last = event.sequence_number;
+        lastWrite = Date.now();
+        if (ENDINGS.has(event.type)) ended = true;
+      }
+      if (ended || events.length > 0) continue;
+      const now = (await store.find(principal(), path.id))?.body;
+      if (now === undefined) break; // deleted meanwhile
+      if (!running(now)) {
+        // ended without events of its run (cancelled while queued, or run before they were kept):
+        // the events its stored body makes
+        const more = await store.eventsAfter(path.id, last);
+        const replay = more.length > 0 ? more : replayEvents(now).filter((e) => e.sequence_number > last);
+        for (const event of replay) write(sse(event));
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (Date.now() - lastWrite >= deps.keepAliveMs) {
+        write(': keep-alive\n\n');
+        lastWrite = Date.now();
+      }
+    }
+    res.end();
+    return SENT;
+  });
 
-  api.delete<DeleteResponseData, DeleteResponseResponses>(
-    '/v1/responses/{id}',
-    async ({ path, principal }) => {
-      await store.delete(principal(), path.id);
-      return { status: 200, body: { id: path.id, object: 'response.deleted', deleted: true } };
-    },
-  );
+  api.on('deleteResponse', async ({ path, principal }) => {
+    await store.delete(principal(), path.id);
+    return { status: 200, body: { id: path.id, object: 'response.deleted', deleted: true } };
+  });
 
-  api.post<CancelResponseData, CancelResponseResponses>(
-    '/v1/responses/{id}/cancel',
-    async ({ path, principal }) => {
-      const found = await store.get(principal(), path.id);
-      if (!found.background) {
+  api.on('cancelResponse', async ({ path, principal }) => {
+    const found = await store.get(principal(), path.id);
+    if (!found.background) {
+      throw new BadRequestError(
+        'not_cancellable',
+        `Response '${path.id}' was not created with background: true; only background responses can be cancelled.`,
+        { param: 'id' },
+      );
+    }
+    const cancelled = await store.cancel(principal(), path.id);
+    return { status: 200, body: cancelled ?? found.body };
+  });
+
+  api.on('listInputItems', async ({ path, query, req, principal }) => {
+    const found = await store.get(principal(), path.id);
+    const ordered = query?.order === 'asc' ? found.inputItems : [...found.inputItems].reverse();
+    const limit = query?.limit ?? 20;
+    let start = 0;
+    const cursor = decodeCursor(query?.cursor);
+    const afterId = cursor?.id ?? query?.after;
+    if (afterId !== undefined) {
+      const at = ordered.findIndex((item) => item.id === afterId);
+      if (at < 0) {
         throw new BadRequestError(
-          'not_cancellable',
-          `Response '${path.id}' was not created with background: true; only background responses can be cancelled.`,
-          { param: 'id' },
+          cursor !== undefined ? 'invalid_cursor' : 'validation_failed',
+          cursor !== undefined
+            ? 'The cursor was not issued by this endpoint.'
+            : `No input item '${afterId}' in response '${path.id}'.`,
+          { param: cursor !== undefined ? 'cursor' : 'after' },
         );
       }
-      const cancelled = await store.cancel(principal(), path.id);
-      return { status: 200, body: cancelled ?? found.body };
-    },
-  );
+      start = at + 1;
+    }
+    const data = ordered.slice(start, start + limit);
+    const hasMore = start + limit < ordered.length;
+    const last = data.at(-1);
+    const page: ResponseItemList = {
+      object: 'list',
+      data,
+      has_more: hasMore,
+      next_cursor:
+        hasMore && last !== undefined ? encodeCursor({ k: start + data.length, id: last.id }) : null,
+      first_id: data[0]?.id ?? null,
+      last_id: last?.id ?? null,
+    };
+    return { status: 200, body: page, headers: nextLinkOf(req, page) };
+  });
 
-  api.get<ListInputItemsData, ListInputItemsResponses>(
-    '/v1/responses/{id}/input_items',
-    async ({ path, query, req, principal }) => {
-      const found = await store.get(principal(), path.id);
-      const ordered = query?.order === 'asc' ? found.inputItems : [...found.inputItems].reverse();
-      const limit = query?.limit ?? 20;
-      let start = 0;
-      const cursor = decodeCursor(query?.cursor);
-      const afterId = cursor?.id ?? query?.after;
-      if (afterId !== undefined) {
-        const at = ordered.findIndex((item) => item.id === afterId);
-        if (at < 0) {
-          throw new BadRequestError(
-            cursor !== undefined ? 'invalid_cursor' : 'validation_failed',
-            cursor !== undefined
-              ? 'The cursor was not issued by this endpoint.'
-              : `No input item '${afterId}' in response '${path.id}'.`,
-            { param: cursor !== undefined ? 'cursor' : 'after' },
-          );
-        }
-        start = at + 1;
-      }
-      const data = ordered.slice(start, start + limit);
-      const hasMore = start + limit < ordered.length;
-      const last = data.at(-1);
-      const page: ResponseItemList = {
-        object: 'list',
-        data,
-        has_more: hasMore,
-        next_cursor:
-          hasMore && last !== undefined ? encodeCursor({ k: start + data.length, id: last.id }) : null,
-        first_id: data[0]?.id ?? null,
-        last_id: last?.id ?? null,
-      };
-      return { status: 200, body: page, headers: nextLinkOf(req, page) };
-    },
-  );
-
-  return api.router;
+  return api;
 }

@@ -1,30 +1,16 @@
 // The routes of plans, subscriptions and monthly statements (tag Plans of the model spec); what
 // they do is in plans.ts.
-import type { Router } from 'express';
-import type {
-  CancelSubscriptionData,
-  CancelSubscriptionResponses,
-  CreateSubscriptionData,
-  CreateSubscriptionResponses,
-  GetStatementData,
-  GetStatementResponses,
-  ListPlansData,
-  ListPlansResponses,
-  ListSubscriptionsData,
-  ListSubscriptionsResponses,
-  Plan,
-  PlanId,
-} from '../../generated/model/client/types.gen.ts';
+import type { Plan, PlanId } from '../../generated/model/client/types.gen.ts';
 import type { Authenticator } from '../accounts/auth.ts';
 import type { Db } from '../platform/db.ts';
 import { formatEur } from '../platform/metering.ts';
 import { pageReply } from '../platform/pagination.ts';
-import { typedRouter } from '../platform/route.ts';
+import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import { PLANS, type PlanInfo, PlanStore } from './plans.ts';
 
-export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRate: string }): Router {
+export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRate: string }) {
   const store = new PlanStore(options.db);
-  const api = typedRouter();
+  const api: OperationRouter = operationRouter();
 
   /** The account's keys carry its plan in the authenticator's cache: drop them, on every instance. */
   const enforceNow = async (accountId: string) => {
@@ -34,7 +20,7 @@ export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRat
     for (const key of keys) await options.auth.invalidate(key.id);
   };
 
-  api.get<ListPlansData, ListPlansResponses>('/v1/plans', () => ({
+  api.on('listPlans', () => ({
     status: 200,
     body: {
       object: 'list',
@@ -51,34 +37,26 @@ export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRat
     },
   }));
 
-  api.get<ListSubscriptionsData, ListSubscriptionsResponses>(
-    '/v1/subscriptions',
-    async ({ query, req, principal }) =>
-      pageReply(req, await store.list(principal().accountId, query?.limit ?? 20, query?.cursor)),
+  api.on('listSubscriptions', async ({ query, req, principal }) =>
+    pageReply(req, await store.list(principal().accountId, query?.limit ?? 20, query?.cursor)),
   );
 
-  api.post<CreateSubscriptionData, CreateSubscriptionResponses>(
-    '/v1/subscriptions',
-    async ({ body, principal }) => {
-      const subscription = await store.subscribe(principal().accountId, body.plan);
-      await enforceNow(principal().accountId);
-      return { status: 201, body: subscription };
-    },
-  );
+  api.on('createSubscription', async ({ body, principal }) => {
+    const subscription = await store.subscribe(principal().accountId, body.plan);
+    await enforceNow(principal().accountId);
+    return { status: 201, body: subscription };
+  });
 
-  api.delete<CancelSubscriptionData, CancelSubscriptionResponses>(
-    '/v1/subscriptions/{id}',
-    async ({ path, principal }) => {
-      const subscription = await store.cancel(principal().accountId, path.id);
-      await enforceNow(principal().accountId);
-      return { status: 200, body: subscription };
-    },
-  );
+  api.on('cancelSubscription', async ({ path, principal }) => {
+    const subscription = await store.cancel(principal().accountId, path.id);
+    await enforceNow(principal().accountId);
+    return { status: 200, body: subscription };
+  });
 
-  api.get<GetStatementData, GetStatementResponses>('/v1/statements/{month}', async ({ path, principal }) => ({
+  api.on('getStatement', async ({ path, principal }) => ({
     status: 200,
     body: await store.statement(principal().accountId, path.month, options.vatRate),
   }));
 
-  return api.router;
+  return api;
 }

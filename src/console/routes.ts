@@ -2,24 +2,8 @@
 // log in and out, password reset. Everything else the console does (projects, keys, usage) is
 // the public API, called with the session cookie instead of a key (session.ts).
 import { randomBytes } from 'node:crypto';
-import type { Request, Response, Router } from 'express';
-import type {
-  ConfirmPasswordResetData,
-  ConfirmPasswordResetResponses,
-  CreatePasswordResetData,
-  CreatePasswordResetResponses,
-  CreateSessionData,
-  CreateSessionResponses,
-  CreateSignUpData,
-  CreateSignUpResponses,
-  DeleteSessionData,
-  DeleteSessionResponses,
-  GetSessionData,
-  GetSessionResponses,
-  Session,
-  VerifyEmailData,
-  VerifyEmailResponses,
-} from '../../generated/model/client/types.gen.ts';
+import type { Request, Response } from 'express';
+import type { Session } from '../../generated/model/client/types.gen.ts';
 import type { Bucket, Limiter } from '../limits/limiter.ts';
 import { refusal, setRateLimitHeaders } from '../limits/middleware.ts';
 import type { Mailer } from '../mail/outbox.ts';
@@ -29,7 +13,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from '../platform/errors.ts';
-import { typedRouter } from '../platform/route.ts';
+import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { checkStrength, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import {
@@ -86,12 +70,12 @@ function slowDown(ms: number): RateLimitError {
   );
 }
 
-export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
+export function createConsoleRouter(options: ConsoleRoutesOptions) {
   const { store, limiter, mailer, consoleUrl } = options;
   const logins = new LoginThrottle(store.db);
   const secure = consoleUrl.startsWith('https:');
   const publicOrigin = new URL(consoleUrl).origin;
-  const api = typedRouter();
+  const api: OperationRouter = operationRouter();
 
   /** Takes one attempt from each (key, bucket); a 429 when any is spent. */
   async function throttle(res: Response, what: string, takes: Array<[string, Bucket]>): Promise<void> {
@@ -122,7 +106,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
     };
   }
 
-  api.post<CreateSignUpData, CreateSignUpResponses>('/v1/sign-ups', async ({ body, req, res }) => {
+  api.on('createSignUp', async ({ body, req, res }) => {
     refuseCrossSite(req, publicOrigin);
     await throttle(res, 'sign-ups from this address', [[ipOf(req), SIGNUP_PER_IP]]);
     const email = normalizeEmail(body.email);
@@ -161,7 +145,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
     return { status: 202, body: { object: 'sign_up', email, status: 'verification_sent' } };
   });
 
-  api.post<VerifyEmailData, VerifyEmailResponses>('/v1/email-verifications', async ({ body, req, res }) => {
+  api.on('verifyEmail', async ({ body, req, res }) => {
     refuseCrossSite(req, publicOrigin);
     await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
     const used = await store.useTokenFrom(body.token, 'verify_email', cookieOf(req, VERIFY_BROWSER_COOKIE));
@@ -183,7 +167,7 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
     };
   });
 
-  api.post<CreateSessionData, CreateSessionResponses>('/v1/sessions', async ({ body, req, res }) => {
+  api.on('createSession', async ({ body, req, res }) => {
     refuseCrossSite(req, publicOrigin);
     const email = normalizeEmail(body.email);
     const address = ipOf(req);
@@ -214,64 +198,58 @@ export function createConsoleRouter(options: ConsoleRoutesOptions): Router {
     return startSession(req, user);
   });
 
-  api.get<GetSessionData, GetSessionResponses>('/v1/sessions/current', ({ res }) => {
+  api.on('getSession', ({ res }) => {
     const { token, row } = sessionOf(res);
     return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: sessionBody(token, row) };
   });
 
-  api.delete<DeleteSessionData, DeleteSessionResponses>('/v1/sessions/current', async ({ res }) => {
+  api.on('deleteSession', async ({ res }) => {
     await store.deleteSession(sessionOf(res).token);
     return { status: 204, headers: { 'Set-Cookie': sessionCookie(undefined, secure) }, body: undefined };
   });
 
-  api.post<CreatePasswordResetData, CreatePasswordResetResponses>(
-    '/v1/password-resets',
-    async ({ body, req, res }) => {
-      refuseCrossSite(req, publicOrigin);
-      const email = normalizeEmail(body.email);
-      await throttle(res, 'password resets', [
-        [ipOf(req), RESET_PER_IP],
-        [email, RESET_PER_EMAIL],
-      ]);
-      const user = await store.userByEmail(email);
-      if (user) {
-        const token = await store.createToken(user.id, 'reset_password');
-        await mailer.send({
-          to: email,
-          subject: 'Reset your Eurus console password',
-          text: [
-            'Open this link to choose a new password (it works once, for 1 hour):',
-            '',
-            `${consoleUrl}/reset?token=${token}`,
-            '',
-            'If you did not ask for this, ignore this mail: your password stays as it is.',
-          ].join('\n'),
-        });
-      }
-      return { status: 202, body: { object: 'password_reset', status: 'sent' } };
-    },
-  );
+  api.on('createPasswordReset', async ({ body, req, res }) => {
+    refuseCrossSite(req, publicOrigin);
+    const email = normalizeEmail(body.email);
+    await throttle(res, 'password resets', [
+      [ipOf(req), RESET_PER_IP],
+      [email, RESET_PER_EMAIL],
+    ]);
+    const user = await store.userByEmail(email);
+    if (user) {
+      const token = await store.createToken(user.id, 'reset_password');
+      await mailer.send({
+        to: email,
+        subject: 'Reset your Eurus console password',
+        text: [
+          'Open this link to choose a new password (it works once, for 1 hour):',
+          '',
+          `${consoleUrl}/reset?token=${token}`,
+          '',
+          'If you did not ask for this, ignore this mail: your password stays as it is.',
+        ].join('\n'),
+      });
+    }
+    return { status: 202, body: { object: 'password_reset', status: 'sent' } };
+  });
 
-  api.post<ConfirmPasswordResetData, ConfirmPasswordResetResponses>(
-    '/v1/password-resets/confirm',
-    async ({ body, req, res }) => {
-      refuseCrossSite(req, publicOrigin);
-      await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
-      const invalid = () =>
-        new BadRequestError('invalid_token', 'This reset link is unknown, already used or expired.', {
-          param: 'token',
-        });
-      const holder = await store.tokenUser(body.token, 'reset_password');
-      if (!holder) throw invalid();
-      checkStrength(body.password, holder.email);
-      const user = await store.useToken(body.token, 'reset_password');
-      if (!user) throw invalid();
-      await store.setPassword(user.id, await hashPassword(body.password));
-      await store.markVerified(user.id);
-      await store.deleteSessionsOf(user.id);
-      return { status: 200, body: { object: 'password_reset', status: 'completed' } };
-    },
-  );
+  api.on('confirmPasswordReset', async ({ body, req, res }) => {
+    refuseCrossSite(req, publicOrigin);
+    await throttle(res, 'link checks from this address', [[ipOf(req), LINKS_PER_IP]]);
+    const invalid = () =>
+      new BadRequestError('invalid_token', 'This reset link is unknown, already used or expired.', {
+        param: 'token',
+      });
+    const holder = await store.tokenUser(body.token, 'reset_password');
+    if (!holder) throw invalid();
+    checkStrength(body.password, holder.email);
+    const user = await store.useToken(body.token, 'reset_password');
+    if (!user) throw invalid();
+    await store.setPassword(user.id, await hashPassword(body.password));
+    await store.markVerified(user.id);
+    await store.deleteSessionsOf(user.id);
+    return { status: 200, body: { object: 'password_reset', status: 'completed' } };
+  });
 
-  return api.router;
+  return api;
 }

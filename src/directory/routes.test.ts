@@ -39,7 +39,7 @@ beforeAll(async () => {
         search: createSearch(db),
         publicBaseUrl: () => base,
         now: () => new Date('2026-11-20T10:00:00Z'),
-      }),
+      }).router,
     ],
     isReady: () => true,
   });

@@ -1,24 +1,12 @@
 // The Search and Places routes of the directory API, typed by the generated types (the validator
 // has already checked and coerced the query; the security handler has set the principal). Each
 // successful call is metered with recordUsage at the spec's price, once its answer is sent.
-import type { Response, Router } from 'express';
-import type {
-  GeocodePlaceData,
-  GeocodePlaceResponses,
-  GetPlaceDetailsData,
-  GetPlaceDetailsResponses,
-  GetPlacePhotoData,
-  GetPlacePhotoResponses,
-  ReverseGeocodePlaceData,
-  ReverseGeocodePlaceResponses,
-  SearchListingsData,
-  SearchListingsResponses,
-} from '../../generated/directory/client/types.gen.ts';
+import type { Response } from 'express';
 import type { Db } from '../platform/db.ts';
 import { recordUsage } from '../platform/metering.ts';
 import { callsThisMonth } from '../usage/report.ts';
 import { nextLinkOf } from '../platform/pagination.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano, SEARCH_PRICE_NANO } from './pricing.ts';
 import type { Search, SearchParams } from './search/search.ts';
@@ -39,10 +27,10 @@ export interface DirectoryRouterOptions {
 /** The JSON (UTF-8) of search pages already sent and validated, by page object. */
 const sentBodies = new WeakMap<object, Buffer>();
 
-export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
+export function createDirectoryRouter(options: DirectoryRouterOptions) {
   const { db, search } = options;
   const now = options.now ?? (() => new Date());
-  const api = typedRouter();
+  const api: OperationRouter = operationRouter();
   const baseUrl = () => options.publicBaseUrl();
 
   /** Meters a call once its answer is sent: search at its price, places by the month's count. */
@@ -67,7 +55,7 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
       });
     };
 
-  api.get<SearchListingsData, SearchListingsResponses>('/v1/search', async ({ query, req, res, after }) => {
+  api.on('searchListings', async ({ query, req, res, after }) => {
     const started = performance.now();
     after(meter('search', '/v1/search', res, started));
     // The validator fills in radius_km's default; only a radius the caller sent counts as one.
@@ -93,47 +81,38 @@ export function createDirectoryRouter(options: DirectoryRouterOptions): Router {
     return { status: 200, body: page, headers };
   });
 
-  api.get<GetPlaceDetailsData, GetPlaceDetailsResponses>(
-    '/v1/places/details',
-    async ({ res, query, after }) => {
-      after(meter('places', '/v1/places/details', res, performance.now()));
-      return { status: 200, body: await getPlaceDetails(db, query.id, now(), { baseUrl: baseUrl() }) };
-    },
-  );
+  api.on('getPlaceDetails', async ({ res, query, after }) => {
+    after(meter('places', '/v1/places/details', res, performance.now()));
+    return { status: 200, body: await getPlaceDetails(db, query.id, now(), { baseUrl: baseUrl() }) };
+  });
 
-  api.get<GeocodePlaceData, GeocodePlaceResponses>('/v1/places/geocode', async ({ res, query, after }) => {
+  api.on('geocodePlace', async ({ res, query, after }) => {
     after(meter('places', '/v1/places/geocode', res, performance.now()));
     return { status: 200, body: await geocode(db, query.q, { country: query.country, limit: query.limit }) };
   });
 
-  api.get<ReverseGeocodePlaceData, ReverseGeocodePlaceResponses>(
-    '/v1/places/reverse',
-    async ({ res, query, after }) => {
-      after(meter('places', '/v1/places/reverse', res, performance.now()));
-      return {
-        status: 200,
-        body: await reverseGeocode(db, Number(query.lat), Number(query.lon), {
-          limit: query.limit,
-          now: now(),
-          baseUrl: baseUrl(),
-        }),
-      };
-    },
-  );
+  api.on('reverseGeocodePlace', async ({ res, query, after }) => {
+    after(meter('places', '/v1/places/reverse', res, performance.now()));
+    return {
+      status: 200,
+      body: await reverseGeocode(db, Number(query.lat), Number(query.lon), {
+        limit: query.limit,
+        now: now(),
+        baseUrl: baseUrl(),
+      }),
+    };
+  });
 
-  api.get<GetPlacePhotoData, GetPlacePhotoResponses>(
-    '/v1/places/photos/{id}',
-    async ({ res, path, after }) => {
-      after(meter('places', '/v1/places/photos/{id}', res, performance.now()));
-      const photo = await getPhoto(db, path.id);
-      return {
-        status: 200,
-        body: photo.jpeg,
-        type: 'image/jpeg',
-        headers: { 'Cache-Control': 'private, max-age=86400' },
-      };
-    },
-  );
+  api.on('getPlacePhoto', async ({ res, path, after }) => {
+    after(meter('places', '/v1/places/photos/{id}', res, performance.now()));
+    const photo = await getPhoto(db, path.id);
+    return {
+      status: 200,
+      body: photo.jpeg,
+      type: 'image/jpeg',
+      headers: { 'Cache-Control': 'private, max-age=86400' },
+    };
+  });
 
-  return api.router;
+  return api;
 }

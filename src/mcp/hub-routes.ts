@@ -13,10 +13,9 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Request, Router } from 'express';
-import type { PostMcpMessageData, PostMcpMessageResponses } from '../../generated/model/client/types.gen.ts';
+import type { Request } from 'express';
 import { BadRequestError, PermissionDeniedError } from '../platform/errors.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { type Hub, type HubDeps, hubFor, UnknownToolError } from './tools.ts';
 import { HUB_NAME, HUB_VERSION } from './hub.ts';
 
@@ -106,40 +105,37 @@ export function checkHubAccess(req: Request, access: HubAccess): void {
   }
 }
 
-export function createMcpRouter(deps: HubDeps, access: HubAccess): Router {
-  const api = typedRouter();
+export function createMcpRouter(deps: HubDeps, access: HubAccess) {
+  const api: OperationRouter = operationRouter();
   // The SDK's transport writes the JSON-RPC answer itself (SENT); the validator checks the body.
-  api.post<PostMcpMessageData, PostMcpMessageResponses>(
-    '/v1/mcp',
-    async ({ body, req, res, principal }): Promise<typeof SENT> => {
-      checkHubAccess(req, access);
-      // The transport answers a message it cannot read with a JSON-RPC error and a bare 400; the
-      // same check here answers it in the error envelope every 400 of this API uses.
-      const parsed = JSONRPCMessageSchema.safeParse(body);
-      if (!parsed.success) {
-        throw new BadRequestError(
-          'invalid_jsonrpc_message',
-          `Not a JSON-RPC 2.0 message: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
-          { param: 'body' },
-        );
-      }
-      // Every answer here is JSON, so a client that omits text/event-stream from Accept (curl,
-      // a fuzzer) is served as well; the transport itself insists on both.
-      req.headers.accept = 'application/json, text/event-stream';
-      const controller = new AbortController();
-      res.on('close', () => controller.abort());
-      const hub = hubFor(deps, { projectId: principal().projectId, bearer: bearerOf(req) });
-      const server = hubServer(hub, controller.signal);
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-        void hub.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-      return SENT;
-    },
-  );
-  return api.router;
+  api.on('postMcpMessage', async ({ body, req, res, principal }): Promise<typeof SENT> => {
+    checkHubAccess(req, access);
+    // The transport answers a message it cannot read with a JSON-RPC error and a bare 400; the
+    // same check here answers it in the error envelope every 400 of this API uses.
+    const parsed = JSONRPCMessageSchema.safeParse(body);
+    if (!parsed.success) {
+      throw new BadRequestError(
+        'invalid_jsonrpc_message',
+        `Not a JSON-RPC 2.0 message: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+        { param: 'body' },
+      );
+    }
+    // Every answer here is JSON, so a client that omits text/event-stream from Accept (curl,
+    // a fuzzer) is served as well; the transport itself insists on both.
+    req.headers.accept = 'application/json, text/event-stream';
+    const controller = new AbortController();
+    res.on('close', () => controller.abort());
+    const hub = hubFor(deps, { projectId: principal().projectId, bearer: bearerOf(req) });
+    const server = hubServer(hub, controller.signal);
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+      void hub.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    return SENT;
+  });
+  return api;
 }

@@ -4,13 +4,9 @@
 // transcriptions); one usage record per call.
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import type {
-  CreateSpeechData,
-  CreateSpeechResponses,
-  CreateTranscriptionData,
   CreateTranscriptionResponse,
-  CreateTranscriptionResponses,
   TranscriptionSegment,
 } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
@@ -32,7 +28,7 @@ import { BadRequestError } from '../platform/errors.ts';
 import { type Disconnect, watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { audioCostNano } from './catalogue.ts';
 import { isAbort } from './engines/assemble.ts';
 import { encodeText } from './tokens.ts';
@@ -205,174 +201,168 @@ function voiceUsage(
   };
 }
 
-export function createAudioRouter(deps: AudioDeps): Router {
-  const api = typedRouter();
+export function createAudioRouter(deps: AudioDeps) {
+  const api: OperationRouter = operationRouter();
 
-  api.post<CreateSpeechData, CreateSpeechResponses>(
-    '/v1/audio/speech',
-    async ({ body, res, principal: caller }): Promise<typeof SENT> => {
-      const started = Date.now();
-      const format = body.response_format ?? 'mp3';
-      if (!deps.encoders.available.includes(format)) throw unsupportedFormat(format, deps.encoders.available);
-      if (!deps.engine.speechAvailable) throw engineUnavailable('speech', 'Debian package espeak-ng');
-      const principal = caller();
-      const speed = body.speed ?? 1;
-      // about 14 characters a second at normal pace: reserved before speaking, so a 429 comes first
-      await takeVoiceSeconds(deps, res, principal, body.input.length / 14 / speed);
-      const client = watchDisconnect(res);
-      let samples = 0;
-      const pcm = deps.engine.speak(
-        { input: body.input, voice: body.voice, speed, instructions: body.instructions },
-        client.signal,
+  api.on('createSpeech', async ({ body, res, principal: caller }): Promise<typeof SENT> => {
+    const started = Date.now();
+    const format = body.response_format ?? 'mp3';
+    if (!deps.encoders.available.includes(format)) throw unsupportedFormat(format, deps.encoders.available);
+    if (!deps.engine.speechAvailable) throw engineUnavailable('speech', 'Debian package espeak-ng');
+    const principal = caller();
+    const speed = body.speed ?? 1;
+    // about 14 characters a second at normal pace: reserved before speaking, so a 429 comes first
+    await takeVoiceSeconds(deps, res, principal, body.input.length / 14 / speed);
+    const client = watchDisconnect(res);
+    let samples = 0;
+    const pcm = deps.engine.speak(
+      { input: body.input, voice: body.voice, speed, instructions: body.instructions },
+      client.signal,
+    );
+    async function* counted(): AsyncGenerator<Buffer> {
+      for await (const chunk of pcm) {
+        samples += chunk.length / 2;
+        yield chunk;
+      }
+    }
+    const ms = () => (samples * 1000) / SPEECH_RATE;
+    const record = voiceUsage(deps, principal, {
+      endpoint: '/v1/audio/speech',
+      started,
+      streamed: true,
+      client,
+    });
+    const bill = (status: number) => record(status, ms());
+    const chunks = deps.encoders.encode(format, counted(), client.signal)[Symbol.asyncIterator]();
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await chunks.next();
+    } catch (err) {
+      await bill(client.statusOf(err));
+      if (client.left) return SENT;
+      throw err;
+    }
+    const sse = body.stream_format === 'sse';
+    if (sse) sseHeaders(res);
+    else {
+      res.status(200);
+      res.setHeader('Content-Type', SPEECH_CONTENT_TYPES[format]);
+      res.flushHeaders();
+    }
+    return finishStream(res, deps.logger, bill, async () => {
+      while (!next.done) {
+        if (sse) sseEvent(res, { type: 'speech.audio.delta', audio: next.value.toString('base64') });
+        else res.write(next.value);
+        next = await chunks.next();
+      }
+      if (sse) sseEvent(res, { type: 'speech.audio.done', usage: audioUsage(ms()) });
+    });
+  });
+
+  api.on('createTranscription', async ({ body, req, res, principal: caller }) => {
+    const started = Date.now();
+    const file = ((req as Request & { files?: UploadedFile[] }).files ?? [])[0];
+    if (file === undefined)
+      throw new BadRequestError('missing_file', 'Send the audio as the multipart field `file`.', {
+        param: 'file',
+      });
+    const languages = deps.engine.languages;
+    if (body.language !== undefined && languages !== undefined && !languages.includes(body.language)) {
+      throw new BadRequestError(
+        'unsupported_language',
+        `The built-in recognizer knows ${languages.join(', ')} only, not ${body.language}; leave language out or ask the operator for an upstream that knows it.`,
+        { param: 'language' },
       );
-      async function* counted(): AsyncGenerator<Buffer> {
-        for await (const chunk of pcm) {
-          samples += chunk.length / 2;
-          yield chunk;
+    }
+    if (!deps.engine.recognitionAvailable) {
+      throw engineUnavailable('speech recognition', 'Debian packages pocketsphinx and pocketsphinx-en-us');
+    }
+    const bytes = await readFile(file.path);
+    const audio = await decodeAudio(bytes, RECOGNIZER_RATE, MAX_TRANSCRIPTION_SECONDS);
+    const principal = caller();
+    await takeVoiceSeconds(deps, res, principal, audio.seconds);
+    const ms = Math.round(audio.seconds * 1000);
+    const client = watchDisconnect(res);
+    const stream = body.stream === true;
+    const record = voiceUsage(deps, principal, {
+      endpoint: '/v1/audio/transcriptions',
+      started,
+      streamed: stream,
+      client,
+    });
+    const bill = (status: number) => record(status, ms);
+    const transcript = deps.engine.transcribe(
+      {
+        bytes,
+        filename: file.originalname || 'audio',
+        audio,
+        language: body.language,
+        prompt: body.prompt,
+        temperature: body.temperature,
+      },
+      client.signal,
+    );
+    const utterances = transcript[Symbol.asyncIterator]();
+    const heard: Utterance[] = [];
+    let next: IteratorResult<Utterance>;
+    try {
+      next = await utterances.next();
+      if (!stream) {
+        while (!next.done) {
+          heard.push(next.value);
+          next = await utterances.next();
         }
       }
-      const ms = () => (samples * 1000) / SPEECH_RATE;
-      const record = voiceUsage(deps, principal, {
-        endpoint: '/v1/audio/speech',
-        started,
-        streamed: true,
-        client,
-      });
-      const bill = (status: number) => record(status, ms());
-      const chunks = deps.encoders.encode(format, counted(), client.signal)[Symbol.asyncIterator]();
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await chunks.next();
-      } catch (err) {
-        await bill(client.statusOf(err));
-        if (client.left) return SENT;
-        throw err;
-      }
-      const sse = body.stream_format === 'sse';
-      if (sse) sseHeaders(res);
-      else {
-        res.status(200);
-        res.setHeader('Content-Type', SPEECH_CONTENT_TYPES[format]);
-        res.flushHeaders();
-      }
+    } catch (err) {
+      await bill(client.statusOf(err));
+      if (client.left) return SENT;
+      throw err;
+    }
+
+    if (stream) {
+      sseHeaders(res);
       return finishStream(res, deps.logger, bill, async () => {
         while (!next.done) {
-          if (sse) sseEvent(res, { type: 'speech.audio.delta', audio: next.value.toString('base64') });
-          else res.write(next.value);
-          next = await chunks.next();
+          const delta = (heard.length > 0 ? ' ' : '') + next.value.text;
+          heard.push(next.value);
+          sseEvent(res, { type: 'transcript.text.delta', delta });
+          next = await utterances.next();
         }
-        if (sse) sseEvent(res, { type: 'speech.audio.done', usage: audioUsage(ms()) });
+        sseEvent(res, { type: 'transcript.text.done', text: joinText(heard), usage: audioUsage(ms) });
       });
-    },
-  );
+    }
 
-  api.post<CreateTranscriptionData, CreateTranscriptionResponses>(
-    '/v1/audio/transcriptions',
-    async ({ body, req, res, principal: caller }) => {
-      const started = Date.now();
-      const file = ((req as Request & { files?: UploadedFile[] }).files ?? [])[0];
-      if (file === undefined)
-        throw new BadRequestError('missing_file', 'Send the audio as the multipart field `file`.', {
-          param: 'file',
-        });
-      const languages = deps.engine.languages;
-      if (body.language !== undefined && languages !== undefined && !languages.includes(body.language)) {
-        throw new BadRequestError(
-          'unsupported_language',
-          `The built-in recognizer knows ${languages.join(', ')} only, not ${body.language}; leave language out or ask the operator for an upstream that knows it.`,
-          { param: 'language' },
+    await bill(200);
+    const text = joinText(heard);
+    const format = body.response_format ?? 'json';
+    if (format === 'text' || format === 'srt' || format === 'vtt') {
+      const out = format === 'text' ? `${text}\n` : format === 'srt' ? toSrt(heard) : toVtt(heard);
+      res.status(200).type('text/plain; charset=utf-8').send(out);
+      return SENT;
+    }
+    const answer: CreateTranscriptionResponse = { text, usage: audioUsage(ms) };
+    if (format === 'verbose_json') {
+      const granularities = body.timestamp_granularities ?? ['segment'];
+      const language = heard.find((u) => u.language !== undefined)?.language ?? body.language ?? 'en';
+      const verbose: CreateTranscriptionResponse = {
+        task: 'transcribe',
+        language: LANGUAGES[language] ?? (/^[a-z ]+$/.test(language) ? language : 'unknown'),
+        duration: ms / 1000,
+        text,
+        usage: answer.usage,
+      };
+      if (granularities.includes('segment')) verbose.segments = heard.map(segmentOf);
+      if (granularities.includes('word')) {
+        verbose.words = heard.flatMap((u) =>
+          u.words.map((w) => ({ word: w.word, start: w.start, end: w.end })),
         );
       }
-      if (!deps.engine.recognitionAvailable) {
-        throw engineUnavailable('speech recognition', 'Debian packages pocketsphinx and pocketsphinx-en-us');
-      }
-      const bytes = await readFile(file.path);
-      const audio = await decodeAudio(bytes, RECOGNIZER_RATE, MAX_TRANSCRIPTION_SECONDS);
-      const principal = caller();
-      await takeVoiceSeconds(deps, res, principal, audio.seconds);
-      const ms = Math.round(audio.seconds * 1000);
-      const client = watchDisconnect(res);
-      const stream = body.stream === true;
-      const record = voiceUsage(deps, principal, {
-        endpoint: '/v1/audio/transcriptions',
-        started,
-        streamed: stream,
-        client,
-      });
-      const bill = (status: number) => record(status, ms);
-      const transcript = deps.engine.transcribe(
-        {
-          bytes,
-          filename: file.originalname || 'audio',
-          audio,
-          language: body.language,
-          prompt: body.prompt,
-          temperature: body.temperature,
-        },
-        client.signal,
-      );
-      const utterances = transcript[Symbol.asyncIterator]();
-      const heard: Utterance[] = [];
-      let next: IteratorResult<Utterance>;
-      try {
-        next = await utterances.next();
-        if (!stream) {
-          while (!next.done) {
-            heard.push(next.value);
-            next = await utterances.next();
-          }
-        }
-      } catch (err) {
-        await bill(client.statusOf(err));
-        if (client.left) return SENT;
-        throw err;
-      }
-
-      if (stream) {
-        sseHeaders(res);
-        return finishStream(res, deps.logger, bill, async () => {
-          while (!next.done) {
-            const delta = (heard.length > 0 ? ' ' : '') + next.value.text;
-            heard.push(next.value);
-            sseEvent(res, { type: 'transcript.text.delta', delta });
-            next = await utterances.next();
-          }
-          sseEvent(res, { type: 'transcript.text.done', text: joinText(heard), usage: audioUsage(ms) });
-        });
-      }
-
-      await bill(200);
-      const text = joinText(heard);
-      const format = body.response_format ?? 'json';
-      if (format === 'text' || format === 'srt' || format === 'vtt') {
-        const out = format === 'text' ? `${text}\n` : format === 'srt' ? toSrt(heard) : toVtt(heard);
-        res.status(200).type('text/plain; charset=utf-8').send(out);
-        return SENT;
-      }
-      const answer: CreateTranscriptionResponse = { text, usage: audioUsage(ms) };
-      if (format === 'verbose_json') {
-        const granularities = body.timestamp_granularities ?? ['segment'];
-        const language = heard.find((u) => u.language !== undefined)?.language ?? body.language ?? 'en';
-        const verbose: CreateTranscriptionResponse = {
-          task: 'transcribe',
-          language: LANGUAGES[language] ?? (/^[a-z ]+$/.test(language) ? language : 'unknown'),
-          duration: ms / 1000,
-          text,
-          usage: answer.usage,
-        };
-        if (granularities.includes('segment')) verbose.segments = heard.map(segmentOf);
-        if (granularities.includes('word')) {
-          verbose.words = heard.flatMap((u) =>
-            u.words.map((w) => ({ word: w.word, start: w.start, end: w.end })),
-          );
-        }
-        // usage last, as the OpenAI API orders it
-        delete (verbose as Partial<CreateTranscriptionResponse>).usage;
-        verbose.usage = answer.usage;
-        return { status: 200, body: verbose };
-      }
-      return { status: 200, body: answer };
-    },
-  );
-  return api.router;
+      // usage last, as the OpenAI API orders it
+      delete (verbose as Partial<CreateTranscriptionResponse>).usage;
+      verbose.usage = answer.usage;
+      return { status: 200, body: verbose };
+    }
+    return { status: 200, body: answer };
+  });
+  return api;
 }

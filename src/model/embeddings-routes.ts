@@ -1,11 +1,9 @@
 // POST /v1/embeddings: one vector per input from the model's engine (the built-in embedding
 // engine that the directory's semantic search uses, or an upstream), billed by input tokens at
 // the model's input price; every call writes one usage record.
-import type { Router } from 'express';
 import type {
   CreateEmbeddingData,
   CreateEmbeddingResponse,
-  CreateEmbeddingResponses,
   TextModelId,
 } from '../../generated/model/client/types.gen.ts';
 import { DEFAULT_DIMENSIONS, truncateVector } from '../embeddings/index.ts';
@@ -16,7 +14,7 @@ import type { Db } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { formatEur, recordUsageBatched } from '../platform/metering.ts';
 import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
 import type { Engine } from './engines/engine.ts';
@@ -77,85 +75,82 @@ export function encodeVector(vector: Float32Array, format: 'float' | 'base64'): 
   return Array.from(vector);
 }
 
-export function createEmbeddingsRouter(deps: EmbeddingsDeps): Router {
-  const api = typedRouter();
-  api.post<CreateEmbeddingData, CreateEmbeddingResponses>(
-    '/v1/embeddings',
-    async ({ body, res, principal: caller }) => {
-      const started = Date.now();
-      const model = body.model ?? DEFAULT_EMBEDDING_MODEL;
-      if (!isTextModelId(model)) {
+export function createEmbeddingsRouter(deps: EmbeddingsDeps) {
+  const api: OperationRouter = operationRouter();
+  api.on('createEmbedding', async ({ body, res, principal: caller }) => {
+    const started = Date.now();
+    const model = body.model ?? DEFAULT_EMBEDDING_MODEL;
+    if (!isTextModelId(model)) {
+      throw new BadRequestError(
+        'model_not_supported',
+        `Model '${String(model)}' does not serve embeddings.`,
+        {
+          param: 'model',
+        },
+      );
+    }
+    const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
+    const format = body.encoding_format ?? 'float';
+    const inputs = readInputs(body.input);
+    const entry = TEXT_MODELS[model];
+    inputs.tokens.forEach((count, position) => {
+      if (count > entry.contextWindow) {
         throw new BadRequestError(
-          'model_not_supported',
-          `Model '${String(model)}' does not serve embeddings.`,
-          {
-            param: 'model',
-          },
+          'context_length_exceeded',
+          `The context window of ${model} is ${entry.contextWindow} tokens, but input ${position} holds ${count} tokens. ` +
+            `Shorten or split it.`,
+          { param: 'input' },
         );
       }
-      const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
-      const format = body.encoding_format ?? 'float';
-      const inputs = readInputs(body.input);
-      const entry = TEXT_MODELS[model];
-      inputs.tokens.forEach((count, position) => {
-        if (count > entry.contextWindow) {
-          throw new BadRequestError(
-            'context_length_exceeded',
-            `The context window of ${model} is ${entry.contextWindow} tokens, but input ${position} holds ${count} tokens. ` +
-              `Shorten or split it.`,
-            { param: 'input' },
-          );
-        }
-      });
-      const promptTokens = inputs.tokens.reduce((sum, count) => sum + count, 0);
-      const principal = caller();
+    });
+    const promptTokens = inputs.tokens.reduce((sum, count) => sum + count, 0);
+    const principal = caller();
 
-      // Tokens per minute, shared with chat completions of the same model.
-      await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.limits);
+    // Tokens per minute, shared with chat completions of the same model.
+    await takeModelTokens(deps.limiter, res, principal, model, promptTokens, deps.limits);
 
-      const client = watchDisconnect(res);
-      const bill = async (status: number, tokens: number) => {
-        await recordUsageBatched(deps.db, principal, {
-          service: 'model',
-          model,
-          endpoint: '/v1/embeddings',
-          inputTokens: tokens,
-          costNano: status === 200 ? tokens * entry.inputNanoPerToken : 0,
-          status,
-          latencyMs: Date.now() - started,
-        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
-      };
-
-      let result;
-      try {
-        result = await deps
-          .engineFor(model)
-          .embed({ model, input: inputs.raw, texts: inputs.texts, dimensions }, { signal: client.signal });
-      } catch (err) {
-        await bill(client.statusOf(err), promptTokens);
-        if (client.left) return SENT; // nobody is listening
-        throw err;
-      }
-      const billed = result.promptTokens ?? promptTokens;
-      await bill(200, billed);
-      const answer: CreateEmbeddingResponse = {
-        object: 'list',
-        data: result.vectors.map((vector, index) => ({
-          object: 'embedding',
-          index,
-          // an upstream model may be wider than what was asked: keep the first, renormalised
-          embedding: encodeVector(truncateVector(vector, dimensions), format),
-        })),
+    const client = watchDisconnect(res);
+    const bill = async (status: number, tokens: number) => {
+      await recordUsageBatched(deps.db, principal, {
+        service: 'model',
         model,
-        usage: {
-          prompt_tokens: billed,
-          total_tokens: billed,
-          cost_eur: formatEur(billed * entry.inputNanoPerToken),
-          currency: 'EUR',
-        },
-      };
-      return { status: 200, body: answer };
-    },
-  );
-  return api.router;
+        endpoint: '/v1/embeddings',
+        inputTokens: tokens,
+        costNano: status === 200 ? tokens * entry.inputNanoPerToken : 0,
+        status,
+        latencyMs: Date.now() - started,
+      }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+    };
+
+    let result;
+    try {
+      result = await deps
+        .engineFor(model)
+        .embed({ model, input: inputs.raw, texts: inputs.texts, dimensions }, { signal: client.signal });
+    } catch (err) {
+      await bill(client.statusOf(err), promptTokens);
+      if (client.left) return SENT; // nobody is listening
+      throw err;
+    }
+    const billed = result.promptTokens ?? promptTokens;
+    await bill(200, billed);
+    const answer: CreateEmbeddingResponse = {
+      object: 'list',
+      data: result.vectors.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        // an upstream model may be wider than what was asked: keep the first, renormalised
+        embedding: encodeVector(truncateVector(vector, dimensions), format),
+      })),
+      model,
+      usage: {
+        prompt_tokens: billed,
+        total_tokens: billed,
+        cost_eur: formatEur(billed * entry.inputNanoPerToken),
+        currency: 'EUR',
+      },
+    };
+    return { status: 200, body: answer };
+  });
+  return api;
 }

@@ -1,13 +1,6 @@
 // POST /v1/images/generations (imagine) and the signed image URLs it hands out
 // (GET /v1/images/files/{image_id}). Billed per image; one usage record per call.
-import type { Router } from 'express';
-import type {
-  CreateImageData,
-  CreateImageResponses,
-  GetImageFileData,
-  GetImageFileResponses,
-  ImagesResponse,
-} from '../../generated/model/client/types.gen.ts';
+import type { CreateImageData, ImagesResponse } from '../../generated/model/client/types.gen.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { takeMediaUnits } from '../limits/middleware.ts';
 import type { LimitSettings } from '../limits/policies.ts';
@@ -19,7 +12,7 @@ import { BadRequestError } from '../platform/errors.ts';
 import { watchDisconnect } from '../platform/disconnect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { imagesCostNano } from './catalogue.ts';
 
 export interface ImagesDeps {
@@ -87,63 +80,60 @@ export function imageRequest(body: CreateImageData['body']): ImageRequest {
   };
 }
 
-export function createImagesRouter(deps: ImagesDeps): Router {
-  const api = typedRouter();
-  api.post<CreateImageData, CreateImageResponses>(
-    '/v1/images/generations',
-    async ({ body, res, principal: caller }) => {
-      const started = Date.now();
-      const request = imageRequest(body);
-      const principal = caller();
-      await takeMediaUnits(deps.limiter, deps.limits, res, principal, 'imagine', 'images', request.n);
-      const client = watchDisconnect(res);
-      const bill = async (status: number, images: number) => {
-        await recordUsage(deps.db, principal, {
-          service: 'model',
-          model: 'imagine',
-          endpoint: '/v1/images/generations',
-          images,
-          costNano: status === 200 ? imagesCostNano(images) : 0,
-          status,
-          latencyMs: Date.now() - started,
-        }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
-      };
-      const origin = deps.publicUrl();
-      const data: ImagesResponse['data'] = [];
-      try {
-        for await (const image of deps.engine.generate(request, client.signal)) {
-          const item: ImagesResponse['data'][number] =
-            (body.response_format ?? 'url') === 'url'
-              ? {
-                  url:
-                    origin +
-                    (await deps.store.put(principal, CONTENT_TYPES[request.format], image.bytes, started)),
-                }
-              : { b64_json: image.bytes.toString('base64') };
-          if (image.revisedPrompt !== undefined) item.revised_prompt = image.revisedPrompt;
-          data.push(item);
-        }
-      } catch (err) {
-        await bill(client.statusOf(err), 0);
-        if (client.left) return SENT;
-        throw err;
+export function createImagesRouter(deps: ImagesDeps) {
+  const api: OperationRouter = operationRouter();
+  api.on('createImage', async ({ body, res, principal: caller }) => {
+    const started = Date.now();
+    const request = imageRequest(body);
+    const principal = caller();
+    await takeMediaUnits(deps.limiter, deps.limits, res, principal, 'imagine', 'images', request.n);
+    const client = watchDisconnect(res);
+    const bill = async (status: number, images: number) => {
+      await recordUsage(deps.db, principal, {
+        service: 'model',
+        model: 'imagine',
+        endpoint: '/v1/images/generations',
+        images,
+        costNano: status === 200 ? imagesCostNano(images) : 0,
+        status,
+        latencyMs: Date.now() - started,
+      }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
+    };
+    const origin = deps.publicUrl();
+    const data: ImagesResponse['data'] = [];
+    try {
+      for await (const image of deps.engine.generate(request, client.signal)) {
+        const item: ImagesResponse['data'][number] =
+          (body.response_format ?? 'url') === 'url'
+            ? {
+                url:
+                  origin +
+                  (await deps.store.put(principal, CONTENT_TYPES[request.format], image.bytes, started)),
+              }
+            : { b64_json: image.bytes.toString('base64') };
+        if (image.revisedPrompt !== undefined) item.revised_prompt = image.revisedPrompt;
+        data.push(item);
       }
-      await bill(200, data.length);
-      return {
-        status: 200,
-        body: {
-          created: Math.floor(started / 1000),
-          data,
-          background: request.transparent ? 'transparent' : 'opaque',
-          output_format: request.format,
-          quality: QUALITY_SHOWN[request.quality],
-          size: `${request.width}x${request.height}`,
-          usage: { images: data.length, cost_eur: formatEur(imagesCostNano(data.length)), currency: 'EUR' },
-        },
-      };
-    },
-  );
-  api.get<GetImageFileData, GetImageFileResponses>('/v1/images/files/{image_id}', async ({ path, query }) => {
+    } catch (err) {
+      await bill(client.statusOf(err), 0);
+      if (client.left) return SENT;
+      throw err;
+    }
+    await bill(200, data.length);
+    return {
+      status: 200,
+      body: {
+        created: Math.floor(started / 1000),
+        data,
+        background: request.transparent ? 'transparent' : 'opaque',
+        output_format: request.format,
+        quality: QUALITY_SHOWN[request.quality],
+        size: `${request.width}x${request.height}`,
+        usage: { images: data.length, cost_eur: formatEur(imagesCostNano(data.length)), currency: 'EUR' },
+      },
+    };
+  });
+  api.on('getImageFile', async ({ path, query }) => {
     const image = await deps.store.get(path.image_id, Number(query.expires), query.signature);
     const maxAge = Math.max(0, image.expires - Math.floor(Date.now() / 1000));
     return {
@@ -153,7 +143,7 @@ export function createImagesRouter(deps: ImagesDeps): Router {
       headers: { 'Cache-Control': `private, max-age=${maxAge}` },
     };
   });
-  return api.router;
+  return api;
 }
 
 export type { ImageFormat };

@@ -1,28 +1,12 @@
 // /v1/account: the export and the erasure of the caller's account (tag Account of the model
 // spec), with an `admin` key or the console's session. Erasure re-authenticates: the account's
 // id typed again, and the console password when the account has a console user.
-import type { Router } from 'express';
-import type {
-  AccountErasure,
-  AccountExport,
-  CancelAccountErasureData,
-  CancelAccountErasureResponses,
-  CreateAccountExportData,
-  CreateAccountExportResponses,
-  DeleteAccountData,
-  DeleteAccountResponses,
-  GetAccountErasureData,
-  GetAccountErasureResponses,
-  GetAccountExportArchiveData,
-  GetAccountExportArchiveResponses,
-  GetAccountExportData,
-  GetAccountExportResponses,
-} from '../../generated/model/client/types.gen.ts';
+import type { AccountErasure, AccountExport } from '../../generated/model/client/types.gen.ts';
 import { consolePasswordsOf } from '../console/account-data.ts';
 import { verifyPassword } from '../console/passwords.ts';
 import type { Queryable } from '../platform/db.ts';
 import { AuthenticationError, BadRequestError, NotFoundError } from '../platform/errors.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { ErasureRow, ExportRow, Privacy } from './service.ts';
 
 const num = (v: string | number | null) => (v === null ? null : Number(v));
@@ -47,8 +31,8 @@ export interface PrivacyRoutesOptions {
   publicUrl: () => string;
 }
 
-export function createPrivacyRouter({ privacy, db, publicUrl }: PrivacyRoutesOptions): Router {
-  const api = typedRouter();
+export function createPrivacyRouter({ privacy, db, publicUrl }: PrivacyRoutesOptions) {
+  const api: OperationRouter = operationRouter();
 
   async function exportOf(row: ExportRow): Promise<AccountExport> {
     const path = await privacy.archivePath(row);
@@ -64,44 +48,35 @@ export function createPrivacyRouter({ privacy, db, publicUrl }: PrivacyRoutesOpt
     };
   }
 
-  api.post<CreateAccountExportData, CreateAccountExportResponses>(
-    '/v1/account/exports',
-    async ({ principal }) => ({
-      status: 202,
-      body: await exportOf(await privacy.requestExport(principal().accountId)),
-    }),
-  );
+  api.on('createAccountExport', async ({ principal }) => ({
+    status: 202,
+    body: await exportOf(await privacy.requestExport(principal().accountId)),
+  }));
 
-  api.get<GetAccountExportData, GetAccountExportResponses>(
-    '/v1/account/exports/{id}',
-    async ({ path, principal }) => ({
-      status: 200,
-      headers: { 'Cache-Control': 'no-store' },
-      body: await exportOf(await privacy.getExport(principal().accountId, path.id)),
-    }),
-  );
+  api.on('getAccountExport', async ({ path, principal }) => ({
+    status: 200,
+    headers: { 'Cache-Control': 'no-store' },
+    body: await exportOf(await privacy.getExport(principal().accountId, path.id)),
+  }));
 
-  api.get<GetAccountExportArchiveData, GetAccountExportArchiveResponses>(
-    '/v1/account/exports/{id}/archive',
-    async ({ path, query, res }): Promise<typeof SENT> => {
-      const archive = await privacy.archive(path.id, Number(query.expires), String(query.signature));
-      if (archive === undefined) {
-        throw new NotFoundError('archive_not_found', 'This download link is unknown, expired or not valid.');
-      }
-      // sent as stored: the archive is large and built by us, not re-validated per request
-      res
-        .status(200)
-        .set({
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Disposition': `attachment; filename="eurus-account-${path.id}.json"`,
-          'Cache-Control': 'no-store',
-        })
-        .end(archive);
-      return SENT;
-    },
-  );
+  api.on('getAccountExportArchive', async ({ path, query, res }): Promise<typeof SENT> => {
+    const archive = await privacy.archive(path.id, Number(query.expires), String(query.signature));
+    if (archive === undefined) {
+      throw new NotFoundError('archive_not_found', 'This download link is unknown, expired or not valid.');
+    }
+    // sent as stored: the archive is large and built by us, not re-validated per request
+    res
+      .status(200)
+      .set({
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Disposition': `attachment; filename="eurus-account-${path.id}.json"`,
+        'Cache-Control': 'no-store',
+      })
+      .end(archive);
+    return SENT;
+  });
 
-  api.delete<DeleteAccountData, DeleteAccountResponses>('/v1/account', async ({ body, res, principal }) => {
+  api.on('deleteAccount', async ({ body, res, principal }) => {
     const accountId = principal().accountId;
     if (body.confirm !== accountId) {
       throw new BadRequestError('confirmation_mismatch', 'confirm must be the id of the account to erase.', {
@@ -128,21 +103,15 @@ export function createPrivacyRouter({ privacy, db, publicUrl }: PrivacyRoutesOpt
     return { status: 202, body: erasureOf(await privacy.scheduleErasure(accountId)) };
   });
 
-  api.get<GetAccountErasureData, GetAccountErasureResponses>(
-    '/v1/account/erasure',
-    async ({ principal }) => ({
-      status: 200,
-      body: erasureOf(await privacy.currentErasure(principal().accountId)),
-    }),
-  );
+  api.on('getAccountErasure', async ({ principal }) => ({
+    status: 200,
+    body: erasureOf(await privacy.currentErasure(principal().accountId)),
+  }));
 
-  api.post<CancelAccountErasureData, CancelAccountErasureResponses>(
-    '/v1/account/erasure/cancel',
-    async ({ principal }) => ({
-      status: 200,
-      body: erasureOf(await privacy.cancelErasure(principal().accountId)),
-    }),
-  );
+  api.on('cancelAccountErasure', async ({ principal }) => ({
+    status: 200,
+    body: erasureOf(await privacy.cancelErasure(principal().accountId)),
+  }));
 
-  return api.router;
+  return api;
 }

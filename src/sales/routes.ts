@@ -3,60 +3,10 @@
 // endpoints of campaign mail. Scope `sales` is checked by the security handler, as the spec
 // says (the opt-out endpoints take no key: their token is signed); lists, campaigns and replies
 // belong to the key's project, suppressions to its account.
-import type { Request, Response, Router } from 'express';
-import type {
-  CancelCampaignData,
-  CancelCampaignResponses,
-  CreateCampaignData,
-  CreateCampaignResponses,
-  GetCampaignData,
-  GetCampaignResponses,
-  GetReplyData,
-  GetReplyResponses,
-  GetUnsubscribePageData,
-  GetUnsubscribePageResponses,
-  LaunchCampaignData,
-  LaunchCampaignResponses,
-  ListCampaignRecipientsData,
-  ListCampaignRecipientsResponses,
-  ListCampaignsData,
-  ListCampaignsResponses,
-  ListRepliesData,
-  ListRepliesResponses,
-  PauseCampaignData,
-  PauseCampaignResponses,
-  ResumeCampaignData,
-  ResumeCampaignResponses,
-  ScheduleCampaignData,
-  ScheduleCampaignResponses,
-  UnsubscribeData,
-  UnsubscribeResponses,
-  AddTargetListMemberData,
-  AddTargetListMemberResponses,
-  CreateSuppressionData,
-  CreateSuppressionResponses,
-  CreateTargetListData,
-  CreateTargetListResponses,
-  DeleteSuppressionData,
-  DeleteSuppressionResponses,
-  DeleteTargetListData,
-  DeleteTargetListResponses,
-  GetSuppressionData,
-  GetSuppressionResponses,
-  GetTargetListData,
-  GetTargetListResponses,
-  ListSuppressionsData,
-  ListSuppressionsResponses,
-  ListTargetListMembersData,
-  ListTargetListMembersResponses,
-  ListTargetListsData,
-  ListTargetListsResponses,
-  RemoveTargetListMemberData,
-  RemoveTargetListMemberResponses,
-} from '../../generated/directory/client/types.gen.ts';
+import type { Request, Response } from 'express';
 import { NotFoundError } from '../platform/errors.ts';
 import { pageReply } from '../platform/pagination.ts';
-import { SENT, typedRouter } from '../platform/route.ts';
+import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { Campaigns } from './campaigns.ts';
 import type { Replies } from './replies.ts';
 import type { Suppressions } from './suppressions.ts';
@@ -92,106 +42,79 @@ export function createSalesRouter({
   campaigns,
   replies,
   unsubscribes,
-}: SalesRouterParts): Router {
-  const api = typedRouter();
+}: SalesRouterParts) {
+  const api: OperationRouter = operationRouter();
 
-  api.post<CreateTargetListData, CreateTargetListResponses>(
-    '/v1/target-lists',
-    async ({ body, principal }) => ({ status: 201, body: await targetLists.create(principal(), body) }),
+  api.on('createTargetList', async ({ body, principal }) => ({
+    status: 201,
+    body: await targetLists.create(principal(), body),
+  }));
+  api.on('listTargetLists', async ({ query, req, principal }) =>
+    pageReply(req, await targetLists.list(principal().projectId, query?.limit ?? 20, query?.cursor)),
   );
-  api.get<ListTargetListsData, ListTargetListsResponses>(
-    '/v1/target-lists',
-    async ({ query, req, principal }) =>
-      pageReply(req, await targetLists.list(principal().projectId, query?.limit ?? 20, query?.cursor)),
+  api.on('getTargetList', async ({ path, principal }) => ({
+    status: 200,
+    body: await targetLists.get(principal().projectId, path.id),
+  }));
+  api.on('deleteTargetList', async ({ path, principal }) => {
+    await targetLists.delete(principal().projectId, path.id);
+    return { status: 200, body: { id: path.id, object: 'target_list', deleted: true } };
+  });
+  api.on('listTargetListMembers', async ({ path, query, req, principal }) =>
+    pageReply(
+      req,
+      await targetLists.members(principal().projectId, path.id, {
+        limit: query?.limit ?? 20,
+        cursor: query?.cursor,
+        status: query?.status,
+      }),
+    ),
   );
-  api.get<GetTargetListData, GetTargetListResponses>(
-    '/v1/target-lists/{id}',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: await targetLists.get(principal().projectId, path.id),
-    }),
-  );
-  api.delete<DeleteTargetListData, DeleteTargetListResponses>(
-    '/v1/target-lists/{id}',
-    async ({ path, principal }) => {
-      await targetLists.delete(principal().projectId, path.id);
-      return { status: 200, body: { id: path.id, object: 'target_list', deleted: true } };
+  api.on('addTargetListMember', async ({ path, body, principal }) => ({
+    status: 201,
+    body: await targetLists.addMember(principal().projectId, path.id, body.listing_id),
+  }));
+  api.on('removeTargetListMember', async ({ path, principal }) => ({
+    status: 200,
+    body: {
+      id: await targetLists.removeMember(principal().projectId, path.id, path.listing_id),
+      object: 'target_list_member',
+      deleted: true,
     },
-  );
-  api.get<ListTargetListMembersData, ListTargetListMembersResponses>(
-    '/v1/target-lists/{id}/members',
-    async ({ path, query, req, principal }) =>
-      pageReply(
-        req,
-        await targetLists.members(principal().projectId, path.id, {
-          limit: query?.limit ?? 20,
-          cursor: query?.cursor,
-          status: query?.status,
-        }),
-      ),
-  );
-  api.post<AddTargetListMemberData, AddTargetListMemberResponses>(
-    '/v1/target-lists/{id}/members',
-    async ({ path, body, principal }) => ({
-      status: 201,
-      body: await targetLists.addMember(principal().projectId, path.id, body.listing_id),
-    }),
-  );
-  api.delete<RemoveTargetListMemberData, RemoveTargetListMemberResponses>(
-    '/v1/target-lists/{id}/members/{listing_id}',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: {
-        id: await targetLists.removeMember(principal().projectId, path.id, path.listing_id),
-        object: 'target_list_member',
-        deleted: true,
-      },
-    }),
-  );
+  }));
 
-  api.get<ListSuppressionsData, ListSuppressionsResponses>(
-    '/v1/suppressions',
-    async ({ query, req, principal }) =>
-      pageReply(
-        req,
-        await suppressions.list(principal().accountId, {
-          limit: query?.limit ?? 20,
-          cursor: query?.cursor,
-          reason: query?.reason,
-        }),
-      ),
+  api.on('listSuppressions', async ({ query, req, principal }) =>
+    pageReply(
+      req,
+      await suppressions.list(principal().accountId, {
+        limit: query?.limit ?? 20,
+        cursor: query?.cursor,
+        reason: query?.reason,
+      }),
+    ),
   );
-  api.post<CreateSuppressionData, CreateSuppressionResponses>(
-    '/v1/suppressions',
-    async ({ body, principal }) => {
-      const { created, suppression } = await suppressions.add(principal().accountId, body.email);
-      return created ? { status: 201, body: suppression } : { status: 200, body: suppression };
+  api.on('createSuppression', async ({ body, principal }) => {
+    const { created, suppression } = await suppressions.add(principal().accountId, body.email);
+    return created ? { status: 201, body: suppression } : { status: 200, body: suppression };
+  });
+  api.on('getSuppression', async ({ path, principal }) => ({
+    status: 200,
+    body: await suppressions.get(principal().accountId, path.email),
+  }));
+  api.on('deleteSuppression', async ({ path, principal }) => ({
+    status: 200,
+    body: {
+      id: await suppressions.remove(principal().accountId, path.email),
+      object: 'suppression',
+      deleted: true,
     },
-  );
-  api.get<GetSuppressionData, GetSuppressionResponses>(
-    '/v1/suppressions/{email}',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: await suppressions.get(principal().accountId, path.email),
-    }),
-  );
-  api.delete<DeleteSuppressionData, DeleteSuppressionResponses>(
-    '/v1/suppressions/{email}',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: {
-        id: await suppressions.remove(principal().accountId, path.email),
-        object: 'suppression',
-        deleted: true,
-      },
-    }),
-  );
+  }));
 
-  api.post<CreateCampaignData, CreateCampaignResponses>('/v1/campaigns', async ({ body, principal }) => ({
+  api.on('createCampaign', async ({ body, principal }) => ({
     status: 201,
     body: await campaigns.create(principal(), body),
   }));
-  api.get<ListCampaignsData, ListCampaignsResponses>('/v1/campaigns', async ({ query, req, principal }) =>
+  api.on('listCampaigns', async ({ query, req, principal }) =>
     pageReply(
       req,
       await campaigns.list(principal().projectId, {
@@ -201,59 +124,42 @@ export function createSalesRouter({
       }),
     ),
   );
-  api.get<GetCampaignData, GetCampaignResponses>('/v1/campaigns/{id}', async ({ path, principal }) => ({
+  api.on('getCampaign', async ({ path, principal }) => ({
     status: 200,
     body: await campaigns.get(principal().projectId, path.id),
   }));
-  api.post<LaunchCampaignData, LaunchCampaignResponses>(
-    '/v1/campaigns/{id}/launch',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: await campaigns.launch(principal().projectId, path.id),
-    }),
-  );
-  api.post<ScheduleCampaignData, ScheduleCampaignResponses>(
-    '/v1/campaigns/{id}/schedule',
-    async ({ path, body, principal }) => ({
-      status: 200,
-      body: await campaigns.schedule(principal().projectId, path.id, body.send_at),
-    }),
-  );
-  api.post<PauseCampaignData, PauseCampaignResponses>(
-    '/v1/campaigns/{id}/pause',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: await campaigns.pause(principal().projectId, path.id),
-    }),
-  );
-  api.post<ResumeCampaignData, ResumeCampaignResponses>(
-    '/v1/campaigns/{id}/resume',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: await campaigns.resume(principal().projectId, path.id),
-    }),
-  );
-  api.post<CancelCampaignData, CancelCampaignResponses>(
-    '/v1/campaigns/{id}/cancel',
-    async ({ path, principal }) => ({
-      status: 200,
-      body: await campaigns.cancel(principal().projectId, path.id),
-    }),
-  );
-  api.get<ListCampaignRecipientsData, ListCampaignRecipientsResponses>(
-    '/v1/campaigns/{id}/recipients',
-    async ({ path, query, req, principal }) =>
-      pageReply(
-        req,
-        await campaigns.recipients(principal().projectId, path.id, {
-          limit: query?.limit ?? 20,
-          cursor: query?.cursor,
-          status: query?.status,
-        }),
-      ),
+  api.on('launchCampaign', async ({ path, principal }) => ({
+    status: 200,
+    body: await campaigns.launch(principal().projectId, path.id),
+  }));
+  api.on('scheduleCampaign', async ({ path, body, principal }) => ({
+    status: 200,
+    body: await campaigns.schedule(principal().projectId, path.id, body.send_at),
+  }));
+  api.on('pauseCampaign', async ({ path, principal }) => ({
+    status: 200,
+    body: await campaigns.pause(principal().projectId, path.id),
+  }));
+  api.on('resumeCampaign', async ({ path, principal }) => ({
+    status: 200,
+    body: await campaigns.resume(principal().projectId, path.id),
+  }));
+  api.on('cancelCampaign', async ({ path, principal }) => ({
+    status: 200,
+    body: await campaigns.cancel(principal().projectId, path.id),
+  }));
+  api.on('listCampaignRecipients', async ({ path, query, req, principal }) =>
+    pageReply(
+      req,
+      await campaigns.recipients(principal().projectId, path.id, {
+        limit: query?.limit ?? 20,
+        cursor: query?.cursor,
+        status: query?.status,
+      }),
+    ),
   );
 
-  api.get<ListRepliesData, ListRepliesResponses>('/v1/replies', async ({ query, req, principal }) => {
+  api.on('listReplies', async ({ query, req, principal }) => {
     // a campaign of another project is unknown here, as on GET /v1/campaigns/{id}
     if (query?.campaign_id !== undefined) await campaigns.get(principal().projectId, query.campaign_id);
     return pageReply(
@@ -266,27 +172,21 @@ export function createSalesRouter({
       }),
     );
   });
-  api.get<GetReplyData, GetReplyResponses>('/v1/replies/{id}', async ({ path, principal }) => ({
+  api.on('getReply', async ({ path, principal }) => ({
     status: 200,
     body: await replies.get(principal().projectId, path.id),
   }));
 
-  api.get<GetUnsubscribePageData, GetUnsubscribePageResponses>(
-    '/v1/unsubscribe/{token}',
-    async ({ path, req, res }): Promise<typeof SENT> => {
-      const who = await unsubscribes.who(path.token);
-      return who ? html(res, 200, unsubscribes.askPage(who)) : invalidLink(req, res);
-    },
-  );
-  api.post<UnsubscribeData, UnsubscribeResponses>(
-    '/v1/unsubscribe/{token}',
-    async ({ path, req, res }): Promise<typeof SENT> => {
-      const who = await unsubscribes.who(path.token);
-      if (!who) return invalidLink(req, res);
-      await unsubscribes.unsubscribe(who);
-      return html(res, 200, unsubscribes.donePage(who));
-    },
-  );
+  api.on('getUnsubscribePage', async ({ path, req, res }): Promise<typeof SENT> => {
+    const who = await unsubscribes.who(path.token);
+    return who ? html(res, 200, unsubscribes.askPage(who)) : invalidLink(req, res);
+  });
+  api.on('unsubscribe', async ({ path, req, res }): Promise<typeof SENT> => {
+    const who = await unsubscribes.who(path.token);
+    if (!who) return invalidLink(req, res);
+    await unsubscribes.unsubscribe(who);
+    return html(res, 200, unsubscribes.donePage(who));
+  });
 
-  return api.router;
+  return api;
 }

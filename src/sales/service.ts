@@ -1,7 +1,6 @@
 // The Sales interface's parts, made once per directory service: target lists, suppressions,
 // campaigns and their sender (durable jobs), replies (the inbound listener's handler) and the
 // opt-out endpoints. Sending domains, the transport and the inbound listener are src/mail's.
-import type { Router } from 'express';
 import type { SendingDomainStore } from '../mail/domains.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import type { MailTransport } from '../mail/transport.ts';
@@ -45,7 +44,7 @@ export interface SalesDeps {
 }
 
 export interface Sales {
-  router: Router;
+  router: ReturnType<typeof createSalesRouter>;
   /** What the inbound SMTP listener calls for each message it accepts. */
   onMail(mail: InboundMail): Promise<void>;
   /** The human replies of a list's members, for the CRM sync (src/crm/syncs.ts `ReplySource`). */

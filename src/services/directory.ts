@@ -24,7 +24,8 @@ import { type InboundMail } from '../mail/inbound.ts';
 import { createSendingDomainRouter } from '../mail/routes.ts';
 import { createMailTransport, type MailTransport } from '../mail/transport.ts';
 import { createStatusPages } from '../status/pages.ts';
-import { createUsageRouter } from '../usage/routes.ts';
+import { type DirectoryOperationId, serves } from '../platform/route.ts';
+import { createDirectoryUsageRouter } from '../usage/routes.ts';
 import { WebhookDelivery } from '../webhooks/delivery.ts';
 import { createWebhookRouter } from '../webhooks/routes.ts';
 import { WebhookStore } from '../webhooks/store.ts';
@@ -233,7 +234,7 @@ export async function createDirectoryService(
     },
     pages: [createStatusPages(platform.db)],
     middleware: [limits, idempotency(platform.db, readSpec('directory'))],
-    routers: [
+    routers: serves<DirectoryOperationId>()(
       createDirectoryRouter({
         db: platform.db,
         search,
@@ -242,7 +243,7 @@ export async function createDirectoryService(
           options.ownUrl?.() ??
           `http://127.0.0.1:${platform.config.directoryPort}`,
       }),
-      createUsageRouter(platform.db, 'directory', {
+      createDirectoryUsageRouter(platform.db, {
         project: (accountId, id) => platform.accounts.getProject(accountId, id),
         key: (accountId, id) => platform.accounts.getKey(accountId, id),
       }),
@@ -251,7 +252,7 @@ export async function createDirectoryService(
       createSendingDomainRouter(domains),
       createConciergeRouter(workflows),
       createCrmRouter({ connections: crmConnections, syncs: crmSyncs }),
-    ],
+    ),
     isReady: () => platform.readiness(ready),
   });
   return {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express, Router } from 'express';
+import type { Express } from 'express';
 import { createRealtime } from '../model/realtime.ts';
 import { createAccountsRouter } from '../accounts/routes.ts';
 import { rateLimit } from '../limits/middleware.ts';
@@ -24,7 +24,9 @@ import { createModelsRouter } from '../model/models-routes.ts';
 import type { Platform } from './context.ts';
 import { idempotency } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
-import { createUsageRouter } from '../usage/routes.ts';
+import type { createPrivacyRouter } from '../privacy/routes.ts';
+import { type ModelOperationId, serves } from '../platform/route.ts';
+import { createModelUsageRouter } from '../usage/routes.ts';
 import { createConsolePages } from '../console/pages.ts';
 import { createPlansRouter } from '../console/plans-routes.ts';
 import { createConsoleRouter } from '../console/routes.ts';
@@ -48,14 +50,14 @@ export interface ModelServiceOptions {
   directoryUrl?: () => string;
   /** The address this service listens on: image URLs' origin without MODEL_API_PUBLIC_URL. */
   ownUrl?: () => string;
-  /** Routers composed above the features (the composition root's: /v1/account, src/privacy). */
-  routers?: Router[];
+  /** The account-data routes (/v1/account, src/privacy), composed above the features. */
+  privacy: ReturnType<typeof createPrivacyRouter>;
 }
 
 export async function createModelService(
   platform: Platform,
   logger: Logger,
-  options: ModelServiceOptions = {},
+  options: ModelServiceOptions,
 ): Promise<ModelService> {
   const config = platform.config;
   const directoryUrl = (): string =>
@@ -126,7 +128,7 @@ export async function createModelService(
       createStatusPages(platform.db),
     ],
     middleware: [limits, idempotency(platform.db, readSpec('model'))],
-    routers: [
+    routers: serves<ModelOperationId>()(
       createModelsRouter({ ...engines.describe(), ...media.describe() }),
       createChatRouter({
         db: platform.db,
@@ -165,7 +167,7 @@ export async function createModelService(
         logger,
       }),
       createAccountsRouter(platform.accounts, platform.auth),
-      createUsageRouter(platform.db, 'model', {
+      createModelUsageRouter(platform.db, {
         project: (accountId, id) => platform.accounts.getProject(accountId, id),
         key: (accountId, id) => platform.accounts.getKey(accountId, id),
       }),
@@ -177,8 +179,8 @@ export async function createModelService(
         mailer: outboxMailer(platform.config.outboxDir),
         consoleUrl: `${platform.config.publicModelUrl}/console`,
       }),
-      ...(options.routers ?? []),
-    ],
+      options.privacy,
+    ),
     isReady: () => platform.readiness(true),
   });
   const realtime = createRealtime({

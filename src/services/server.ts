@@ -344,13 +344,11 @@ export async function startServices(
     const service = await createModelService(platform, logger, {
       directoryUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
       ownUrl: () => urls.model ?? urlOf(host, config.modelPort),
-      routers: [
-        createPrivacyRouter({
-          privacy,
-          db: platform.db,
-          publicUrl: () => config.imageUrlBase ?? urls.model ?? urlOf(host, config.modelPort),
-        }),
-      ],
+      privacy: createPrivacyRouter({
+        privacy,
+        db: platform.db,
+        publicUrl: () => config.imageUrlBase ?? urls.model ?? urlOf(host, config.modelPort),
+      }),
     });
     serve('model', service.app, service.upgrade);
     const stop = drainOf('model');

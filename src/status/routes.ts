@@ -1,18 +1,11 @@
 // Incidents of the public status page, posted by the operator: an `admin` key of the operator's
 // account (the account of BOOTSTRAP_ADMIN_KEY or of the key printed on the first start, named
 // `bootstrap` in accounts). Any other account's key is refused, whatever its scopes.
-import type { Router } from 'express';
-import type {
-  CreateIncidentData,
-  CreateIncidentResponses,
-  Incident,
-  UpdateIncidentData,
-  UpdateIncidentResponses,
-} from '../../generated/model/client/types.gen.ts';
+import type { Incident } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
 import { NotFoundError, PermissionDeniedError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { typedRouter } from '../platform/route.ts';
+import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { Incident as StoredIncident } from './status.ts';
 
 /** A row of the incidents table, as the status page reads it too. */
@@ -29,8 +22,8 @@ const toIncident = (row: IncidentRow): Incident => ({
   resolved_at: row.resolved_at === null ? null : Number(row.resolved_at),
 });
 
-export function createIncidentsRouter(db: Db): Router {
-  const api = typedRouter();
+export function createIncidentsRouter(db: Db) {
+  const api: OperationRouter = operationRouter();
 
   async function operatorOnly(accountId: string): Promise<void> {
     const [row] = await db.query<{ name: string }>('select name from accounts where id = $1', [accountId]);
@@ -42,7 +35,7 @@ export function createIncidentsRouter(db: Db): Router {
     }
   }
 
-  api.post<CreateIncidentData, CreateIncidentResponses>('/v1/incidents', async ({ body, principal }) => {
+  api.on('createIncident', async ({ body, principal }) => {
     await operatorOnly(principal().accountId);
     const [row] = await db.query<IncidentRow>(
       `insert into status_incidents (id, title, body, impact, components, created) values ($1, $2, $3, $4, $5, $6)
@@ -59,21 +52,18 @@ export function createIncidentsRouter(db: Db): Router {
     return { status: 201, body: toIncident(row as IncidentRow) };
   });
 
-  api.patch<UpdateIncidentData, UpdateIncidentResponses>(
-    '/v1/incidents/{id}',
-    async ({ path, body, principal }) => {
-      await operatorOnly(principal().accountId);
-      const [row] = await db.query<IncidentRow>(
-        `update status_incidents set body = coalesce($2, body),
+  api.on('updateIncident', async ({ path, body, principal }) => {
+    await operatorOnly(principal().accountId);
+    const [row] = await db.query<IncidentRow>(
+      `update status_incidents set body = coalesce($2, body),
          resolved_at = case when $3::boolean then coalesce(resolved_at, $4) else resolved_at end
        where id = $1 returning *`,
-        [path.id, body.body ?? null, body.resolved === true, Math.floor(Date.now() / 1000)],
-      );
-      if (!row)
-        throw new NotFoundError('not_found', `No incident with id '${path.id}' exists.`, { param: 'id' });
-      return { status: 200, body: toIncident(row) };
-    },
-  );
+      [path.id, body.body ?? null, body.resolved === true, Math.floor(Date.now() / 1000)],
+    );
+    if (!row)
+      throw new NotFoundError('not_found', `No incident with id '${path.id}' exists.`, { param: 'id' });
+    return { status: 200, body: toIncident(row) };
+  });
 
-  return api.router;
+  return api;
 }

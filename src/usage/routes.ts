@@ -1,19 +1,16 @@
 // GET /v1/usage on both services (scope `admin`).
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import type {
-  UsageResult as DirectoryResult,
-  GetUsageData as DirectoryUsageData,
   GetUsageResponses as DirectoryUsageResponses,
+  UsageResult as DirectoryResult,
 } from '../../generated/directory/client/types.gen.ts';
 import type {
-  GetUsageData as ModelUsageData,
   GetUsageResponses as ModelUsageResponses,
   UsageResult as ModelResult,
 } from '../../generated/model/client/types.gen.ts';
 import type { Queryable } from '../platform/db.ts';
-import type { ServiceName } from '../platform/app.ts';
 import { NotFoundError } from '../platform/errors.ts';
-import { typedRouter } from '../platform/route.ts';
+import { type DirectoryOperations, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { formatEur } from '../platform/metering.ts';
 import { type ReportQuery, type ReportShape, type Sums, usageReport } from './report.ts';
 
@@ -100,36 +97,38 @@ async function checkFilters(owns: UsageOwnership, accountId: string, query: Repo
   if (keyId !== undefined) await owns.key(accountId, keyId).catch(param('key_id'));
 }
 
-export function createUsageRouter(db: Queryable, service: ServiceName, owns: UsageOwnership): Router {
-  const api = typedRouter();
-  if (service === 'model') {
-    api.get<ModelUsageData, ModelUsageResponses>('/v1/usage', async ({ req, principal }) => {
-      const query = queryOf(req, ['model', 'project_id', 'key_id']);
-      await checkFilters(owns, principal().accountId, query);
-      const { totals, data } = await usageReport(db, principal().accountId, MODEL_USAGE, query);
-      return {
-        status: 200,
-        body: { ...envelope<ModelGroupBy, ReturnType<typeof modelTotals>>(query, modelTotals(totals)), data },
-      };
-    });
-  } else {
-    api.get<DirectoryUsageData, DirectoryUsageResponses>('/v1/usage', async ({ req, principal }) => {
-      const query = queryOf(req, ['interface', 'project_id', 'key_id']);
-      await checkFilters(owns, principal().accountId, query);
-      const { totals, data } = await usageReport(db, principal().accountId, DIRECTORY_USAGE, query);
-      return {
-        status: 200,
-        body: {
-          ...envelope<DirectoryGroupBy, { requests: number; cost: string }>(query, {
-            requests: totals.requests,
-            cost: formatEur(totals.cost_nano),
-          }),
-          data,
-        },
-      };
-    });
-  }
-  return api.router;
+export function createModelUsageRouter(db: Queryable, owns: UsageOwnership) {
+  const api: OperationRouter = operationRouter();
+  api.on('getUsage', async ({ req, principal }) => {
+    const query = queryOf(req, ['model', 'project_id', 'key_id']);
+    await checkFilters(owns, principal().accountId, query);
+    const { totals, data } = await usageReport(db, principal().accountId, MODEL_USAGE, query);
+    return {
+      status: 200,
+      body: { ...envelope<ModelGroupBy, ReturnType<typeof modelTotals>>(query, modelTotals(totals)), data },
+    };
+  });
+  return api;
+}
+
+export function createDirectoryUsageRouter(db: Queryable, owns: UsageOwnership) {
+  const api: OperationRouter<never, DirectoryOperations> = operationRouter<DirectoryOperations>();
+  api.on('getUsage', async ({ req, principal }) => {
+    const query = queryOf(req, ['interface', 'project_id', 'key_id']);
+    await checkFilters(owns, principal().accountId, query);
+    const { totals, data } = await usageReport(db, principal().accountId, DIRECTORY_USAGE, query);
+    return {
+      status: 200,
+      body: {
+        ...envelope<DirectoryGroupBy, { requests: number; cost: string }>(query, {
+          requests: totals.requests,
+          cost: formatEur(totals.cost_nano),
+        }),
+        data,
+      },
+    };
+  });
+  return api;
 }
 
 function modelTotals(t: Sums) {
