@@ -4771,26 +4771,252 @@ export const ConciergeShortlistEntrySchema = {
     }
 } as const;
 
+export const QuoteHoursSchema = {
+    title: 'QuoteHours',
+    description: 'The hours of work an answer (or the brief) estimates for a price by the hour, as a number or a range, with the words they were read from.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'low',
+        'high',
+        'quote'
+    ],
+    properties: {
+        low: {
+            description: 'The hours, or the lower end of a range of hours.',
+            type: 'number',
+            exclusiveMinimum: 0,
+            maximum: 1000,
+            examples: [
+                3
+            ]
+        },
+        high: {
+            description: 'The upper end of a range of hours; the same as `low` for a single figure.',
+            type: 'number',
+            exclusiveMinimum: 0,
+            maximum: 1000,
+            examples: [
+                3
+            ]
+        },
+        quote: {
+            description: 'The words the hours were read from.',
+            type: 'string',
+            examples: [
+                'about 3 hours'
+            ]
+        }
+    }
+} as const;
+
+export const QuoteVatSchema = {
+    title: 'QuoteVat',
+    description: 'What a provider\'s answer says about VAT: whether its prices include it (`gross`), come before it (`net`), carry none (`exempt`, a small business or an exemption), or do not say (`unknown`), and the rate it names, each with the words it was read from.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'basis',
+        'rate',
+        'quote',
+        'rate_quote'
+    ],
+    properties: {
+        basis: {
+            description: '`gross` (VAT included: "inkl. MwSt.", "TTC", "IVA incluida"), `net` (VAT on top: "plus VAT", "zzgl. MwSt.", "HT", "+ IVA", "excl. btw"), `exempt` (no VAT charged: "§ 19 UStG", "TVA non applicable"), or `unknown` when the answer does not say.',
+            type: 'string',
+            enum: [
+                'gross',
+                'net',
+                'exempt',
+                'unknown'
+            ],
+            examples: [
+                'net'
+            ]
+        },
+        rate: {
+            description: 'The VAT rate the answer names, in percent as a decimal string, or null when it names none (`0` when exempt).',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^[0-9]{1,2}(\\.[0-9]{1,2})?$',
+            examples: [
+                '19'
+            ]
+        },
+        quote: {
+            description: 'The words of the answer that say it, or null when it says nothing about VAT.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'EUR 245.00 plus VAT'
+            ]
+        },
+        rate_quote: {
+            description: 'The words of the answer that name the rate, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                '19 % MwSt.'
+            ]
+        }
+    }
+} as const;
+
+export const QuoteFeeSchema = {
+    title: 'QuoteFee',
+    description: 'A cost a provider\'s answer names besides its price (a call-out fee, travel, disposal, materials, a surcharge), charged on top of it: with its amount, or with `amount: null` when the answer says it comes on top without a price.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'kind',
+        'label',
+        'amount',
+        'currency',
+        'vat',
+        'quote'
+    ],
+    properties: {
+        kind: {
+            description: 'What the fee is for.',
+            type: 'string',
+            enum: [
+                'call_out',
+                'travel',
+                'disposal',
+                'materials',
+                'surcharge',
+                'other'
+            ],
+            examples: [
+                'call_out'
+            ]
+        },
+        label: {
+            description: 'The fee as the answer names it.',
+            type: 'string',
+            examples: [
+                'call-out fee'
+            ]
+        },
+        amount: {
+            description: 'The fee as a decimal string, or null when the answer says it is extra without a price.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Money'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        currency: {
+            description: 'The currency of the fee (ISO 4217), or null without an amount.',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^[A-Z]{3}$',
+            examples: [
+                'EUR'
+            ]
+        },
+        vat: {
+            description: 'Whether the answer says the fee includes VAT (`gross`) or not (`net`); null when it says so only of the price, whose basis the fee then shares.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'gross',
+                'net',
+                null
+            ],
+            examples: [
+                null
+            ]
+        },
+        quote: {
+            description: 'The words of the answer the fee was read from.',
+            type: 'string',
+            examples: [
+                'The call-out fee of EUR 35 is extra.'
+            ]
+        }
+    }
+} as const;
+
 export const QuoteReadingSchema = {
     title: 'QuoteReading',
-    description: 'What the agent read from a provider\'s answer: the price, when they can do it, and their conditions. Null members where the answer does not say.',
+    description: 'What was read from a provider\'s answer, in one shape whatever its language: the price and how it is given (fixed, per hour, a range, a "from" price, per unit), its currency, VAT, fees besides it, what it includes and leaves out, when the provider can start and how long the offer holds, whether they decline. Every figure comes with the words of the answer it was read from (`*_quote`). Null members where the answer does not say.',
     type: 'object',
     additionalProperties: false,
     required: [
         'declined',
+        'price_type',
         'amount',
+        'amount_high',
         'currency',
+        'amount_quote',
+        'estimate',
+        'unit',
+        'hours',
+        'vat',
+        'fees',
+        'includes',
+        'excludes',
         'available_from',
+        'availability_quote',
+        'valid_until',
+        'validity_quote',
+        'no_price_reason',
         'conditions',
-        'excerpt'
+        'excerpt',
+        'read_by',
+        'dropped'
     ],
     properties: {
         declined: {
             description: 'Whether the provider said they cannot take the job.',
             type: 'boolean'
         },
+        price_type: {
+            description: 'How the price is given: `fixed` (one figure), `hourly` (a rate per hour; the hours in `hours` when the answer states them), `range` (`amount` to `amount_high`), `from` (the least it costs: "ab 150 €", "à partir de 150 €"), `per_unit` (per m², per day...: see `unit`); null when the answer names no price.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'fixed',
+                'hourly',
+                'range',
+                'from',
+                'per_unit',
+                null
+            ],
+            examples: [
+                'fixed'
+            ]
+        },
         amount: {
-            description: 'The quoted price as a decimal string, or null when the answer names none.',
+            description: 'The price as the answer states it, as a decimal string: the fixed price, the rate per hour, the lower end of a range, the "from" price or the unit price; null when it names none.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Money'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        amount_high: {
+            description: 'The upper end of a range, or null.',
             oneOf: [
                 {
                     $ref: '#/components/schemas/Money'
@@ -4811,6 +5037,79 @@ export const QuoteReadingSchema = {
                 'EUR'
             ]
         },
+        amount_quote: {
+            description: 'The words of the answer the price was read from, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'EUR 245.00 plus VAT for the repair'
+            ]
+        },
+        estimate: {
+            description: 'Whether the answer calls the price an estimate ("about", "ca.", "environ") rather than fixed.',
+            type: 'boolean'
+        },
+        unit: {
+            description: 'What a `per_unit` price is per, as the answer writes it (`m²`, `day`), else null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        hours: {
+            description: 'The hours of work the answer estimates, for a price by the hour; null when it states none.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/QuoteHours'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        vat: {
+            $ref: '#/components/schemas/QuoteVat',
+            description: 'What the answer says about VAT.'
+        },
+        fees: {
+            description: 'Costs the answer names besides the price, charged on top of it.',
+            type: 'array',
+            maxItems: 10,
+            items: {
+                $ref: '#/components/schemas/QuoteFee'
+            }
+        },
+        includes: {
+            description: 'What the answer says the price includes, as it writes it.',
+            type: 'array',
+            maxItems: 10,
+            items: {
+                type: 'string'
+            },
+            examples: [
+                [
+                    'parts',
+                    'call-out fee',
+                    'VAT'
+                ]
+            ]
+        },
+        excludes: {
+            description: 'What the answer says the price leaves out, as it writes it.',
+            type: 'array',
+            maxItems: 10,
+            items: {
+                type: 'string'
+            },
+            examples: [
+                []
+            ]
+        },
         available_from: {
             description: 'The first day the provider says they can do the work, as `YYYY-MM-DD`, or null.',
             type: [
@@ -4822,8 +5121,54 @@ export const QuoteReadingSchema = {
                 '2026-12-02'
             ]
         },
+        availability_quote: {
+            description: 'The words the first available day was read from, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'we can come on 2 December'
+            ]
+        },
+        valid_until: {
+            description: 'The last day the offer holds, as `YYYY-MM-DD` (a duration counted from the day the answer arrived), or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'date',
+            examples: [
+                '2026-12-26'
+            ]
+        },
+        validity_quote: {
+            description: 'The words the validity was read from, or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'valid for 30 days'
+            ]
+        },
+        no_price_reason: {
+            description: 'Why an answer that does not decline names no price: `site_visit` (the provider wants to see the job first) or `not_stated`; null when it names a price or declines.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'site_visit',
+                'not_stated',
+                null
+            ],
+            examples: [
+                null
+            ]
+        },
         conditions: {
-            description: 'What the price includes or depends on, as the provider wrote it (VAT, removal, warranty).',
+            description: 'What the price depends on, as the answer writes it (VAT, extras, what it leaves out, a warranty).',
             type: 'array',
             maxItems: 10,
             items: {
@@ -4831,8 +5176,8 @@ export const QuoteReadingSchema = {
             },
             examples: [
                 [
-                    'incl. 20 % VAT',
-                    'removal of the old unit included'
+                    'plus VAT',
+                    'call-out fee extra'
                 ]
             ]
         },
@@ -4840,8 +5185,56 @@ export const QuoteReadingSchema = {
             description: 'The sentence the price was read from (or the answer\'s start), at most 300 characters.',
             type: 'string',
             examples: [
-                'Wir können den Kessel am 2. Dezember tauschen, Festpreis 6.480,00 EUR inkl. 20 % MwSt. und Entsorgung.'
+                'We can do the repair for EUR 245.00 plus VAT.'
             ]
+        },
+        read_by: {
+            description: 'Who read the answer: `rules` (the concierge\'s own code) or `model` (the upstream model through the Model API with a JSON schema, every figure then checked against the answer\'s text by code).',
+            type: 'string',
+            enum: [
+                'rules',
+                'model'
+            ],
+            examples: [
+                'rules'
+            ]
+        },
+        dropped: {
+            description: 'Figures a model reading gave that the answer\'s text does not contain, left out and said.',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'field',
+                    'value',
+                    'reason'
+                ],
+                properties: {
+                    field: {
+                        description: 'The member of the reading the figure was for.',
+                        type: 'string',
+                        examples: [
+                            'amount'
+                        ]
+                    },
+                    value: {
+                        description: 'The figure as the model gave it.',
+                        type: 'string',
+                        examples: [
+                            '320.00'
+                        ]
+                    },
+                    reason: {
+                        description: 'Why it was left out.',
+                        type: 'string',
+                        examples: [
+                            '\'320\' is not in the answer\'s text'
+                        ]
+                    }
+                }
+            }
         }
     }
 } as const;

@@ -2459,9 +2459,85 @@ export type ConciergeShortlistEntry = {
 };
 
 /**
+ * QuoteHours
+ *
+ * The hours of work an answer (or the brief) estimates for a price by the hour, as a number or a range, with the words they were read from.
+ */
+export type QuoteHours = {
+    /**
+     * The hours, or the lower end of a range of hours.
+     */
+    low: number;
+    /**
+     * The upper end of a range of hours; the same as `low` for a single figure.
+     */
+    high: number;
+    /**
+     * The words the hours were read from.
+     */
+    quote: string;
+};
+
+/**
+ * QuoteVat
+ *
+ * What a provider's answer says about VAT: whether its prices include it (`gross`), come before it (`net`), carry none (`exempt`, a small business or an exemption), or do not say (`unknown`), and the rate it names, each with the words it was read from.
+ */
+export type QuoteVat = {
+    /**
+     * `gross` (VAT included: "inkl. MwSt.", "TTC", "IVA incluida"), `net` (VAT on top: "plus VAT", "zzgl. MwSt.", "HT", "+ IVA", "excl. btw"), `exempt` (no VAT charged: "§ 19 UStG", "TVA non applicable"), or `unknown` when the answer does not say.
+     */
+    basis: 'gross' | 'net' | 'exempt' | 'unknown';
+    /**
+     * The VAT rate the answer names, in percent as a decimal string, or null when it names none (`0` when exempt).
+     */
+    rate: string | null;
+    /**
+     * The words of the answer that say it, or null when it says nothing about VAT.
+     */
+    quote: string | null;
+    /**
+     * The words of the answer that name the rate, or null.
+     */
+    rate_quote: string | null;
+};
+
+/**
+ * QuoteFee
+ *
+ * A cost a provider's answer names besides its price (a call-out fee, travel, disposal, materials, a surcharge), charged on top of it: with its amount, or with `amount: null` when the answer says it comes on top without a price.
+ */
+export type QuoteFee = {
+    /**
+     * What the fee is for.
+     */
+    kind: 'call_out' | 'travel' | 'disposal' | 'materials' | 'surcharge' | 'other';
+    /**
+     * The fee as the answer names it.
+     */
+    label: string;
+    /**
+     * The fee as a decimal string, or null when the answer says it is extra without a price.
+     */
+    amount: Money | null;
+    /**
+     * The currency of the fee (ISO 4217), or null without an amount.
+     */
+    currency: string | null;
+    /**
+     * Whether the answer says the fee includes VAT (`gross`) or not (`net`); null when it says so only of the price, whose basis the fee then shares.
+     */
+    vat: 'gross' | 'net' | null;
+    /**
+     * The words of the answer the fee was read from.
+     */
+    quote: string;
+};
+
+/**
  * QuoteReading
  *
- * What the agent read from a provider's answer: the price, when they can do it, and their conditions. Null members where the answer does not say.
+ * What was read from a provider's answer, in one shape whatever its language: the price and how it is given (fixed, per hour, a range, a "from" price, per unit), its currency, VAT, fees besides it, what it includes and leaves out, when the provider can start and how long the offer holds, whether they decline. Every figure comes with the words of the answer it was read from (`*_quote`). Null members where the answer does not say.
  */
 export type QuoteReading = {
     /**
@@ -2469,25 +2545,102 @@ export type QuoteReading = {
      */
     declined: boolean;
     /**
-     * The quoted price as a decimal string, or null when the answer names none.
+     * How the price is given: `fixed` (one figure), `hourly` (a rate per hour; the hours in `hours` when the answer states them), `range` (`amount` to `amount_high`), `from` (the least it costs: "ab 150 €", "à partir de 150 €"), `per_unit` (per m², per day...: see `unit`); null when the answer names no price.
+     */
+    price_type: 'fixed' | 'hourly' | 'range' | 'from' | 'per_unit' | null;
+    /**
+     * The price as the answer states it, as a decimal string: the fixed price, the rate per hour, the lower end of a range, the "from" price or the unit price; null when it names none.
      */
     amount: Money | null;
+    /**
+     * The upper end of a range, or null.
+     */
+    amount_high: Money | null;
     /**
      * The currency of the price (ISO 4217), or null.
      */
     currency: string | null;
     /**
+     * The words of the answer the price was read from, or null.
+     */
+    amount_quote: string | null;
+    /**
+     * Whether the answer calls the price an estimate ("about", "ca.", "environ") rather than fixed.
+     */
+    estimate: boolean;
+    /**
+     * What a `per_unit` price is per, as the answer writes it (`m²`, `day`), else null.
+     */
+    unit: string | null;
+    /**
+     * The hours of work the answer estimates, for a price by the hour; null when it states none.
+     */
+    hours: QuoteHours | null;
+    /**
+     * What the answer says about VAT.
+     */
+    vat: QuoteVat;
+    /**
+     * Costs the answer names besides the price, charged on top of it.
+     */
+    fees: Array<QuoteFee>;
+    /**
+     * What the answer says the price includes, as it writes it.
+     */
+    includes: Array<string>;
+    /**
+     * What the answer says the price leaves out, as it writes it.
+     */
+    excludes: Array<string>;
+    /**
      * The first day the provider says they can do the work, as `YYYY-MM-DD`, or null.
      */
     available_from: string | null;
     /**
-     * What the price includes or depends on, as the provider wrote it (VAT, removal, warranty).
+     * The words the first available day was read from, or null.
+     */
+    availability_quote: string | null;
+    /**
+     * The last day the offer holds, as `YYYY-MM-DD` (a duration counted from the day the answer arrived), or null.
+     */
+    valid_until: string | null;
+    /**
+     * The words the validity was read from, or null.
+     */
+    validity_quote: string | null;
+    /**
+     * Why an answer that does not decline names no price: `site_visit` (the provider wants to see the job first) or `not_stated`; null when it names a price or declines.
+     */
+    no_price_reason: 'site_visit' | 'not_stated' | null;
+    /**
+     * What the price depends on, as the answer writes it (VAT, extras, what it leaves out, a warranty).
      */
     conditions: Array<string>;
     /**
      * The sentence the price was read from (or the answer's start), at most 300 characters.
      */
     excerpt: string;
+    /**
+     * Who read the answer: `rules` (the concierge's own code) or `model` (the upstream model through the Model API with a JSON schema, every figure then checked against the answer's text by code).
+     */
+    read_by: 'rules' | 'model';
+    /**
+     * Figures a model reading gave that the answer's text does not contain, left out and said.
+     */
+    dropped: Array<{
+        /**
+         * The member of the reading the figure was for.
+         */
+        field: string;
+        /**
+         * The figure as the model gave it.
+         */
+        value: string;
+        /**
+         * Why it was left out.
+         */
+        reason: string;
+    }>;
 };
 
 /**
