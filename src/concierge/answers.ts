@@ -98,7 +98,12 @@ export class Answers {
     if (!contact?.reply || contact.reading !== null) return;
     const row = await store.load(contact.workflow_id);
     if (!row || row.status !== 'running') return;
-    const reading = readQuote(contact.reply.text, new Date(contact.reply.received_at * 1000));
+    // providers are near the brief's place: its country's currency and VAT
+    const reading = readQuote(
+      contact.reply.text,
+      new Date(contact.reply.received_at * 1000),
+      row.understanding?.place?.country ?? null,
+    );
     let run: AgentRun;
     try {
       run = await this.#deps.agent(row, readCall(contact, reading, ctx.signal));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { QuoteReading } from '../../generated/directory/client/types.gen.ts';
 import { type Candidate, compare, type Outcome, weightedRating } from './compare.ts';
 
 const candidate = (id: string, rating: number, reviews: number, distance = 2): Candidate => ({
@@ -11,13 +12,29 @@ const candidate = (id: string, rating: number, reviews: number, distance = 2): C
   claimed: true,
   response_hours: null,
 });
-const reading = (amount: string | null, from: string | null = null) => ({
+const reading = (amount: string | null, from: string | null = null): QuoteReading => ({
   declined: false,
+  price_type: amount ? 'fixed' : null,
   amount,
+  amount_high: null,
   currency: amount ? 'EUR' : null,
+  amount_quote: amount ? `Price ${amount} EUR` : null,
+  estimate: false,
+  unit: null,
+  hours: null,
+  vat: { basis: 'unknown', rate: null, quote: null, rate_quote: null },
+  fees: [],
+  includes: [],
+  excludes: [],
   available_from: from,
+  availability_quote: null,
+  valid_until: null,
+  validity_quote: null,
+  no_price_reason: amount ? null : 'not_stated',
   conditions: [],
   excerpt: amount ? `Price ${amount} EUR.` : 'Call us.',
+  read_by: 'rules',
+  dropped: [],
 });
 const options = {
   contact: true,

@@ -22,7 +22,9 @@ describe('reading a provider answer', () => {
       amount: '6480.00',
       currency: 'EUR',
       available_from: '2026-12-02',
-      conditions: ['inkl. 20 % MwSt.', 'und Entsorgung'],
+      conditions: ['inkl. 20 % MwSt.'],
+      includes: ['20 % MwSt.', 'Entsorgung'],
+      vat: { basis: 'gross', rate: '20', quote: 'inkl. 20 % MwSt.', rate_quote: '20 % MwSt.' },
     });
     expect(
       readQuote('Hello, our price is € 7,020.00 including VAT, we can start from December 5.', today),

@@ -15,7 +15,7 @@ export const compareProviders: Stage = async (row, run) => {
   for (const c of contacts) {
     if (c.reply && c.reading === null) {
       // an answer that came in as the waiting ended: read now, in code
-      c.reading = readQuote(c.reply.text, new Date(c.reply.received_at * 1000));
+      c.reading = readQuote(c.reply.text, new Date(c.reply.received_at * 1000), u?.place?.country ?? null);
       await run.store.read(run.db, c.id, c.reading);
       steps.push(step('comparing', 'reply_read', readingMessage(c.name, c.reading)));
     }

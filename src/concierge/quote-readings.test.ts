@@ -1,0 +1,513 @@
+// The judged set of replies (issue 32): each reply with the reading a careful reader gives it.
+// Only the members that matter for the comparison are judged; `readQuote` must give exactly these.
+import { describe, expect, it } from 'vitest';
+import { readQuote } from './quotes.ts';
+
+const received = new Date('2026-11-25T10:00:00Z'); // a Wednesday
+
+interface Judged {
+  reply: string;
+  country: string | null;
+  declined?: boolean;
+  price_type: string | null;
+  amount: string | null;
+  amount_high?: string | null;
+  currency: string | null;
+  vat: string;
+  rate?: string | null;
+  hours?: [number, number] | null;
+  fees?: [string, string | null][];
+  includes?: string[];
+  excludes?: string[];
+  available_from?: string | null;
+  valid_until?: string | null;
+  no_price_reason?: string | null;
+  unit?: string | null;
+}
+
+const SET: Judged[] = [
+  // the Berlin case of the issue
+  {
+    reply:
+      'Hello, we can do it for 289 EUR including parts, call-out fee and VAT. We can come on 2 December.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '289.00',
+    currency: 'EUR',
+    vat: 'gross',
+    fees: [],
+    includes: ['parts', 'call-out fee', 'VAT'],
+    available_from: '2026-12-02',
+  },
+  {
+    reply:
+      'Hi, EUR 245.00 plus VAT for the repair. The call-out fee of EUR 35 is extra. Available from Monday.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '245.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '35.00']],
+    available_from: '2026-11-30',
+  },
+  {
+    reply: 'Our rate is 65 EUR per hour, about 3 hours, plus VAT.',
+    country: 'DE',
+    price_type: 'hourly',
+    amount: '65.00',
+    currency: 'EUR',
+    vat: 'net',
+    hours: [3, 3],
+  },
+  {
+    reply: '220 EUR fixed, VAT included.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '220.00',
+    currency: 'EUR',
+    vat: 'gross',
+  },
+  // German
+  {
+    reply: 'Festpreis 6.480,00 EUR inkl. 20 % MwSt. und Entsorgung.',
+    country: 'AT',
+    price_type: 'fixed',
+    amount: '6480.00',
+    currency: 'EUR',
+    vat: 'gross',
+    rate: '20',
+    includes: ['20 % MwSt.', 'Entsorgung'],
+  },
+  {
+    reply: 'Stundensatz 58 € netto, geschätzt 2-3 Stunden, zzgl. Anfahrt 25 €.',
+    country: 'DE',
+    price_type: 'hourly',
+    amount: '58.00',
+    currency: 'EUR',
+    vat: 'net',
+    hours: [2, 3],
+    fees: [['call_out', '25.00']],
+  },
+  {
+    reply: 'Guten Tag, wir bieten die Reparatur für 320,- € zzgl. MwSt. an. Anfahrtspauschale 39 € netto.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '320.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '39.00']],
+  },
+  {
+    reply: 'Gesamtpreis brutto: 1.428,00 EUR (netto 1.200,00 EUR + 19 % MwSt. 228,00 EUR).',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '1428.00',
+    currency: 'EUR',
+    vat: 'gross',
+    rate: '19',
+    fees: [],
+  },
+  {
+    reply: 'Wir berechnen 75 €/Std. zzgl. Material. Voraussichtlich 4 Stunden.',
+    country: 'DE',
+    price_type: 'hourly',
+    amount: '75.00',
+    currency: 'EUR',
+    vat: 'unknown',
+    hours: [4, 4],
+    fees: [['materials', null]],
+  },
+  {
+    reply: 'Die Kosten liegen zwischen 800 und 1.100 Euro inkl. MwSt., je nach Aufwand.',
+    country: 'AT',
+    price_type: 'range',
+    amount: '800.00',
+    amount_high: '1100.00',
+    currency: 'EUR',
+    vat: 'gross',
+  },
+  {
+    reply: 'Leider sind wir bis Januar ausgebucht.',
+    country: 'DE',
+    declined: true,
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+    no_price_reason: null,
+  },
+  {
+    reply: 'Wir müssten uns das vor Ort ansehen. Besichtigung ist kostenlos.',
+    country: 'DE',
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+    no_price_reason: 'site_visit',
+  },
+  {
+    reply: 'Angebot: 2.350 € inkl. MwSt., gültig bis 31.12.2026. Start ab 7. Dezember möglich.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '2350.00',
+    currency: 'EUR',
+    vat: 'gross',
+    available_from: '2026-12-07',
+    valid_until: '2026-12-31',
+  },
+  {
+    reply: 'Preis pro m² 45 € zzgl. MwSt., ca. 20 m².',
+    country: 'DE',
+    price_type: 'per_unit',
+    amount: '45.00',
+    currency: 'EUR',
+    vat: 'net',
+    unit: 'm²',
+  },
+  {
+    reply: 'Anzahlung 500 €, Gesamtpreis 2.000 € inkl. MwSt.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '2000.00',
+    currency: 'EUR',
+    vat: 'gross',
+  },
+  {
+    reply: 'Kleinunternehmer gemäß § 19 UStG: 180 € pauschal.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '180.00',
+    currency: 'EUR',
+    vat: 'exempt',
+    rate: '0',
+  },
+  // French
+  {
+    reply: 'Entre 300 et 400 € HT, déplacement 40 € TTC. Devis valable 30 jours.',
+    country: 'FR',
+    price_type: 'range',
+    amount: '300.00',
+    amount_high: '400.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '40.00']],
+    valid_until: '2026-12-25',
+  },
+  {
+    reply: 'A partir de 150 € TTC.',
+    country: 'FR',
+    price_type: 'from',
+    amount: '150.00',
+    currency: 'EUR',
+    vat: 'gross',
+  },
+  {
+    reply: 'Bonjour, pour ce dépannage comptez 180 € HT, plus 45 € de déplacement.',
+    country: 'FR',
+    price_type: 'fixed',
+    amount: '180.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '45.00']],
+  },
+  {
+    reply: "Le devis s'élève à 1 250,00 € TTC, main d'oeuvre et fournitures comprises.",
+    country: 'FR',
+    price_type: 'fixed',
+    amount: '1250.00',
+    currency: 'EUR',
+    vat: 'gross',
+    fees: [],
+  },
+  {
+    reply: 'Malheureusement nous ne pouvons pas intervenir avant février.',
+    country: 'FR',
+    declined: true,
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+  },
+  // Spanish
+  {
+    reply: 'Nuestro presupuesto es de 450 € + IVA. Desplazamiento incluido.',
+    country: 'ES',
+    price_type: 'fixed',
+    amount: '450.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [],
+    includes: ['Desplazamiento'],
+  },
+  {
+    reply: 'El precio total es 605 euros IVA incluido, podemos empezar el 9 de diciembre.',
+    country: 'ES',
+    price_type: 'fixed',
+    amount: '605.00',
+    currency: 'EUR',
+    vat: 'gross',
+    available_from: '2026-12-09',
+  },
+  {
+    reply: 'Tarifa por hora 40 €, unas 5 horas, IVA no incluido.',
+    country: 'ES',
+    price_type: 'hourly',
+    amount: '40.00',
+    currency: 'EUR',
+    vat: 'net',
+    hours: [5, 5],
+    includes: [],
+  },
+  // Italian
+  {
+    reply: 'Il preventivo è di 1.200 euro + IVA, valido 30 giorni.',
+    country: 'IT',
+    price_type: 'fixed',
+    amount: '1200.00',
+    currency: 'EUR',
+    vat: 'net',
+    valid_until: '2026-12-25',
+  },
+  {
+    reply: 'Il costo è di 900 € IVA esclusa, più 50 € di uscita.',
+    country: 'IT',
+    price_type: 'fixed',
+    amount: '900.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '50.00']],
+  },
+  {
+    reply: 'Preventivo: 1.100 euro IVA compresa, smaltimento incluso. Disponibili dal 3 dicembre.',
+    country: 'IT',
+    price_type: 'fixed',
+    amount: '1100.00',
+    currency: 'EUR',
+    vat: 'gross',
+    includes: ['IVA', 'smaltimento'],
+    available_from: '2026-12-03',
+  },
+  {
+    reply: 'Purtroppo non possiamo accettare il lavoro.',
+    country: 'IT',
+    declined: true,
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+  },
+  // Dutch
+  {
+    reply: 'Onze prijs is € 750,- excl. btw, voorrijkosten € 45.',
+    country: 'NL',
+    price_type: 'fixed',
+    amount: '750.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '45.00']],
+    excludes: ['btw'],
+  },
+  {
+    reply: 'Totaalprijs € 1.089,00 incl. 21% btw.',
+    country: 'NL',
+    price_type: 'fixed',
+    amount: '1089.00',
+    currency: 'EUR',
+    vat: 'gross',
+    rate: '21',
+  },
+  {
+    reply: 'Helaas kunnen wij deze klus niet aannemen.',
+    country: 'NL',
+    declined: true,
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+  },
+  {
+    reply: 'We need to see the job first, can we visit on Thursday?',
+    country: 'NL',
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+    no_price_reason: 'site_visit',
+  },
+  // Polish, Portuguese, Czech, Swedish
+  {
+    reply: 'Cena usługi: 1 800 zł netto + 23% VAT. Dojazd gratis.',
+    country: 'PL',
+    price_type: 'fixed',
+    amount: '1800.00',
+    currency: 'PLN',
+    vat: 'net',
+    rate: '23',
+  },
+  {
+    reply: 'Koszt 2.460 zł brutto, termin od 15 grudnia.',
+    country: 'PL',
+    price_type: 'fixed',
+    amount: '2460.00',
+    currency: 'PLN',
+    vat: 'gross',
+    available_from: '2026-12-15',
+  },
+  {
+    reply: 'O orçamento é 350 € + IVA, deslocação 30 €.',
+    country: 'PT',
+    price_type: 'fixed',
+    amount: '350.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['call_out', '30.00']],
+  },
+  {
+    reply: 'Our price: 12 000 Kč bez DPH.',
+    country: 'CZ',
+    price_type: 'fixed',
+    amount: '12000.00',
+    currency: 'CZK',
+    vat: 'net',
+  },
+  {
+    reply: 'Pris 4 500 kr inkl. moms.',
+    country: 'SE',
+    price_type: 'fixed',
+    amount: '4500.00',
+    currency: 'SEK',
+    vat: 'gross',
+  },
+  // English, other cases
+  {
+    reply: 'We charge £80 per hour plus VAT, estimated 2 hours.',
+    country: null,
+    price_type: 'hourly',
+    amount: '80.00',
+    currency: 'GBP',
+    vat: 'net',
+    hours: [2, 2],
+  },
+  {
+    reply: 'Price from 199 EUR excl. VAT; final price after inspection.',
+    country: 'IE',
+    price_type: 'from',
+    amount: '199.00',
+    currency: 'EUR',
+    vat: 'net',
+  },
+  {
+    reply: 'Our quote is 1,450 EUR including VAT at 23%. Valid for 14 days.',
+    country: 'IE',
+    price_type: 'fixed',
+    amount: '1450.00',
+    currency: 'EUR',
+    vat: 'gross',
+    rate: '23',
+    valid_until: '2026-12-09',
+  },
+  {
+    reply: 'Thanks for asking. Please call us to discuss.',
+    country: 'DE',
+    price_type: null,
+    amount: null,
+    currency: null,
+    vat: 'unknown',
+    no_price_reason: 'not_stated',
+  },
+  {
+    reply: 'We can do it for 500 EUR. Materials are extra.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '500.00',
+    currency: 'EUR',
+    vat: 'unknown',
+    fees: [['materials', null]],
+  },
+  {
+    reply: 'Labour 300 EUR, materials approx. 150 EUR, all plus VAT.',
+    country: 'DE',
+    price_type: 'fixed',
+    amount: '300.00',
+    currency: 'EUR',
+    vat: 'net',
+    fees: [['materials', '150.00']],
+  },
+  {
+    reply: 'Weekend surcharge of 50 EUR applies; base price 260 EUR incl. VAT.',
+    country: 'BE',
+    price_type: 'fixed',
+    amount: '260.00',
+    currency: 'EUR',
+    vat: 'gross',
+    fees: [['surcharge', '50.00']],
+  },
+  {
+    reply: 'We are not VAT registered. Total 400 EUR.',
+    country: 'IE',
+    price_type: 'fixed',
+    amount: '400.00',
+    currency: 'EUR',
+    vat: 'exempt',
+    rate: '0',
+  },
+];
+
+describe('the judged set of replies', () => {
+  it.each(SET.map((c) => [c.reply.slice(0, 60), c] as const))('reads %s', (_name, c) => {
+    const r = readQuote(c.reply, received, c.country);
+    const got: Record<string, unknown> = {
+      declined: r.declined,
+      price_type: r.price_type,
+      amount: r.amount,
+      currency: r.currency,
+      vat: r.vat.basis,
+    };
+    const want: Record<string, unknown> = {
+      declined: c.declined ?? false,
+      price_type: c.price_type,
+      amount: c.amount,
+      currency: c.currency,
+      vat: c.vat,
+    };
+    if (c.amount_high !== undefined) [got.amount_high, want.amount_high] = [r.amount_high, c.amount_high];
+    if (c.rate !== undefined) [got.rate, want.rate] = [r.vat.rate, c.rate];
+    if (c.hours !== undefined) [got.hours, want.hours] = [r.hours && [r.hours.low, r.hours.high], c.hours];
+    if (c.fees !== undefined) [got.fees, want.fees] = [r.fees.map((f) => [f.kind, f.amount]), c.fees];
+    if (c.includes !== undefined) [got.includes, want.includes] = [r.includes, c.includes];
+    if (c.excludes !== undefined) [got.excludes, want.excludes] = [r.excludes, c.excludes];
+    if (c.available_from !== undefined)
+      [got.available_from, want.available_from] = [r.available_from, c.available_from];
+    if (c.valid_until !== undefined) [got.valid_until, want.valid_until] = [r.valid_until, c.valid_until];
+    if (c.no_price_reason !== undefined)
+      [got.no_price_reason, want.no_price_reason] = [r.no_price_reason, c.no_price_reason];
+    if (c.unit !== undefined) [got.unit, want.unit] = [r.unit, c.unit];
+    expect(got).toEqual(want);
+  });
+
+  it('quotes the words every figure came from', () => {
+    const r = readQuote(
+      'Hi, EUR 245.00 plus VAT for the repair. The call-out fee of EUR 35 is extra.',
+      received,
+      'DE',
+    );
+    expect(r.amount_quote).toContain('EUR 245.00 plus VAT');
+    expect(r.vat.quote).toContain('plus VAT');
+    expect(r.fees[0]?.quote).toContain('EUR 35');
+    const hourly = readQuote('Our rate is 65 EUR per hour, about 3 hours, plus VAT.', received, 'DE');
+    expect(hourly.hours?.quote).toBe('65 EUR per hour, about 3 hours');
+    for (const c of SET) {
+      const reading = readQuote(c.reply, received, c.country);
+      for (const quote of [
+        reading.amount_quote,
+        reading.vat.quote,
+        reading.vat.rate_quote,
+        reading.hours?.quote,
+        reading.validity_quote,
+        reading.availability_quote,
+        ...reading.fees.map((f) => f.quote),
+      ])
+        if (quote) expect(c.reply).toContain(quote.replace(/…$/, ''));
+    }
+  });
+});
