@@ -5436,27 +5436,179 @@ export const WorkflowStepSchema = {
     }
 } as const;
 
+export const QuoteLineSchema = {
+    title: 'QuoteLine',
+    description: 'One part of a quote\'s total, with the words of the answer it came from.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'kind',
+        'label',
+        'amount',
+        'quote'
+    ],
+    properties: {
+        kind: {
+            description: '`price` (the price as stated, or the rate per hour times the hours), `fee` (a cost besides the price), or `vat` (VAT the total adds because the answer leaves it out).',
+            type: 'string',
+            enum: [
+                'price',
+                'fee',
+                'vat'
+            ],
+            examples: [
+                'fee'
+            ]
+        },
+        label: {
+            description: 'What the part is, in words.',
+            type: 'string',
+            examples: [
+                'call-out fee'
+            ]
+        },
+        amount: {
+            $ref: '#/components/schemas/Money',
+            description: 'What the part adds to the total (for a range, to its lower end).'
+        },
+        quote: {
+            description: 'The words of the answer the part was read from, or null for VAT the total adds at the country\'s rate.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                'The call-out fee of EUR 35 is extra'
+            ]
+        }
+    }
+} as const;
+
 export const ProviderQuoteSchema = {
     title: 'ProviderQuote',
-    description: 'A price a provider quoted for the task.',
+    description: 'A provider\'s price brought to a like-for-like total: the price as the answer states it, what the total adds to it (fees, the hours of an hourly rate, VAT at the stated rate or the provider\'s country rate), each part with the words of the answer it came from, and the assumptions made. Providers are ranked on `total`; a quote whose total cannot be known (`comparable: false`) is ranked after those that can, and says why.',
     type: 'object',
     additionalProperties: false,
     required: [
         'amount',
         'currency',
+        'price_type',
+        'vat_basis',
+        'vat_rate',
+        'total',
+        'total_high',
+        'comparable',
+        'not_comparable_reason',
+        'breakdown',
+        'assumptions',
         'note'
     ],
     properties: {
         amount: {
             $ref: '#/components/schemas/Money',
-            description: 'The quoted price, including VAT where the provider said so.'
+            description: 'The price as the answer states it (the fixed price, the rate per hour, the lower end of a range, the "from" price), before fees and before any VAT the answer leaves out.'
         },
         currency: {
-            description: 'The currency of the price (ISO 4217).',
+            description: 'The currency of the price and the total (ISO 4217).',
             type: 'string',
             pattern: '^[A-Z]{3}$',
             examples: [
                 'EUR'
+            ]
+        },
+        price_type: {
+            description: 'How the price is given (see `QuoteReading.price_type`).',
+            type: 'string',
+            enum: [
+                'fixed',
+                'hourly',
+                'range',
+                'from',
+                'per_unit'
+            ],
+            examples: [
+                'fixed'
+            ]
+        },
+        vat_basis: {
+            description: 'Whether the answer\'s prices include VAT (`gross`), come before it (`net`), carry none (`exempt`), or do not say (`unknown`: taken as including VAT, as prices to consumers in the EU must be, and said in `assumptions`).',
+            type: 'string',
+            enum: [
+                'gross',
+                'net',
+                'exempt',
+                'unknown'
+            ],
+            examples: [
+                'net'
+            ]
+        },
+        vat_rate: {
+            description: 'The VAT rate in the total, in percent as a decimal string (the one the answer states, else the standard rate of the provider\'s country); null outside the EU\'s rates.',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^[0-9]{1,2}(\\.[0-9]{1,2})?$',
+            examples: [
+                '19'
+            ]
+        },
+        total: {
+            description: 'What the work costs in all, VAT included: the price with its fees, an hourly rate times the stated hours, VAT added where the answer leaves it out. For a range, its lower end. Null when the total cannot be known (`not_comparable_reason` says why).',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Money'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        total_high: {
+            description: 'The upper end of the total, for a range of prices or of hours; null otherwise. A range ranks by its upper end.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Money'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        comparable: {
+            description: 'Whether the total is known, so that the quote is ranked on it.',
+            type: 'boolean'
+        },
+        not_comparable_reason: {
+            description: 'Why the total cannot be known, or null when it can.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
+            ]
+        },
+        breakdown: {
+            description: 'The parts of the total, in order, each with the words of the answer it came from.',
+            type: 'array',
+            maxItems: 12,
+            items: {
+                $ref: '#/components/schemas/QuoteLine'
+            }
+        },
+        assumptions: {
+            description: 'What the total assumes that the answer does not say.',
+            type: 'array',
+            maxItems: 10,
+            items: {
+                type: 'string'
+            },
+            examples: [
+                [
+                    'VAT 19 % added (the standard rate in Germany): the reply says plus VAT without a rate'
+                ]
             ]
         },
         note: {
@@ -5466,7 +5618,7 @@ export const ProviderQuoteSchema = {
                 'null'
             ],
             examples: [
-                'incl. 20 % VAT; removal of the old unit included'
+                'plus VAT; call-out fee extra'
             ]
         }
     }
@@ -5522,7 +5674,7 @@ export const ConciergeProviderSchema = {
             type: 'boolean'
         },
         quote: {
-            description: 'The price the provider quoted, or null when it gave none.',
+            description: 'The price the provider quoted, brought to a like-for-like total, or null when it gave none.',
             oneOf: [
                 {
                     $ref: '#/components/schemas/ProviderQuote'
@@ -5579,7 +5731,8 @@ export const ConciergeProviderSchema = {
             },
             examples: [
                 [
-                    'Lowest price: 6480.00 EUR',
+                    'Lowest total: 6480.00 EUR incl. VAT',
+                    'Includes 20 % MwSt., Entsorgung',
                     'Rated 4.6 from 87 reviews'
                 ]
             ]
@@ -5597,7 +5750,7 @@ export const ConciergeProviderSchema = {
             ]
         },
         score: {
-            description: 'How well the provider fits the brief, from 0 to 1: price (when quoted), rating and its number of reviews, distance, availability before the deadline and how fast it answered.',
+            description: 'How well the provider fits the brief, from 0 to 1: its total against the lowest (when known), rating and its number of reviews, distance, availability before the deadline and how fast it answered.',
             type: 'number',
             minimum: 0,
             maximum: 1,
@@ -5653,7 +5806,7 @@ export const ConciergeResultSchema = {
             description: 'The comparison in a few sentences, in the language of the brief.',
             type: 'string',
             examples: [
-                '2 von 3 Anbietern haben ein Angebot geschickt. Empfehlung: Installateur Brandl, 6480.00 EUR, Bewertung 4.6.'
+                '2 von 3 Anbietern haben ein Angebot geschickt. Empfehlung: Installateur Brandl (Gesamtpreis 6480.00 EUR inkl. MwSt., Bewertung 4.6 aus 87 Bewertungen).'
             ]
         },
         language: {
@@ -5673,7 +5826,7 @@ export const ConciergeResultSchema = {
             ]
         },
         providers: {
-            description: 'The providers compared, best first; those that answered with a price rank before those that did not.',
+            description: 'The providers compared, best first: quotes whose like-for-like total is known (lowest total first, other things equal), then quotes whose total cannot be known, then answers without a price, refusals and providers that did not answer.',
             type: 'array',
             maxItems: 20,
             items: {

@@ -2725,19 +2725,79 @@ export type WorkflowStep = {
 };
 
 /**
- * ProviderQuote
+ * QuoteLine
  *
- * A price a provider quoted for the task.
+ * One part of a quote's total, with the words of the answer it came from.
  */
-export type ProviderQuote = {
+export type QuoteLine = {
     /**
-     * The quoted price, including VAT where the provider said so.
+     * `price` (the price as stated, or the rate per hour times the hours), `fee` (a cost besides the price), or `vat` (VAT the total adds because the answer leaves it out).
+     */
+    kind: 'price' | 'fee' | 'vat';
+    /**
+     * What the part is, in words.
+     */
+    label: string;
+    /**
+     * What the part adds to the total (for a range, to its lower end).
      */
     amount: Money;
     /**
-     * The currency of the price (ISO 4217).
+     * The words of the answer the part was read from, or null for VAT the total adds at the country's rate.
+     */
+    quote: string | null;
+};
+
+/**
+ * ProviderQuote
+ *
+ * A provider's price brought to a like-for-like total: the price as the answer states it, what the total adds to it (fees, the hours of an hourly rate, VAT at the stated rate or the provider's country rate), each part with the words of the answer it came from, and the assumptions made. Providers are ranked on `total`; a quote whose total cannot be known (`comparable: false`) is ranked after those that can, and says why.
+ */
+export type ProviderQuote = {
+    /**
+     * The price as the answer states it (the fixed price, the rate per hour, the lower end of a range, the "from" price), before fees and before any VAT the answer leaves out.
+     */
+    amount: Money;
+    /**
+     * The currency of the price and the total (ISO 4217).
      */
     currency: string;
+    /**
+     * How the price is given (see `QuoteReading.price_type`).
+     */
+    price_type: 'fixed' | 'hourly' | 'range' | 'from' | 'per_unit';
+    /**
+     * Whether the answer's prices include VAT (`gross`), come before it (`net`), carry none (`exempt`), or do not say (`unknown`: taken as including VAT, as prices to consumers in the EU must be, and said in `assumptions`).
+     */
+    vat_basis: 'gross' | 'net' | 'exempt' | 'unknown';
+    /**
+     * The VAT rate in the total, in percent as a decimal string (the one the answer states, else the standard rate of the provider's country); null outside the EU's rates.
+     */
+    vat_rate: string | null;
+    /**
+     * What the work costs in all, VAT included: the price with its fees, an hourly rate times the stated hours, VAT added where the answer leaves it out. For a range, its lower end. Null when the total cannot be known (`not_comparable_reason` says why).
+     */
+    total: Money | null;
+    /**
+     * The upper end of the total, for a range of prices or of hours; null otherwise. A range ranks by its upper end.
+     */
+    total_high: Money | null;
+    /**
+     * Whether the total is known, so that the quote is ranked on it.
+     */
+    comparable: boolean;
+    /**
+     * Why the total cannot be known, or null when it can.
+     */
+    not_comparable_reason: string | null;
+    /**
+     * The parts of the total, in order, each with the words of the answer it came from.
+     */
+    breakdown: Array<QuoteLine>;
+    /**
+     * What the total assumes that the answer does not say.
+     */
+    assumptions: Array<string>;
     /**
      * What the quote covers and its conditions, from the provider's answer, or null.
      */
@@ -2771,7 +2831,7 @@ export type ConciergeProvider = {
      */
     answered: boolean;
     /**
-     * The price the provider quoted, or null when it gave none.
+     * The price the provider quoted, brought to a like-for-like total, or null when it gave none.
      */
     quote: ProviderQuote | null;
     /**
@@ -2799,7 +2859,7 @@ export type ConciergeProvider = {
      */
     cons: Array<string>;
     /**
-     * How well the provider fits the brief, from 0 to 1: price (when quoted), rating and its number of reviews, distance, availability before the deadline and how fast it answered.
+     * How well the provider fits the brief, from 0 to 1: its total against the lowest (when known), rating and its number of reviews, distance, availability before the deadline and how fast it answered.
      */
     score: number;
     /**
@@ -2832,7 +2892,7 @@ export type ConciergeResult = {
      */
     language: 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl';
     /**
-     * The providers compared, best first; those that answered with a price rank before those that did not.
+     * The providers compared, best first: quotes whose like-for-like total is known (lowest total first, other things equal), then quotes whose total cannot be known, then answers without a price, refusals and providers that did not answer.
      */
     providers: Array<ConciergeProvider>;
     /**
