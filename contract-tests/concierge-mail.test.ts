@@ -149,7 +149,7 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
   let optOutPath = '';
   let optOutEmail = '';
 
-  it('asks three providers over DKIM-signed SMTP, reads two answers, ranks the cheaper and better rated first', async () => {
+  it('asks three providers over DKIM-signed SMTP, reads two answers, ranks them on their totals with VAT and fees', async () => {
     const before = await usage();
     const sentBefore = sink.messages.length;
     const accepted = await post(brief());
@@ -206,7 +206,8 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
     );
     await answer(
       'office@brandl.providers.test',
-      'Sehr geehrte Frau Keller, unser Angebot: 7.020 € inkl. MwSt., frühestens ab 5. Dezember. Garantie 5 Jahre auf die Arbeit.',
+      // the lower price, before VAT and with a call-out fee on top: 6828.00 EUR in all
+      'Sehr geehrte Frau Keller, unser Angebot: 5.600 € zzgl. MwSt., Anfahrt 90 € extra, frühestens ab 5. Dezember. Garantie 5 Jahre auf die Arbeit.',
     );
     const waiting = await until('both answers read', async () => {
       const wf = await get(accepted.id);
@@ -218,7 +219,13 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
       status: 'replied',
       reply: {
         from: 'service@novak.providers.test',
-        reading: { amount: '6480.00', currency: 'EUR', declined: false, conditions: ['inkl. 20 % MwSt.'] },
+        reading: {
+          amount: '6480.00',
+          currency: 'EUR',
+          declined: false,
+          vat: { basis: 'gross', rate: '20', quote: 'inkl. 20 % MwSt.', rate_quote: '20 % MwSt.' },
+          conditions: ['inkl. 20 % MwSt.'],
+        },
       },
     });
     expect(novak.reply?.reading?.available_from).toMatch(/^\d{4}-12-02$/);
@@ -245,20 +252,37 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
     expect(events.map((e) => e.type)).toEqual(['workflow.completed']);
     const result = (events[0]!.data.object as unknown as Workflow).result!;
     expect(result).toEqual(done.result);
-    expect(result.providers.map((p) => [p.name, p.quote?.amount ?? null, p.answered])).toEqual([
-      ['Wärmetechnik Novak', '6480.00', true],
-      ['Installateur Brandl', '7020.00', true],
-      ['Haustechnik Gruber', null, false],
+    expect(
+      result.providers.map((p) => [p.name, p.quote?.amount ?? null, p.quote?.total ?? null, p.answered]),
+    ).toEqual([
+      ['Wärmetechnik Novak', '6480.00', '6480.00', true],
+      ['Installateur Brandl', '5600.00', '6828.00', true],
+      ['Haustechnik Gruber', null, null, false],
     ]);
+    expect(result.providers[1]?.quote).toMatchObject({
+      vat_basis: 'net',
+      vat_rate: '20',
+      breakdown: [
+        { kind: 'price', amount: '5600.00', quote: 'Angebot: 5.600 € zzgl. MwSt.' },
+        { kind: 'fee', label: 'Anfahrt', amount: '90.00', quote: 'Anfahrt 90 € extra' },
+        { kind: 'vat', label: 'VAT 20 %', amount: '1138.00', quote: null },
+      ],
+    });
+    expect(result.providers[1]?.quote?.assumptions).toContain(
+      'VAT 20 % added (the standard rate in Austria): the reply says "zzgl. MwSt." without a rate',
+    );
     expect(result.recommendation).toBe(providers[1]);
     expect(result.providers[0]?.pros).toEqual(
-      expect.arrayContaining(['Lowest price: 6480.00 EUR', 'Rated 4.9 from 212 reviews']),
+      expect.arrayContaining(['Lowest total: 6480.00 EUR incl. VAT', 'Rated 4.9 from 212 reviews']),
     );
     expect(result.providers[0]?.evidence.reply_excerpt).toContain('Festpreis 6.480,00 EUR');
-    expect(result.providers[1]?.cons).toContain('540.00 EUR dearer than the lowest quote');
+    expect(result.providers[1]?.cons).toContain(
+      '348.00 EUR dearer than the lowest total (6828.00 against 6480.00 EUR incl. VAT)',
+    );
+    expect(result.providers[1]?.pros.join(' ')).not.toMatch(/MwSt|VAT/);
     expect(result.no_answer).toEqual([{ listing_id: providers[2], name: 'Haustechnik Gruber' }]);
     expect(result.summary).toMatch(
-      /^2 von 3 Anbietern haben ein Angebot geschickt\. Empfehlung: Wärmetechnik Novak \(Preis 6480\.00 EUR/,
+      /^2 von 3 Anbietern haben ein Angebot geschickt\. Empfehlung: Wärmetechnik Novak \(Gesamtpreis 6480\.00 EUR inkl\. MwSt\./,
     );
     expect(Math.round(((await usage()) - before) * 100)).toBe(200);
     // nothing more went out

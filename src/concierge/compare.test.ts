@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { QuoteReading } from '../../generated/directory/client/types.gen.ts';
 import { type Candidate, compare, type Outcome, weightedRating } from './compare.ts';
+import { readQuote } from './quotes.ts';
 
 const candidate = (id: string, rating: number, reviews: number, distance = 2): Candidate => ({
   listing_id: `lst_${id.padEnd(26, '0')}`,
@@ -43,6 +44,7 @@ const options = {
   respondBy: '2026-11-27T10:00:00Z',
   tradeName: null,
   placeName: 'Wien, Wien, Austria',
+  country: 'AT',
 };
 
 describe('the comparison', () => {
@@ -68,14 +70,14 @@ describe('the comparison', () => {
     expect(result.recommendation).toBe(a.listing_id);
     expect(result.providers[0]?.pros).toEqual(
       expect.arrayContaining([
-        'Lowest price: 6480.00 EUR',
+        'Lowest total: 6480.00 EUR incl. VAT',
         'Rated 4.9 from 200 reviews',
         'Available from 2026-12-02, before the deadline 2026-12-11',
       ]),
     );
     expect(result.providers[1]?.cons).toEqual(
       expect.arrayContaining([
-        '540.00 EUR dearer than the lowest quote',
+        '540.00 EUR dearer than the lowest total (7020.00 against 6480.00 EUR incl. VAT)',
         'Available from 2026-12-20, after the deadline 2026-12-11',
       ]),
     );
@@ -83,7 +85,7 @@ describe('the comparison', () => {
     expect(result.providers[3]?.cons).toContain('Did not answer by 2026-11-27T10:00:00Z');
     expect(result.no_answer).toEqual([{ listing_id: d.listing_id, name: 'Delta' }]);
     expect(result.summary).toBe(
-      '2 of 4 providers sent a quote. Recommended: Alpha (price 6480.00 EUR, available from 2026-12-02, rated 4.9 from 200 reviews). No answer: Delta.',
+      '2 of 4 providers sent a quote. Recommended: Alpha (total 6480.00 EUR incl. VAT, available from 2026-12-02, rated 4.9 from 200 reviews). No answer: Delta.',
     );
     for (let i = 1; i < result.providers.length; i++)
       expect(result.providers[i]!.score).toBeLessThanOrEqual(result.providers[i - 1]!.score);
@@ -110,5 +112,132 @@ describe('the comparison', () => {
     expect(result.summary).toBe(
       '0 von 1 Anbietern haben ein Angebot geschickt. Kein Anbieter passt gut genug, um ihn zu empfehlen. Keine Antwort: Alpha.',
     );
+  });
+
+  // issue 32: three plumbers in Berlin, as a new user tried it
+  const received = new Date('2026-11-25T10:00:00Z');
+  const answered = (text: string): Outcome => ({
+    contacted: true,
+    sent_at: 0,
+    replied_at: 3600,
+    reading: readQuote(text, received, 'DE'),
+  });
+  const berlin = { ...options, placeName: 'Berlin, Germany', country: 'DE', deadline: null };
+
+  it('ranks 289 EUR all-in before 245 EUR plus VAT plus a 35 EUR call-out fee (333.20 EUR)', () => {
+    const a = candidate('Net', 4.6, 80);
+    const b = candidate('Gross', 4.6, 80);
+    const result = compare(
+      [a, b],
+      new Map([
+        [
+          a.listing_id,
+          answered('Hi, EUR 245.00 plus VAT for the repair. The call-out fee of EUR 35 is extra.'),
+        ],
+        [b.listing_id, answered('Hello, we can do it for 289 EUR including parts, call-out fee and VAT.')],
+      ]),
+      berlin,
+    );
+    expect(result.providers.map((p) => [p.name, p.quote?.total])).toEqual([
+      ['Gross', '289.00'],
+      ['Net', '333.20'],
+    ]);
+    const [gross, net] = result.providers;
+    expect(gross?.pros).toContain('Lowest total: 289.00 EUR incl. VAT');
+    expect(gross?.pros).toContain('Includes parts, call-out fee, VAT');
+    expect(net?.cons).toContain(
+      '44.20 EUR dearer than the lowest total (333.20 against 289.00 EUR incl. VAT)',
+    );
+    // "plus VAT" is never a pro
+    expect(net?.pros.join(' ')).not.toMatch(/VAT/);
+    expect(net?.quote).toMatchObject({
+      amount: '245.00',
+      vat_basis: 'net',
+      vat_rate: '19',
+      comparable: true,
+      breakdown: [
+        { kind: 'price', amount: '245.00', quote: 'EUR 245.00 plus VAT for the repair' },
+        { kind: 'fee', label: 'call-out fee', amount: '35.00', quote: 'call-out fee of EUR 35 is extra' },
+        { kind: 'vat', label: 'VAT 19 %', amount: '53.20', quote: null },
+      ],
+    });
+    expect(net?.quote?.assumptions).toContain(
+      'VAT 19 % added (the standard rate in Germany): the reply says "EUR 245.00 plus VAT" without a rate',
+    );
+    expect(result.recommendation).toBe(b.listing_id);
+    expect(result.summary).toMatch(/Recommended: Gross \(total 289\.00 EUR incl\. VAT/);
+  });
+
+  it('compares an hourly rate times the stated hours, VAT added, with a fixed price', () => {
+    const a = candidate('Hourly', 4.6, 80);
+    const b = candidate('Fixed', 4.6, 80);
+    const result = compare(
+      [a, b],
+      new Map([
+        [a.listing_id, answered('65 EUR per hour, about 3 hours, plus VAT.')],
+        [b.listing_id, answered('220 EUR fixed, VAT included.')],
+      ]),
+      berlin,
+    );
+    expect(result.providers.map((p) => [p.name, p.quote?.total])).toEqual([
+      ['Fixed', '220.00'],
+      ['Hourly', '232.05'],
+    ]);
+    expect(result.providers[1]?.quote?.breakdown[0]).toMatchObject({
+      label: '65.00 EUR per hour × 3 hours',
+      amount: '195.00',
+    });
+  });
+
+  it('ranks a quote whose total cannot be known after the known ones, and says why', () => {
+    const a = candidate('From', 4.9, 300);
+    const b = candidate('Rate', 4.9, 300);
+    const c = candidate('Extra', 4.9, 300);
+    const d = candidate('Known', 3.9, 12);
+    const result = compare(
+      [a, b, c, d],
+      new Map([
+        [a.listing_id, answered('Price from 99 EUR incl. VAT.')],
+        [b.listing_id, answered('We charge 50 EUR per hour incl. VAT.')],
+        [c.listing_id, answered('We can do it for 150 EUR incl. VAT. Materials are extra.')],
+        [d.listing_id, answered('Our price is 400 EUR incl. VAT.')],
+      ]),
+      berlin,
+    );
+    expect(result.providers[0]?.name).toBe('Known');
+    const why = Object.fromEntries(result.providers.map((p) => [p.name, p.quote?.not_comparable_reason]));
+    expect(why).toEqual({
+      Known: null,
+      From: 'Only a starting price: from 99.00 EUR',
+      Rate: 'A rate of 50.00 EUR per hour, without the hours of work',
+      Extra: 'Materials extra, without a price',
+    });
+    expect(result.providers.find((p) => p.name === 'Extra')?.cons).toContain(
+      'Total unknown: Materials extra, without a price',
+    );
+  });
+
+  it('adds the provider country rate, or the stated one, and takes an unsaid VAT as included', () => {
+    const total = (text: string, country: string) => {
+      const a = candidate('A', 4, 10);
+      return compare([a], new Map([[a.listing_id, answered(text)]]), { ...berlin, country }).providers[0]
+        ?.quote;
+    };
+    expect(total('Il preventivo è di 1.200 euro + IVA.', 'IT')).toMatchObject({
+      total: '1464.00',
+      vat_rate: '22',
+    });
+    expect(total('Devis : 180 € HT, TVA 10 %.', 'FR')).toMatchObject({ total: '198.00', vat_rate: '10' });
+    expect(total('Entre 300 et 400 € HT, déplacement 40 € TTC.', 'FR')).toMatchObject({
+      total: '400.00',
+      total_high: '520.00',
+    });
+    const unsaid = total('Our price is 500 EUR.', 'DE');
+    expect(unsaid).toMatchObject({ total: '500.00', vat_basis: 'unknown' });
+    expect(unsaid?.assumptions.join(' ')).toMatch(/does not say whether VAT is included/);
+    expect(total('Kleinunternehmer gemäß § 19 UStG: 180 € zzgl. Anfahrt 20 €.', 'DE')).toMatchObject({
+      total: '200.00',
+      vat_basis: 'exempt',
+    });
   });
 });

@@ -1,14 +1,18 @@
-// The comparison, in code: each provider scored from 0 to 1 on what is known (price against the
-// lowest quote, rating weighed by its number of reviews, distance, availability before the
-// deadline, how fast it answered), ranked with reasons (pros and cons) and the evidence, and a
-// summary in the brief's language. Providers that quoted rank before those that answered without
-// a price, then those that declined, then those that did not answer. The agent's
-// `compare_providers` tool answers with this.
+// The comparison, in code: each provider scored from 0 to 1 on what is known (its like-for-like
+// total, VAT and fees included, against the lowest one; rating weighed by its number of reviews;
+// distance; availability before the deadline; how fast it answered), ranked with reasons (pros
+// and cons that are true of the offer) and the evidence, and a summary in the brief's language.
+// Quotes whose total is known rank first, then quotes whose total cannot be known (saying why),
+// then answers without a price, refusals, and silence. The agent's `compare_providers` tool
+// answers with this.
 import type {
   ConciergeProvider,
   ConciergeResult,
+  ProviderQuote,
   QuoteReading,
 } from '../../generated/directory/client/types.gen.ts';
+import { decimal } from './money.ts';
+import { quoteTotal, rankingTotal } from './totals.ts';
 import type { Language } from './understand.ts';
 
 export interface Candidate {
@@ -38,6 +42,8 @@ export interface CompareOptions {
   respondBy: string | null;
   tradeName: string | null;
   placeName: string | null;
+  /** The country of the brief's place: its VAT rate where a reply does not state one. */
+  country: string | null;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -49,25 +55,28 @@ export function weightedRating(rating: number | null, reviews: number): number {
   return rating === null ? prior : (rating * reviews + prior * k) / (reviews + k);
 }
 
-type Tier = 0 | 1 | 2 | 3;
+type Tier = 0 | 1 | 2 | 3 | 4;
 
 interface Scored {
   candidate: Candidate;
   outcome: Outcome;
+  quote: ProviderQuote | null;
   tier: Tier;
   score: number;
   pros: string[];
   cons: string[];
 }
 
-function tierOf(outcome: Outcome): Tier {
+function tierOf(outcome: Outcome, quote: ProviderQuote | null, currency: string | null): Tier {
   if (!outcome.contacted) return 0;
-  const reading = outcome.reading;
-  if (outcome.replied_at === null) return 3;
-  if (reading?.declined) return 2;
-  if (reading?.amount !== null && reading?.amount !== undefined) return 0;
-  return 1;
+  if (outcome.replied_at === null) return 4;
+  if (quote !== null) return quote.comparable && quote.currency === currency ? 0 : 1;
+  if (outcome.reading?.declined) return 3;
+  return 2;
 }
+
+const totalText = (q: ProviderQuote) =>
+  `${q.total_high === null ? q.total : `${q.total}-${q.total_high}`} ${q.currency} incl. VAT`;
 
 export function compare(
   candidates: Candidate[],
@@ -75,34 +84,48 @@ export function compare(
   options: CompareOptions,
 ): ConciergeResult {
   const none: Outcome = { contacted: false, sent_at: null, replied_at: null, reading: null };
-  const quotes = candidates
-    .map((c) => outcomes.get(c.listing_id)?.reading)
-    .filter(
-      (r): r is QuoteReading & { amount: string; currency: string } =>
-        !!r && r.amount !== null && r.currency !== null,
-    );
-  // prices compare within the currency most quotes are in
-  const currency = mostCommon(quotes.map((q) => q.currency));
-  const prices = quotes.filter((q) => q.currency === currency).map((q) => Number(q.amount));
-  const lowest = prices.length > 0 ? Math.min(...prices) : null;
+  const quoteOf = new Map<string, ProviderQuote | null>(
+    candidates.map((c) => {
+      const reading = outcomes.get(c.listing_id)?.reading ?? null;
+      return [c.listing_id, reading ? quoteTotal(reading, options.country) : null];
+    }),
+  );
+  const known = [...quoteOf.values()].filter((q): q is ProviderQuote => q !== null && q.comparable);
+  // totals compare within the currency most quotes are in
+  const currency = mostCommon(known.map((q) => q.currency));
+  const totals = known
+    .filter((q) => q.currency === currency)
+    .map((q) => rankingTotal(q))
+    .filter((t): t is bigint => t !== null);
+  const lowest = totals.length > 0 ? totals.reduce((a, b) => (b < a ? b : a)) : null;
 
   const scored: Scored[] = candidates.map((candidate) => {
     const outcome = outcomes.get(candidate.listing_id) ?? none;
     const reading = outcome.reading;
+    const quote = quoteOf.get(candidate.listing_id) ?? null;
     const pros: string[] = [];
     const cons: string[] = [];
     const parts: [number, number][] = []; // [weight, value 0..1]
 
-    if (reading?.amount != null && reading.currency === currency && lowest !== null) {
-      const amount = Number(reading.amount);
-      parts.push([0.4, lowest / amount]);
-      if (amount === lowest && prices.length > 1)
-        pros.push(`Lowest price: ${reading.amount} ${reading.currency}`);
-      else if (amount === lowest) pros.push(`Quoted ${reading.amount} ${reading.currency}`);
-      else cons.push(`${(amount - lowest).toFixed(2)} ${reading.currency} dearer than the lowest quote`);
-    } else if (reading?.amount != null) {
-      pros.push(`Quoted ${reading.amount} ${reading.currency ?? ''}`.trim());
-      cons.push(`Quoted in ${reading.currency ?? 'another currency'}, not compared by price`);
+    const total = quote ? rankingTotal(quote) : null;
+    if (quote && total !== null && quote.currency === currency && lowest !== null) {
+      parts.push([0.4, Number(lowest) / Number(total)]);
+      if (total === lowest && totals.length > 1) pros.push(`Lowest total: ${totalText(quote)}`);
+      else if (total === lowest) pros.push(`Total ${totalText(quote)}`);
+      else
+        cons.push(
+          `${decimal(total - lowest)} ${quote.currency} dearer than the lowest total (${decimal(total)} against ${decimal(lowest)} ${quote.currency} incl. VAT)`,
+        );
+    } else if (quote && total !== null) {
+      pros.push(`Total ${totalText(quote)}`);
+      cons.push(`Quoted in ${quote.currency}, not compared by price`);
+    } else if (quote) {
+      cons.push(`Total unknown: ${quote.not_comparable_reason ?? 'the reply does not say'}`);
+    }
+    if (quote && reading) {
+      if (reading.includes.length > 0) pros.push(`Includes ${reading.includes.join(', ')}`);
+      for (const x of reading.excludes) cons.push(`Excludes ${x}`);
+      if (reading.estimate) cons.push('The price is an estimate');
     }
 
     const weighted = weightedRating(candidate.rating, candidate.review_count);
@@ -139,11 +162,15 @@ export function compare(
       if (outcome.replied_at !== null && outcome.sent_at !== null) {
         const hours = Math.max(0, (outcome.replied_at - outcome.sent_at) / 3600);
         parts.push([0.1, 1 / (1 + hours / 24)]);
-        if (hours <= 4) pros.push(`Answered within ${hours < 1 ? 'the hour' : `${Math.ceil(hours)} hours`}`);
+        if (hours <= 4) pros.push(`Answered within ${hours <= 1 ? 'the hour' : `${Math.ceil(hours)} hours`}`);
       }
-      for (const condition of reading?.conditions ?? []) pros.push(condition);
-      if (reading?.declined) cons.push('Declined the job');
-      else if (outcome.replied_at !== null && reading?.amount == null) cons.push('Answered without a price');
+      if (reading?.declined && quote === null) cons.push('Declined the job');
+      else if (outcome.replied_at !== null && quote === null)
+        cons.push(
+          reading?.no_price_reason === 'site_visit'
+            ? 'Wants to see the job before pricing it'
+            : 'Answered without a price',
+        );
       if (outcome.replied_at === null)
         cons.push(options.respondBy ? `Did not answer by ${options.respondBy}` : 'Did not answer');
     } else {
@@ -154,12 +181,12 @@ export function compare(
           pros.push(`Usually answers within ${Math.ceil(candidate.response_hours)} hours`);
       }
     }
-    const total = parts.reduce((sum, [w]) => sum + w, 0);
-    let score = total > 0 ? parts.reduce((sum, [w, v]) => sum + w * v, 0) / total : 0;
-    const tier = tierOf(outcome);
-    // the tiers keep their order whatever the score: quoted > answered > declined > silent
-    score = round(Math.max(0, Math.min(1, score * ([1, 0.8, 0.5, 0.4][tier] ?? 1))), 2);
-    return { candidate, outcome, tier, score, pros, cons };
+    const weights = parts.reduce((sum, [w]) => sum + w, 0);
+    let score = weights > 0 ? parts.reduce((sum, [w, v]) => sum + w * v, 0) / weights : 0;
+    const tier = tierOf(outcome, quote, currency);
+    // the tiers keep their order whatever the score: a known total > an unknown one > answered > declined > silent
+    score = round(Math.max(0, Math.min(1, score * ([1, 0.85, 0.7, 0.5, 0.4][tier] ?? 1))), 2);
+    return { candidate, outcome, quote, tier, score, pros, cons };
   });
 
   scored.sort(
@@ -174,14 +201,7 @@ export function compare(
       name: s.candidate.name,
       contacted: s.outcome.contacted,
       answered: s.outcome.replied_at !== null,
-      quote:
-        reading?.amount != null && reading.currency !== null
-          ? {
-              amount: reading.amount,
-              currency: reading.currency,
-              note: reading.conditions.join('; ') || null,
-            }
-          : null,
+      quote: s.quote,
       available_from: reading?.available_from ?? null,
       rating: s.candidate.rating,
       review_count: s.candidate.review_count,
@@ -196,8 +216,7 @@ export function compare(
     };
   });
   const best = scored[0];
-  const recommendation =
-    best && (options.contact ? best.tier === 0 || best.tier === 1 : true) ? best.candidate.listing_id : null;
+  const recommendation = best && (options.contact ? best.tier <= 2 : true) ? best.candidate.listing_id : null;
   const noAnswer = scored
     .filter((s) => s.outcome.contacted && s.outcome.replied_at === null)
     .map((s) => ({ listing_id: s.candidate.listing_id, name: s.candidate.name }));
@@ -225,7 +244,8 @@ interface Phrases {
   quoted: (quoted: number, asked: number) => string;
   compared: (n: number) => string;
   recommend: string;
-  price: string;
+  total: string;
+  inclVat: string;
   from: string;
   rating: (r: number, n: number) => string;
   none: string;
@@ -237,7 +257,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} of ${a} providers sent a quote.`,
     compared: (n) => `Compared ${n} providers on the directory's data.`,
     recommend: 'Recommended',
-    price: 'price',
+    total: 'total',
+    inclVat: 'incl. VAT',
     from: 'available from',
     rating: (r, n) => `rated ${r} from ${n} reviews`,
     none: 'No provider fits the brief well enough to recommend.',
@@ -247,7 +268,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} von ${a} Anbietern haben ein Angebot geschickt.`,
     compared: (n) => `${n} Anbieter anhand der Verzeichnisdaten verglichen.`,
     recommend: 'Empfehlung',
-    price: 'Preis',
+    total: 'Gesamtpreis',
+    inclVat: 'inkl. MwSt.',
     from: 'verfügbar ab',
     rating: (r, n) => `Bewertung ${r} aus ${n} Bewertungen`,
     none: 'Kein Anbieter passt gut genug, um ihn zu empfehlen.',
@@ -257,7 +279,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} prestataires sur ${a} ont envoyé un devis.`,
     compared: (n) => `${n} prestataires comparés sur les données de l'annuaire.`,
     recommend: 'Recommandation',
-    price: 'prix',
+    total: 'total',
+    inclVat: 'TTC',
     from: 'disponible à partir du',
     rating: (r, n) => `note ${r} sur ${n} avis`,
     none: 'Aucun prestataire ne correspond assez bien pour être recommandé.',
@@ -267,7 +290,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} de ${a} proveedores enviaron un presupuesto.`,
     compared: (n) => `${n} proveedores comparados con los datos del directorio.`,
     recommend: 'Recomendación',
-    price: 'precio',
+    total: 'total',
+    inclVat: 'IVA incluido',
     from: 'disponible desde',
     rating: (r, n) => `valoración ${r} de ${n} opiniones`,
     none: 'Ningún proveedor encaja lo bastante para recomendarlo.',
@@ -277,7 +301,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} fornitori su ${a} hanno inviato un preventivo.`,
     compared: (n) => `${n} fornitori confrontati sui dati dell'elenco.`,
     recommend: 'Consiglio',
-    price: 'prezzo',
+    total: 'totale',
+    inclVat: 'IVA inclusa',
     from: 'disponibile dal',
     rating: (r, n) => `valutazione ${r} su ${n} recensioni`,
     none: 'Nessun fornitore è abbastanza adatto da consigliare.',
@@ -287,7 +312,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} van de ${a} aanbieders stuurden een offerte.`,
     compared: (n) => `${n} aanbieders vergeleken op de gegevens van de gids.`,
     recommend: 'Aanbeveling',
-    price: 'prijs',
+    total: 'totaal',
+    inclVat: 'incl. btw',
     from: 'beschikbaar vanaf',
     rating: (r, n) => `beoordeling ${r} uit ${n} reviews`,
     none: 'Geen aanbieder past goed genoeg om aan te bevelen.',
@@ -297,7 +323,8 @@ const PHRASES: Record<Language, Phrases> = {
     quoted: (q, a) => `${q} z ${a} wykonawców przesłało ofertę.`,
     compared: (n) => `Porównano ${n} wykonawców na podstawie danych katalogu.`,
     recommend: 'Rekomendacja',
-    price: 'cena',
+    total: 'razem',
+    inclVat: 'brutto',
     from: 'dostępny od',
     rating: (r, n) => `ocena ${r} z ${n} opinii`,
     none: 'Żaden wykonawca nie pasuje wystarczająco, by go polecić.',
@@ -322,7 +349,11 @@ function summarize(
   const best = providers.find((x) => x.listing_id === recommendation);
   if (best) {
     const facts: string[] = [];
-    if (best.quote) facts.push(`${p.price} ${best.quote.amount} ${best.quote.currency}`);
+    const q = best.quote;
+    if (q?.total != null)
+      facts.push(
+        `${p.total} ${q.total_high === null ? q.total : `${q.total}-${q.total_high}`} ${q.currency} ${p.inclVat}`,
+      );
     if (best.available_from) facts.push(`${p.from} ${best.available_from}`);
     if (best.rating !== null) facts.push(p.rating(best.rating, best.review_count));
     parts.push(`${p.recommend}: ${best.name}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}.`);

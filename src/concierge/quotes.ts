@@ -87,7 +87,7 @@ export function readQuote(raw: string, received: Date, country: string | null = 
     const limit = s?.end ?? text.length;
     const next = amounts.find((a) => a.at >= at);
     const stop =
-      /[;!?\n]|,\s|(?<!(?<![\p{L}])(?:inkl|incl|zzgl|excl|exkl|ca|mwst|ust|gesetzl|approx|max|min|std|\d{1,2}))\.\s/iu.exec(
+      /[;!?\n]|,\s|(?<!(?<![\p{L}])(?:inkl|incl|zzgl|excl|exkl|ca|mwst|ust|gesetzl|approx|max|min|std|\d{1,2}))\.(?:\s|$)/iu.exec(
         text.slice(at, limit),
       );
     return Math.min(limit, next ? next.at : limit, stop ? at + stop.index : limit);

@@ -25,10 +25,26 @@ export function step(
 /** The step that says what an answer was read to say. */
 export function readingMessage(name: string, reading: QuoteReading): string {
   if (reading.declined) return `${name} declined the job.`;
+  const vat = { gross: ' incl. VAT', net: ' before VAT', exempt: ' without VAT', unknown: '' }[
+    reading.vat.basis
+  ];
+  const price =
+    reading.amount === null
+      ? reading.no_price_reason === 'site_visit'
+        ? 'gave no price before seeing the job'
+        : 'gave no price'
+      : `quoted ${reading.price_type === 'from' ? 'from ' : ''}${reading.amount}${reading.amount_high ? `-${reading.amount_high}` : ''} ${reading.currency ?? ''}${reading.price_type === 'hourly' ? ' per hour' : ''}${vat}`;
   const parts = [
-    reading.amount !== null ? `quoted ${reading.amount} ${reading.currency ?? ''}`.trim() : 'gave no price',
+    price,
+    ...(reading.hours
+      ? [
+          `${reading.hours.low === reading.hours.high ? reading.hours.low : `${reading.hours.low}-${reading.hours.high}`} hours`,
+        ]
+      : []),
+    ...reading.fees.map((f) =>
+      f.amount === null ? `${f.label} extra` : `${f.label} ${f.amount} ${f.currency ?? ''}`.trim(),
+    ),
     ...(reading.available_from ? [`available from ${reading.available_from}`] : []),
-    ...(reading.conditions.length > 0 ? [reading.conditions.join('; ')] : []),
   ];
   return `${name} ${parts.join(', ')}.`;
 }

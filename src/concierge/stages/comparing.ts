@@ -39,6 +39,7 @@ export const compareProviders: Stage = async (row, run) => {
     respondBy: row.respond_by === null ? null : isoSeconds(Number(row.respond_by)),
     tradeName: u?.trade?.name ?? null,
     placeName: u?.place?.name ?? null,
+    country: u?.place?.country ?? null,
   });
   const agent = await run.agent({
     instructions: INSTRUCTIONS,
