@@ -4531,6 +4531,7 @@ export const ConciergeUnderstandingSchema = {
         'radius_km',
         'max_providers',
         'deadline',
+        'when',
         'requirements'
     ],
     properties: {
@@ -4661,14 +4662,80 @@ export const ConciergeUnderstandingSchema = {
             ]
         },
         deadline: {
-            description: 'The day the work must be done by, from the hints or the brief, or null.',
+            description: 'The day the work must be done by, from the hints or the brief (the last day of a window the brief names), or null.',
             type: [
                 'string',
                 'null'
             ],
             format: 'date',
             examples: [
-                '2026-12-11'
+                '2026-12-20'
+            ]
+        },
+        when: {
+            description: 'The time the brief asks for, as people mean it, or null when it names none: a window ("week of 14 December" is that Monday to Sunday, "in December", "mid-December", "14-18 December"), a last day ("by 11 December", "bis Mitte Dezember"), a day ("on 14 December"), a first day ("from 14 December"), or as soon as possible.',
+            oneOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'kind',
+                        'from',
+                        'to',
+                        'text'
+                    ],
+                    properties: {
+                        kind: {
+                            description: '`window`, `by` (a last day), `on` (one day), `from` (a first day) or `asap`.',
+                            type: 'string',
+                            enum: [
+                                'window',
+                                'by',
+                                'on',
+                                'from',
+                                'asap'
+                            ],
+                            examples: [
+                                'window'
+                            ]
+                        },
+                        from: {
+                            description: 'The first day, or null when the brief names none.',
+                            type: [
+                                'string',
+                                'null'
+                            ],
+                            format: 'date',
+                            examples: [
+                                '2026-12-14'
+                            ]
+                        },
+                        to: {
+                            description: 'The last day, or null when the brief names none.',
+                            type: [
+                                'string',
+                                'null'
+                            ],
+                            format: 'date',
+                            examples: [
+                                '2026-12-20'
+                            ]
+                        },
+                        text: {
+                            description: 'The words of the brief that say it, or null when it came from the `deadline` hint.',
+                            type: [
+                                'string',
+                                'null'
+                            ],
+                            examples: [
+                                'week of 14 December'
+                            ]
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
             ]
         },
         requirements: {

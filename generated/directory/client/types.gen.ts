@@ -2409,9 +2409,30 @@ export type ConciergeUnderstanding = {
      */
     max_providers: number;
     /**
-     * The day the work must be done by, from the hints or the brief, or null.
+     * The day the work must be done by, from the hints or the brief (the last day of a window the brief names), or null.
      */
     deadline: string | null;
+    /**
+     * The time the brief asks for, as people mean it, or null when it names none: a window ("week of 14 December" is that Monday to Sunday, "in December", "mid-December", "14-18 December"), a last day ("by 11 December", "bis Mitte Dezember"), a day ("on 14 December"), a first day ("from 14 December"), or as soon as possible.
+     */
+    when: {
+        /**
+         * `window`, `by` (a last day), `on` (one day), `from` (a first day) or `asap`.
+         */
+        kind: 'window' | 'by' | 'on' | 'from' | 'asap';
+        /**
+         * The first day, or null when the brief names none.
+         */
+        from: string | null;
+        /**
+         * The last day, or null when the brief names none.
+         */
+        to: string | null;
+        /**
+         * The words of the brief that say it, or null when it came from the `deadline` hint.
+         */
+        text: string | null;
+    } | null;
     /**
      * What the brief asks of the providers besides the trade (a fixed price, a date, a brand), as the agent found it.
      */
