@@ -252,7 +252,7 @@ const LATE = w(
 );
 const IN_MONTH = w(String.raw`in|im|en|a|nel|nel mese di|in de maand|w|em|during|durante|pendant`);
 const ASAP = w(
-  String.raw`asap|as soon as possible|urgent(?:ly)?|right away|immediately|dringend|so schnell wie moglich|sofort|schnellstmoglich|des que possible|au plus vite|urgence|urgente(?:ment)?|lo antes posible|cuanto antes|lo prima possibile|al piu presto|zo snel mogelijk|spoed|z pilna|pilne|jak najszybciej|o mais rapidamente possivel|com urgencia|o quanto antes`,
+  String.raw`asap|as soon as possible|urgent(?:ly)?(?![\p{L}])|right away|immediately|dringend|so schnell wie moglich|sofort|schnellstmoglich|des que possible|au plus vite|urgence|urgente(?:ment)?|lo antes posible|cuanto antes|lo prima possibile|al piu presto|zo snel mogelijk|spoed|z pilna|pilne|jak najszybciej|o mais rapidamente possivel|com urgencia|o quanto antes`,
 );
 
 /**
@@ -262,7 +262,12 @@ const ASAP = w(
  */
 export function whenIn(text: string, today: Day): When | null {
   const folded = fold(text);
-  const quote = (at: number, end: number) => text.slice(at, end).trim();
+  // a sentence's full stop after a month's whole name is not part of the words
+  const quote = (at: number, end: number) =>
+    text
+      .slice(at, end)
+      .trim()
+      .replace(/(?<=\p{L}{4})\.$/u, '');
   const dates = datesIn(text, today);
   const year = Number(today.slice(0, 4));
   const monthYear = (m: number, y: string | undefined) => {
@@ -330,8 +335,15 @@ export function whenIn(text: string, today: Day): When | null {
       if (!from || !to) continue;
       const before = folded.slice(Math.max(0, m.index - 30), m.index);
       const by = new RegExp(`${BY}\\s*$`, 'u').exec(before);
+      // "bis Mitte Dezember": by the 15th
+      const last = words === MID ? iso(monthYear(month, m[2]), month, 15) : to;
       if (by)
-        return { kind: 'by', from: null, to, text: quote(m.index - by[0].length, m.index + m[0].length) };
+        return {
+          kind: 'by',
+          from: null,
+          to: last,
+          text: quote(m.index - by[0].length, m.index + m[0].length),
+        };
       return { kind: 'window', from, to, text: quote(m.index, m.index + m[0].length) };
     }
   }

@@ -106,4 +106,47 @@ describe('reading a brief', () => {
     expect(pluralize('heating engineer')).toBe('heating engineers');
     expect(detectLanguage('Bonjour, nous cherchons un plombier')).toBe('fr');
   });
+
+  it('reads time as people mean it: a week, a month, part of a month, a span of days, a first day', () => {
+    const when = (brief: string) => {
+      const u = understand(brief, {}, null, today);
+      return [u.when, u.deadline];
+    };
+    expect(when('Find three plumbers in Berlin for the week of 14 December; compare the quotes.')).toEqual([
+      { kind: 'window', from: '2026-12-14', to: '2026-12-20', text: 'the week of 14 December' },
+      '2026-12-20',
+    ]);
+    expect(when('Wir suchen zwei Elektriker in Hamburg, bis Mitte Dezember.')).toEqual([
+      { kind: 'by', from: null, to: '2026-12-15', text: 'bis Mitte Dezember' },
+      '2026-12-15',
+    ]);
+    expect(when('Nous cherchons un plombier à Lyon en décembre.')).toEqual([
+      { kind: 'window', from: '2026-12-01', to: '2026-12-31', text: 'en décembre' },
+      '2026-12-31',
+    ]);
+    expect(when('Buscamos dos fontaneros en Madrid del 14 al 18 de diciembre.')).toEqual([
+      { kind: 'window', from: '2026-12-14', to: '2026-12-18', text: 'del 14 al 18 de diciembre' },
+      '2026-12-18',
+    ]);
+    expect(when('Wir suchen einen Maler in Köln ab 7. Dezember.')).toEqual([
+      { kind: 'from', from: '2026-12-07', to: null, text: 'ab 7. Dezember' },
+      null,
+    ]);
+    expect(when('Zoek een loodgieter in Utrecht, uiterlijk 12 december.')).toEqual([
+      { kind: 'by', from: null, to: '2026-12-12', text: 'uiterlijk 12 december' },
+      '2026-12-12',
+    ]);
+    expect(when('Szukamy hydraulika w Krakowie na początku stycznia.')).toEqual([
+      { kind: 'window', from: '2027-01-01', to: '2027-01-10', text: 'na początku stycznia' },
+      '2027-01-10',
+    ]);
+    expect(when('Cerchiamo un idraulico a Milano, urgente.')[0]).toMatchObject({ kind: 'asap', to: null });
+    // the deadline hint wins over the brief's words
+    expect(
+      understand('Plumbers in Berlin, week of 14 December.', { deadline: '2026-12-11' }, null, today),
+    ).toMatchObject({
+      when: { kind: 'by', from: null, to: '2026-12-11', text: null },
+      deadline: '2026-12-11',
+    });
+  });
 });

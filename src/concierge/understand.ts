@@ -6,6 +6,7 @@
 import type { ConciergeUnderstanding } from '../../generated/directory/client/types.gen.ts';
 import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
 import { naceClass } from '../directory/data/nace.ts';
+import { dayOf, whenIn } from './dates.ts';
 import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
 import { CONCEPTS, type Lang, LANGS } from '../embeddings/thesaurus.ts';
 
@@ -583,7 +584,11 @@ export function understand(
     }
   }
   const counted = countIn(brief, trade?.activity);
-  const deadline = hints.deadline ?? datesIn(brief, today)[0]?.date ?? null;
+  // the time as people mean it: "week of 14 December" is a window, its Sunday the deadline
+  const read = whenIn(brief, dayOf(today));
+  const when: Understanding['when'] =
+    hints.deadline !== undefined ? { kind: 'by', from: null, to: hints.deadline, text: null } : read;
+  const deadline = hints.deadline ?? (when && when.kind !== 'from' ? when.to : null);
   const requirements: string[] = [];
   for (const [pattern, label] of REQUIREMENTS) if (pattern.test(brief)) requirements.push(label);
   return {
@@ -593,6 +598,7 @@ export function understand(
     radius_km: hints.radius_km ?? DEFAULT_RADIUS_KM,
     max_providers: hints.max_providers ?? counted ?? DEFAULT_MAX_PROVIDERS,
     deadline,
+    when,
     requirements,
   };
 }
