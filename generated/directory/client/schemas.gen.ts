@@ -5864,6 +5864,9 @@ export const ConciergeResultSchema = {
     required: [
         'summary',
         'language',
+        'asked_for',
+        'contacted',
+        'shortfall',
         'providers',
         'recommendation',
         'no_answer'
@@ -5890,6 +5893,37 @@ export const ConciergeResultSchema = {
             ],
             examples: [
                 'de'
+            ]
+        },
+        asked_for: {
+            description: 'How many providers the brief asked for (`max_providers`, from the hint or the brief\'s words).',
+            type: 'integer',
+            minimum: 1,
+            maximum: 20,
+            examples: [
+                3
+            ]
+        },
+        contacted: {
+            description: 'How many providers were asked for a quote; null when the brief did not ask to contact them.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 20,
+            examples: [
+                3
+            ]
+        },
+        shortfall: {
+            description: 'Why fewer providers than asked for were found or contacted, or null when there were enough.',
+            type: [
+                'string',
+                'null'
+            ],
+            examples: [
+                null
             ]
         },
         providers: {

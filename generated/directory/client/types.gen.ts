@@ -2913,6 +2913,18 @@ export type ConciergeResult = {
      */
     language: 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl';
     /**
+     * How many providers the brief asked for (`max_providers`, from the hint or the brief's words).
+     */
+    asked_for: number;
+    /**
+     * How many providers were asked for a quote; null when the brief did not ask to contact them.
+     */
+    contacted: number | null;
+    /**
+     * Why fewer providers than asked for were found or contacted, or null when there were enough.
+     */
+    shortfall: string | null;
+    /**
      * The providers compared, best first: quotes whose like-for-like total is known (lowest total first, other things equal), then quotes whose total cannot be known, then answers without a price, refusals and providers that did not answer.
      */
     providers: Array<ConciergeProvider>;
