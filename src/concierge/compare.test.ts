@@ -42,9 +42,12 @@ const options = {
   language: 'en' as const,
   deadline: '2026-12-11',
   respondBy: '2026-11-27T10:00:00Z',
-  tradeName: null,
+  tradeTerm: 'plumbers',
   placeName: 'Wien, Wien, Austria',
   country: 'AT',
+  askedFor: 4,
+  shortlisted: 4,
+  radiusKm: 25,
 };
 
 describe('the comparison', () => {
@@ -96,6 +99,8 @@ describe('the comparison', () => {
     const result = compare([candidate('Few', 5, 2), candidate('Many', 4.8, 200)], new Map(), {
       ...options,
       contact: false,
+      askedFor: 2,
+      shortlisted: 2,
     });
     expect(result.providers.map((p) => p.name)).toEqual(['Many', 'Few']);
     expect(result.summary).toMatch(/^Compared 2 providers on the directory's data\. Recommended: Many/);
@@ -106,7 +111,7 @@ describe('the comparison', () => {
     const result = compare(
       [a],
       new Map([[a.listing_id, { contacted: true, sent_at: 0, replied_at: null, reading: null }]]),
-      { ...options, language: 'de' },
+      { ...options, language: 'de', askedFor: 1, shortlisted: 1 },
     );
     expect(result.recommendation).toBeNull();
     expect(result.summary).toBe(
@@ -122,7 +127,14 @@ describe('the comparison', () => {
     replied_at: 3600,
     reading: readQuote(text, received, 'DE'),
   });
-  const berlin = { ...options, placeName: 'Berlin, Germany', country: 'DE', deadline: null };
+  const berlin = {
+    ...options,
+    placeName: 'Berlin, Germany',
+    country: 'DE',
+    deadline: null,
+    askedFor: 2,
+    shortlisted: 2,
+  };
 
   it('ranks 289 EUR all-in before 245 EUR plus VAT plus a 35 EUR call-out fee (333.20 EUR)', () => {
     const a = candidate('Net', 4.6, 80);
@@ -239,5 +251,24 @@ describe('the comparison', () => {
       total: '200.00',
       vat_basis: 'exempt',
     });
+  });
+
+  it('says how many were asked for, and why fewer were compared', () => {
+    const a = candidate('Alone', 4.5, 30);
+    const result = compare([a], new Map([[a.listing_id, answered('Our price is 400 EUR incl. VAT.')]]), {
+      ...berlin,
+      askedFor: 3,
+      shortlisted: 1,
+      language: 'de',
+    });
+    expect(result).toMatchObject({
+      asked_for: 3,
+      contacted: 1,
+      shortfall: 'Asked for 3; the search found only 1 (plumbers within 25 km of Berlin)',
+    });
+    expect(result.summary).toContain('3 Anbieter waren gewünscht; nur 1 konnten verglichen werden.');
+    const enough = compare([a], new Map(), { ...berlin, contact: false, askedFor: 1, shortlisted: 1 });
+    expect(enough).toMatchObject({ asked_for: 1, contacted: null, shortfall: null });
+    expect(enough.summary).toMatch(/^Compared 1 provider on the directory's data\./);
   });
 });

@@ -40,10 +40,15 @@ export interface CompareOptions {
   deadline: string | null;
   /** When the agent stopped waiting (RFC 3339), for "did not answer by". */
   respondBy: string | null;
-  tradeName: string | null;
+  /** The word the search used for the trade ("plumbers"). */
+  tradeTerm: string | null;
   placeName: string | null;
   /** The country of the brief's place: its VAT rate where a reply does not state one. */
   country: string | null;
+  /** How many providers the brief asked for, and how many the search shortlisted. */
+  askedFor: number;
+  shortlisted: number;
+  radiusKm: number;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -220,14 +225,30 @@ export function compare(
   const noAnswer = scored
     .filter((s) => s.outcome.contacted && s.outcome.replied_at === null)
     .map((s) => ({ listing_id: s.candidate.listing_id, name: s.candidate.name }));
+  const contacted = options.contact ? scored.filter((s) => s.outcome.contacted).length : null;
+  const compared = contacted ?? providers.length;
+  const trade = options.tradeTerm ?? 'providers';
+  const place = options.placeName
+    ? ` within ${options.radiusKm} km of ${options.placeName.split(',')[0]}`
+    : '';
+  const shortfall =
+    options.shortlisted < options.askedFor
+      ? `Asked for ${options.askedFor}; the search found only ${options.shortlisted} (${trade}${place})`
+      : compared < options.askedFor
+        ? `Asked for ${options.askedFor}; ${options.shortlisted - compared} of the ${options.shortlisted} shortlisted could not be written to`
+        : null;
   return {
     summary: summarize(
       options,
       providers,
       recommendation,
       noAnswer.map((n) => n.name),
+      compared < options.askedFor ? compared : null,
     ),
     language: options.language,
+    asked_for: options.askedFor,
+    contacted,
+    shortfall,
     providers,
     recommendation,
     no_answer: noAnswer,
@@ -250,12 +271,13 @@ interface Phrases {
   rating: (r: number, n: number) => string;
   none: string;
   silent: string;
+  fewer: (asked: number, compared: number) => string;
 }
 
 const PHRASES: Record<Language, Phrases> = {
   en: {
     quoted: (q, a) => `${q} of ${a} providers sent a quote.`,
-    compared: (n) => `Compared ${n} providers on the directory's data.`,
+    compared: (n) => `Compared ${n} provider${n === 1 ? '' : 's'} on the directory's data.`,
     recommend: 'Recommended',
     total: 'total',
     inclVat: 'incl. VAT',
@@ -263,6 +285,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `rated ${r} from ${n} reviews`,
     none: 'No provider fits the brief well enough to recommend.',
     silent: 'No answer',
+    fewer: (a, n) => `${a} were asked for; only ${n} could be compared.`,
   },
   de: {
     quoted: (q, a) => `${q} von ${a} Anbietern haben ein Angebot geschickt.`,
@@ -274,6 +297,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `Bewertung ${r} aus ${n} Bewertungen`,
     none: 'Kein Anbieter passt gut genug, um ihn zu empfehlen.',
     silent: 'Keine Antwort',
+    fewer: (a, n) => `${a} Anbieter waren gewünscht; nur ${n} konnten verglichen werden.`,
   },
   fr: {
     quoted: (q, a) => `${q} prestataires sur ${a} ont envoyé un devis.`,
@@ -285,6 +309,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `note ${r} sur ${n} avis`,
     none: 'Aucun prestataire ne correspond assez bien pour être recommandé.',
     silent: 'Sans réponse',
+    fewer: (a, n) => `${a} prestataires demandés ; seuls ${n} ont pu être comparés.`,
   },
   es: {
     quoted: (q, a) => `${q} de ${a} proveedores enviaron un presupuesto.`,
@@ -296,6 +321,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `valoración ${r} de ${n} opiniones`,
     none: 'Ningún proveedor encaja lo bastante para recomendarlo.',
     silent: 'Sin respuesta',
+    fewer: (a, n) => `Se pidieron ${a}; solo se pudieron comparar ${n}.`,
   },
   it: {
     quoted: (q, a) => `${q} fornitori su ${a} hanno inviato un preventivo.`,
@@ -307,6 +333,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `valutazione ${r} su ${n} recensioni`,
     none: 'Nessun fornitore è abbastanza adatto da consigliare.',
     silent: 'Nessuna risposta',
+    fewer: (a, n) => `Ne erano stati chiesti ${a}; solo ${n} confrontati.`,
   },
   nl: {
     quoted: (q, a) => `${q} van de ${a} aanbieders stuurden een offerte.`,
@@ -318,6 +345,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `beoordeling ${r} uit ${n} reviews`,
     none: 'Geen aanbieder past goed genoeg om aan te bevelen.',
     silent: 'Geen antwoord',
+    fewer: (a, n) => `${a} gevraagd; slechts ${n} konden worden vergeleken.`,
   },
   pl: {
     quoted: (q, a) => `${q} z ${a} wykonawców przesłało ofertę.`,
@@ -329,6 +357,7 @@ const PHRASES: Record<Language, Phrases> = {
     rating: (r, n) => `ocena ${r} z ${n} opinii`,
     none: 'Żaden wykonawca nie pasuje wystarczająco, by go polecić.',
     silent: 'Brak odpowiedzi',
+    fewer: (a, n) => `Poproszono o ${a}; porównano tylko ${n}.`,
   },
 };
 
@@ -337,6 +366,7 @@ function summarize(
   providers: ConciergeProvider[],
   recommendation: string | null,
   silent: string[],
+  fewer: number | null,
 ): string {
   const p = PHRASES[options.language];
   const parts: string[] = [];
@@ -360,6 +390,7 @@ function summarize(
   } else {
     parts.push(p.none);
   }
+  if (fewer !== null) parts.push(p.fewer(options.askedFor, fewer));
   if (silent.length > 0) parts.push(`${p.silent}: ${silent.join(', ')}.`);
   return parts.join(' ');
 }

@@ -37,9 +37,12 @@ export const compareProviders: Stage = async (row, run) => {
     language: u?.language ?? 'en',
     deadline: u?.deadline ?? null,
     respondBy: row.respond_by === null ? null : isoSeconds(Number(row.respond_by)),
-    tradeName: u?.trade?.name ?? null,
+    tradeTerm: u?.trade?.term ?? null,
     placeName: u?.place?.name ?? null,
     country: u?.place?.country ?? null,
+    askedFor: u?.max_providers ?? row.candidates.length,
+    shortlisted: row.candidates.length,
+    radiusKm: u?.radius_km ?? 25,
   });
   const agent = await run.agent({
     instructions: INSTRUCTIONS,
@@ -64,8 +67,8 @@ export const compareProviders: Stage = async (row, run) => {
       'comparing',
       'compared',
       row.contact
-        ? `Compared ${result.providers.length} providers, ${quoted} with a quote; ${result.no_answer.length} did not answer.`
-        : `Compared ${result.providers.length} providers on the directory's data.`,
+        ? `Compared ${result.providers.length} provider${result.providers.length === 1 ? '' : 's'}, ${quoted} with a quote; ${result.no_answer.length} did not answer.${result.shortfall ? ` ${result.shortfall}.` : ''}`
+        : `Compared ${result.providers.length} provider${result.providers.length === 1 ? '' : 's'} on the directory's data.${result.shortfall ? ` ${result.shortfall}.` : ''}`,
       agent.responseId,
     ),
   );
