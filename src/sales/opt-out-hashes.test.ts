@@ -104,11 +104,14 @@ describe.each(await storages())('opt-outs of erased accounts on %s', (storage) =
     expect(await isSuppressed(db, box, 'acc_b', 'Ada@customer.test', 'news@shop.example')).toBe(true);
     expect(await isSuppressed(db, undefined, 'acc_b', 'ada@customer.test', 'news@shop.example')).toBe(true);
 
-    // a process without a key keeps them as they are, and says how to key them
+    // a process without a key keeps them as they are, erasure there keeps the older form, and the
+    // start says how to key them
+    await keepOptOut(db, undefined, 'third.example', 'eve@customer.test', 'manual', 8);
+    expect(await isSuppressed(db, undefined, 'acc_b', 'Eve@customer.test', 'x@third.example')).toBe(true);
     const unkeyedStart = capturing();
     expect(await upgradeOptOutHashes(db, undefined, unkeyedStart.logger)).toEqual({
       keyed: 0,
-      unkeyed: 3,
+      unkeyed: 4,
       otherKey: 0,
     });
     expect(unkeyedStart.lines.find((l) => l.level === 40)?.msg).toMatch(/SECRETS_KEY_FILE/);
@@ -116,18 +119,19 @@ describe.each(await storages())('opt-outs of erased accounts on %s', (storage) =
     await keepOptOut(db, box, 'shop.example', 'grace@customer.test', 'hard_bounce', 9);
 
     const { logger } = capturing();
-    expect(await upgradeOptOutHashes(db, box, logger)).toEqual({ keyed: 3, unkeyed: 0, otherKey: 0 });
+    expect(await upgradeOptOutHashes(db, box, logger)).toEqual({ keyed: 4, unkeyed: 0, otherKey: 0 });
     const rows = await db.query<{ domain: string; email_hash: string; hash_form: string; created: string }>(
       'select domain, email_hash, hash_form, created from suppression_hashes order by domain, created',
     );
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(4);
     expect(rows.every((r) => r.hash_form === 'hmac-sha256')).toBe(true);
-    const plain = new Set([sha256('ada@customer.test'), sha256('grace@customer.test')]);
+    const plain = new Set(['ada', 'grace', 'eve'].map((n) => sha256(`${n}@customer.test`)));
     expect(rows.some((r) => plain.has(r.email_hash))).toBe(false);
     expect(await isSuppressed(db, box, 'acc_b', 'ada@customer.test', 'news@shop.example')).toBe(true);
     expect(await isSuppressed(db, box, 'acc_b', 'grace@customer.test', 'news@shop.example')).toBe(true);
     expect(await isSuppressed(db, box, 'acc_b', 'ada@customer.test', 'hi@other.example')).toBe(true);
     expect(await isSuppressed(db, box, 'acc_b', 'grace@customer.test', 'hi@other.example')).toBe(false);
+    expect(await isSuppressed(db, box, 'acc_b', 'eve@customer.test', 'x@third.example')).toBe(true);
     // idempotent: a second start finds nothing to do
     expect(await upgradeOptOutHashes(db, box, logger)).toEqual({ keyed: 0, unkeyed: 0, otherKey: 0 });
   });
