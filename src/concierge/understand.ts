@@ -34,8 +34,15 @@ export interface ResolvedPlace {
 export const DEFAULT_RADIUS_KM = 25;
 export const DEFAULT_MAX_PROVIDERS = 5;
 
+/**
+ * The languages a brief is read and answered in: the thesaurus's, but Portuguese, which search
+ * understands and the requests for quotes are not yet written in.
+ */
+const BRIEF_LANGS = LANGS.filter((l): l is Exclude<Lang, 'pt'> => l !== 'pt');
+type BriefLang = (typeof BRIEF_LANGS)[number];
+
 // Words that only one language uses often: the language is the one whose words the brief has most of.
-const STOPWORDS: Record<Lang, string[]> = {
+const STOPWORDS: Record<BriefLang, string[]> = {
   en: [
     'the',
     'and',
@@ -253,21 +260,21 @@ export const ENGLISH_NUMBERS = [
   'twenty',
 ];
 
-const LANGUAGE_WORDS: Record<Lang, Set<string>> = Object.fromEntries(
-  LANGS.map((lang) => {
+const LANGUAGE_WORDS: Record<BriefLang, Set<string>> = Object.fromEntries(
+  BRIEF_LANGS.map((lang) => {
     const words = new Set<string>(STOPWORDS[lang].map(foldText));
     for (const concept of CONCEPTS)
       for (const w of tokenize(concept.terms[lang].replace(/\|/g, ' '))) words.add(w);
     return [lang, words];
   }),
-) as Record<Lang, Set<string>>;
+) as Record<BriefLang, Set<string>>;
 
 /** The language of a text: the one whose common words and trade words it uses most (English on a tie). */
 export function detectLanguage(text: string): Language {
   const words = tokenize(text);
-  let best: Lang = 'en';
+  let best: BriefLang = 'en';
   let bestScore = 0;
-  for (const lang of LANGS) {
+  for (const lang of BRIEF_LANGS) {
     const own = LANGUAGE_WORDS[lang];
     const stop = new Set(STOPWORDS[lang].map(foldText));
     let score = 0;

@@ -65,7 +65,7 @@ describe('demo listings say what their class is', () => {
 
   it('words a motorcycle dealer and a parts shop as such, not as a car workshop', () => {
     const carRepair =
-      /autowerkstatt|kfz-werkstatt|car repair|mechanic|garagiste|autofficina|taller mecánico/i;
+      /autowerkstatt|kfz-werkstatt|car repair|mechanic|garagiste|autofficina|taller mecánico|oficina automóvel|mecânico/i;
     let seen = 0;
     for (let i = 0; i < 3000; i++) {
       const listing = demoListing('test', i);

@@ -106,7 +106,35 @@ const DESCRIPTIONS: Record<Lang, (trade: string, city: string, what: string[], y
     `${capital(t)} in ${c} sinds ${y}. ${capital(w.join(', '))}: snel een afspraak, eerlijke prijzen.`,
   pl: (t, c, w, y) =>
     `${capital(t)} w ${c} od ${y} roku. ${capital(w.join(', '))} – szybkie terminy, uczciwe ceny.`,
+  pt: (t, c, w, y) =>
+    `${capital(t)} ${inPortuguese(c)} desde ${y}. ${capital(w.join(', '))}: marcações rápidas e preços justos.`,
 };
+
+/** Portuguese towns said with their article ("no Porto", "na Amadora"); the others take "em". */
+const PT_ARTICLE: Record<string, 'no' | 'na'> = {
+  Porto: 'no',
+  Funchal: 'no',
+  Barreiro: 'no',
+  Seixal: 'no',
+  Montijo: 'no',
+  Cartaxo: 'no',
+  Entroncamento: 'no',
+  Fundão: 'no',
+  Amadora: 'na',
+  Maia: 'na',
+  'Figueira da Foz': 'na',
+  Covilhã: 'na',
+  Guarda: 'na',
+  Lousã: 'na',
+  Nazaré: 'na',
+  Trofa: 'na',
+  'Póvoa de Varzim': 'na',
+  'Marinha Grande': 'na',
+  Moita: 'na',
+  Batalha: 'na',
+  Ericeira: 'na',
+};
+const inPortuguese = (town: string) => `${PT_ARTICLE[town] ?? 'em'} ${town}`;
 
 // --- hours ------------------------------------------------------------------------------------
 

@@ -18,6 +18,16 @@ export type ListingRecord = Omit<Listing, 'opening_hours' | 'photos'> & {
 
 export const EMBEDDING_DIMENSIONS = 384;
 
+/**
+ * The versions of what a listing's stored row derives from code, in `directory_meta`: the
+ * embedding engine that computed `embedding` (change it whenever `embedOne` gives other vectors)
+ * and the words `tsv` holds beside the listing's own (change it whenever `tsvInputs` gives other
+ * words: the trade words of a new language). Start-up recomputes whichever is stale
+ * (reembed.ts).
+ */
+export const EMBEDDING_VERSION = 'thesaurus-4';
+export const KEYWORD_VERSION = 'trade-words-2';
+
 /** PostgreSQL text search configurations by ISO 639-1 language; all exist in PostgreSQL 15 and PGlite. */
 const TS_CONFIG: Record<string, string> = {
   de: 'german',
@@ -35,8 +45,20 @@ const TS_CONFIG: Record<string, string> = {
   el: 'greek',
   lt: 'lithuanian',
 };
-/** The configurations a query is stemmed with (the seven languages of search, plus 'simple' for exact words). */
-export const QUERY_CONFIGS = ['english', 'german', 'french', 'spanish', 'italian', 'dutch', 'simple'];
+/**
+ * The configurations a query is stemmed with: the thesaurus's languages that PostgreSQL stems
+ * (Polish it does not), plus 'simple' for exact words.
+ */
+export const QUERY_CONFIGS = [
+  'english',
+  'german',
+  'french',
+  'spanish',
+  'italian',
+  'dutch',
+  'portuguese',
+  'simple',
+];
 
 export function tsConfigFor(language: string | undefined): string {
   return (language && TS_CONFIG[language]) || 'simple';
@@ -48,7 +70,7 @@ for (const c of CONCEPTS) {
 }
 
 /** The trade words of a listing's activities in one language (keyword search finds a Klempner by "plumber"). */
-function tagsFor(record: ListingRecord, lang: Lang): string {
+function tagsFor(record: Pick<ListingRecord, 'activities'>, lang: Lang): string {
   const words = new Set<string>();
   for (const a of record.activities) {
     for (const c of CONCEPTS_BY_NACE.get(a.code) ?? []) {
@@ -57,6 +79,30 @@ function tagsFor(record: ListingRecord, lang: Lang): string {
     if (lang === 'en') words.add(a.name);
   }
   return foldText([...words].join(' '));
+}
+
+/** What `tsv` is computed from: the folded name, the listing language's configuration, the folded text, the trade words per language. */
+export function tsvInputs(
+  r: Pick<ListingRecord, 'name' | 'legal_name' | 'description' | 'languages' | 'activities'>,
+): string[] {
+  return [
+    foldText(r.name),
+    tsConfigFor(r.languages[0]),
+    foldText(`${r.name} ${r.legal_name ?? ''} ${r.description}`),
+    ...LANGS.map((l) => tagsFor(r, l)),
+  ];
+}
+
+/**
+ * The SQL of `tsv` from `tsvInputs`, each input named by `input(i)`: the name (weight A), the text
+ * stemmed in its language (B) and as written (D), and the trade words in each language (C).
+ */
+export function tsvSql(input: (i: number) => string): string {
+  const tags = LANGS.map((l, i) => `to_tsvector('${tsConfigFor(l)}', ${input(3 + i)})`).join(' || ');
+  return (
+    `setweight(to_tsvector('simple', ${input(0)}), 'A') || setweight(to_tsvector(${input(1)}::regconfig, ${input(2)}), 'B')` +
+    ` || setweight(to_tsvector('simple', ${input(2)}), 'D') || setweight(${tags}, 'C')`
+  );
 }
 
 /** Embeddings are stored as a float32 scale and 384 signed bytes (a quarter of float32, ample for ranking). */
@@ -252,6 +298,16 @@ const SHARED_VALUES = new Set(['week_open', 'special_cover', 'special_open']);
 /** insertListings for rows already made (listingRow). */
 export async function insertListingRows(db: Queryable, rows: ListingRow[], batchSize = 250): Promise<void> {
   await db.query('select pg_advisory_xact_lock($1)', [LISTINGS_WRITE_LOCK]);
+  // rows of an empty directory are all this build's: it holds this build's versions
+  await db.query(
+    `insert into directory_meta (key, value)
+     select k, v from unnest($1::text[], $2::text[]) as t(k, v) where not exists (select 1 from listings)
+     on conflict (key) do update set value = excluded.value`,
+    [
+      ['embedding_version', 'keyword_version'],
+      [EMBEDDING_VERSION, KEYWORD_VERSION],
+    ],
+  );
   for (let start = 0; start < rows.length; start += batchSize) {
     const batch = rows.slice(start, start + batchSize);
     const tags = await tagVectors(db, batch);

@@ -32,6 +32,11 @@ const needs: [string, keyof typeof trades][] = [
   ['cieknie rura w kuchni', 'plumber'],
   ['światło migocze', 'electrician'],
   ['ból zęba', 'dentist'],
+  ['o cano da cozinha está a pingar', 'plumber'],
+  ['a torneira está a pingar', 'plumber'],
+  ['as luzes estão a piscar', 'electrician'],
+  ['dor de dentes', 'dentist'],
+  ['preciso de um encanador', 'plumber'],
 ];
 
 describe('embed', () => {

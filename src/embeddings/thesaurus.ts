@@ -1,11 +1,12 @@
 // The multilingual concept thesaurus behind the built-in embedding engine. Each concept is a
 // need or a trade, tied to the NACE Rev. 2 classes that serve it, with the words people use
-// for it in English, German, French, Spanish, Italian, Dutch and Polish: trade names, the
+// for it in English, German, French, Spanish, Italian, Dutch, Polish and Portuguese (as written in
+// Portugal, with Brazil's common variants: canalizador, encanador): trade names, the
 // symptoms of a problem ("leaking", "flickering", "toothache") and the things involved
 // ("pipe", "socket", "tooth"). Terms are written naturally (with accents) and folded on load.
 // The first term of each language is the trade's usual name, which the demo directory uses.
-export type Lang = 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl';
-export const LANGS: readonly Lang[] = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl'];
+export type Lang = 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl' | 'pt';
+export const LANGS: readonly Lang[] = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt'];
 
 export interface Concept {
   id: string;
@@ -28,6 +29,7 @@ export const CONCEPTS: Concept[] = [
       it: 'idraulico|impianti idraulici|perdita|perde|gocciola|tubo|tubi|tubatura|rubinetto|lavandino|lavello|water|scarico|intasato|otturato|allagamento|sanitari|scaldabagno',
       nl: 'loodgieter|sanitair|lekkage|lek|lekt|druppelt|leiding|waterleiding|buis|kraan|gootsteen|wastafel|toilet|afvoer|verstopt|ontstopping|waterschade',
       pl: 'hydraulik|instalacje wodne|wyciek|przeciek|cieknie|kapie|rura|rury|kran|kranu|zlew|umywalka|toaleta|odpływ|zatkany|zatkana|zalanie|pęknięta rura',
+      pt: 'canalizador|canalização|canalizações|encanador|picheleiro|fuga de água|fuga|pinga|a pingar|está a pingar|vazamento|cano|canos|cano rebentado|torneira|lava-loiça|pia|sanita|autoclismo|vaso sanitário|esgoto|ralo|entupido|entupimento|desentupimento|inundação|danos por água|casa de banho|loiças sanitárias|esquentador|termoacumulador',
     },
   },
   {
@@ -42,6 +44,7 @@ export const CONCEPTS: Concept[] = [
       it: 'termoidraulico|riscaldamento|caldaia|termosifone|radiatore|pompa di calore|acqua calda|condizionatore|climatizzazione',
       nl: 'verwarmingsinstallateur|verwarming|cv-ketel|ketel|radiator|warmtepomp|warm water|airco|ventilatie',
       pl: 'instalator ogrzewania|ogrzewanie|kocioł|piec|grzejnik|kaloryfer|pompa ciepła|ciepła woda|klimatyzacja|wentylacja',
+      pt: 'climatização|aquecimento|instalador de aquecimento|caldeira|radiador|radiadores|bomba de calor|aquecimento central|caldeira a gás|sem água quente|ar condicionado|ar-condicionado|ventilação|AVAC|aquecedor',
     },
   },
   {
@@ -56,6 +59,7 @@ export const CONCEPTS: Concept[] = [
       it: 'elettricista|impianto elettrico|elettricità|luce|luci|illuminazione|sfarfalla|sfarfallano|lampeggia|lampeggiano|presa|fusibile|salvavita|interruttore|cortocircuito|blackout|cablaggio',
       nl: 'elektricien|elektra|elektrische installatie|stroom|stroomstoring|licht|lampen|verlichting|flikkert|flikkeren|stopcontact|zekering|meterkast|aardlekschakelaar|kortsluiting|bedrading|schakelaar',
       pl: 'elektryk|instalacje elektryczne|elektryczność|prąd|światło|światła|oświetlenie|migocze|migają|mruga|gniazdko|bezpiecznik|korki|zwarcie|awaria prądu|okablowanie|włącznik',
+      pt: 'eletricista|electricista|eletricidade|instalação elétrica|instalações elétricas|elétrico|luz|luzes|iluminação|pisca|a piscar|tomada|tomadas|fusível|quadro elétrico|disjuntor|falta de luz|corte de luz|falha de energia|apagão|curto-circuito|cablagem|fiação|interruptor|cabo',
     },
   },
   {
@@ -70,6 +74,7 @@ export const CONCEPTS: Concept[] = [
       it: 'copritetto|tetto|tegole|grondaia|infiltrazioni|comignolo|lattoneria',
       nl: 'dakdekker|dak|dakpannen|dakgoot|schoorsteen|dakraam|daklekkage',
       pl: 'dekarz|dach|dachówka|rynna|komin|pokrycia dachowe|przeciekający dach',
+      pt: 'telhados|telhado|telhador|reparação de telhados|telhas|caleira|caleiras|algeroz|calha|chaminé|claraboia|infiltrações no telhado|cobertura',
     },
   },
   {
@@ -84,6 +89,7 @@ export const CONCEPTS: Concept[] = [
       it: 'imbianchino|pittore edile|tinteggiatura|verniciatura|carta da parati|vetraio',
       nl: 'schilder|schilderwerk|behang|behangen|glaszetter|beglazing',
       pl: 'malarz|malowanie|tapetowanie|tapeta|szklarz|szklenie',
+      pt: 'pintor|pintura|pinturas|pintar|pintor de construção civil|papel de parede|vidraceiro|vidros|envidraçados',
     },
   },
   {
@@ -98,6 +104,7 @@ export const CONCEPTS: Concept[] = [
       it: 'falegname|falegnameria|serramenti|infissi|porte|finestre|scale|mobili su misura',
       nl: 'timmerman|schrijnwerker|timmerwerk|kozijnen|deuren|ramen|trappen|keukenmontage',
       pl: 'stolarz|stolarka|cieśla|drzwi|okna|schody|meble na wymiar',
+      pt: 'carpinteiro|carpintaria|marceneiro|marcenaria|portas|janelas|caixilharia|montagem de cozinhas|escadas|móveis por medida|móveis sob medida',
     },
   },
   {
@@ -112,6 +119,7 @@ export const CONCEPTS: Concept[] = [
       it: 'piastrellista|pavimenti|parquet|piastrelle|intonacatore|intonaco|cartongesso',
       nl: 'tegelzetter|vloerenlegger|vloer|parket|laminaat|tegels|stukadoor|stucwerk',
       pl: 'glazurnik|posadzkarz|podłogi|parkiet|panele|płytki|tynkarz|tynki|gładzie',
+      pt: 'ladrilhador|pavimentos|chão|soalho|parquet|piso flutuante|azulejos|mosaicos|ladrilhos|azulejista|estucador|estuque|reboco|pladur',
     },
   },
   {
@@ -126,6 +134,7 @@ export const CONCEPTS: Concept[] = [
       it: 'impresa edile|edilizia|costruzioni|ristrutturazione|muratore|ristrutturazioni|isolamento|facciata',
       nl: 'aannemer|bouwbedrijf|bouw|verbouwing|renovatie|aanbouw|metselaar|isolatie|gevel',
       pl: 'firma budowlana|budowa|budownictwo|remont|remonty|murarz|docieplenie|ocieplenie|elewacja',
+      pt: 'construtora|construção|construção civil|empreiteiro|obras|remodelação|remodelações|reforma|reformas|ampliação|pedreiro|alvenaria|isolamento|isolamento térmico|fachada|reabilitação',
     },
   },
   {
@@ -140,6 +149,7 @@ export const CONCEPTS: Concept[] = [
       it: 'demolizioni|demolizione|scavi|movimento terra',
       nl: 'sloopwerk|sloop|grondwerk|graafwerk',
       pl: 'rozbiórki|wyburzenia|roboty ziemne|wykopy',
+      pt: 'demolições|demolição|escavações|terraplanagem|terraplenagem|movimentação de terras|retroescavadora',
     },
   },
   {
@@ -154,6 +164,7 @@ export const CONCEPTS: Concept[] = [
       it: 'fabbro|serratura|chiave|chiavi|chiuso fuori|apertura porte|cassaforte',
       nl: 'slotenmaker|slot|sleutel|sleutels|buitengesloten|deur openen|kluis',
       pl: 'ślusarz|zamek|klucz|klucze|zatrzaśnięte drzwi|otwieranie drzwi|sejf',
+      pt: 'serralheiro|chaveiro|fechadura|fechaduras|trancado fora|chave|chaves|chaves perdidas|abertura de portas|mudança de fechadura|cópia de chaves|cofre',
     },
   },
   {
@@ -168,6 +179,7 @@ export const CONCEPTS: Concept[] = [
       it: 'impresa di pulizie|pulizie|pulizia|lavaggio vetri|pulizie uffici',
       nl: 'schoonmaakbedrijf|schoonmaak|schoonmaken|glazenwasser|kantoorschoonmaak',
       pl: 'firma sprzątająca|sprzątanie|czyszczenie|mycie okien|sprzątanie biur',
+      pt: 'empresa de limpeza|limpeza|limpezas|empregada de limpeza|faxina|diarista|limpeza de escritórios|limpeza de vidros|limpeza profunda|limpeza doméstica',
     },
   },
   {
@@ -182,6 +194,7 @@ export const CONCEPTS: Concept[] = [
       it: 'giardiniere|giardinaggio|giardino|prato|siepe|potatura|paesaggista',
       nl: 'hovenier|tuinman|tuin|tuinonderhoud|gazon|heg|snoeien',
       pl: 'ogrodnik|ogród|ogrody|zakładanie ogrodów|trawnik|żywopłot|wycinka drzew',
+      pt: 'jardineiro|jardinagem|jardim|paisagismo|manutenção de jardins|relva|relvado|grama|sebe|árvores|poda|abate de árvores',
     },
   },
   {
@@ -196,6 +209,7 @@ export const CONCEPTS: Concept[] = [
       it: 'traslochi|trasloco|trasporti|autotrasporti',
       nl: 'verhuisbedrijf|verhuizing|verhuizen|transport|vrachtvervoer',
       pl: 'przeprowadzki|przeprowadzka|transport|przewóz mebli|spedycja',
+      pt: 'mudanças|mudança|empresa de mudanças|transportes|transporte de mercadorias|carrinha|camião|caminhão|frete|fretes',
     },
   },
   {
@@ -210,6 +224,7 @@ export const CONCEPTS: Concept[] = [
       it: 'autofficina|officina|meccanico|riparazione auto|freni|motore|gomme|pneumatici|tagliando|guasto|carrozzeria',
       nl: 'autogarage|garage|monteur|autoreparatie|remmen|motor|banden|olie verversen|apk|pech|carrosserie',
       pl: 'warsztat samochodowy|mechanik|naprawa samochodów|hamulce|silnik|opony|wymiana oleju|przegląd|awaria|blacharstwo',
+      pt: 'oficina automóvel|oficina|oficina mecânica|mecânico|reparação automóvel|conserto de carros|travões|freios|motor|pneus|mudança de óleo|troca de óleo|revisão|inspeção|avaria|bate-chapas|chaparia|funilaria|o carro não pega',
     },
   },
   {
@@ -224,6 +239,7 @@ export const CONCEPTS: Concept[] = [
       it: 'concessionario moto|moto|motocicletta|scooter|officina moto|caschi|ricambi moto|abbigliamento moto',
       nl: 'motordealer|motorfiets|motoren|scooter|motorwerkplaats|helmen|motoronderdelen|motorkleding',
       pl: 'salon motocyklowy|motocykl|motocykle|skuter|serwis motocyklowy|kaski|części motocyklowe|odzież motocyklowa',
+      pt: 'stand de motos|mota|motas|moto|motos|motociclo|motocicleta|scooter|oficina de motos|concessionário de motos|capacetes|peças de moto|equipamento motard',
     },
   },
   {
@@ -238,6 +254,7 @@ export const CONCEPTS: Concept[] = [
       it: 'ricambi auto|pezzi di ricambio|accessori auto|batterie auto|tergicristalli|portapacchi|autoricambi',
       nl: 'auto-onderdelen|onderdelen|autoaccessoires|autoaccu’s|ruitenwissers|dakkoffers|onderdelenwinkel',
       pl: 'części samochodowe|części zamienne|akcesoria samochodowe|akumulatory samochodowe|wycieraczki|boksy dachowe',
+      pt: 'peças auto|peças de automóvel|peças sobressalentes|peças de reposição|autopeças|acessórios auto|baterias auto|escovas limpa-vidros|limpa-para-brisas|barras de tejadilho|malas de tejadilho',
     },
   },
   {
@@ -252,6 +269,7 @@ export const CONCEPTS: Concept[] = [
       it: 'concessionaria|auto usate|auto nuove|autonoleggio|noleggio auto|leasing',
       nl: 'autodealer|autobedrijf|occasions|nieuwe auto|autoverhuur|leasen',
       pl: 'salon samochodowy|dealer|używane samochody|nowe samochody|wypożyczalnia samochodów|leasing',
+      pt: 'stand automóvel|venda de automóveis|carros usados|automóveis usados|seminovos|carros novos|concessionária|aluguer de automóveis|aluguer de carros|aluguel de carros|rent-a-car|leasing|renting',
     },
   },
   {
@@ -266,6 +284,7 @@ export const CONCEPTS: Concept[] = [
       it: 'taxi|transfer aeroporto|autista|noleggio con conducente',
       nl: 'taxi|taxibedrijf|luchthavenvervoer|chauffeur',
       pl: 'taksówka|taxi|transfer na lotnisko|kierowca',
+      pt: 'táxi|taxi|transfer aeroporto|transfer para o aeroporto|motorista|TVDE',
     },
   },
   {
@@ -280,6 +299,7 @@ export const CONCEPTS: Concept[] = [
       it: 'distributore di benzina|stazione di servizio|carburante|benzina|gasolio|autolavaggio',
       nl: 'tankstation|brandstof|benzine|diesel|autowasstraat',
       pl: 'stacja paliw|paliwo|benzyna|olej napędowy|myjnia samochodowa',
+      pt: 'bomba de gasolina|posto de combustível|posto de gasolina|estação de serviço|combustível|gasolina|gasóleo|diesel|lavagem de carros|lava-jato',
     },
   },
   {
@@ -294,6 +314,7 @@ export const CONCEPTS: Concept[] = [
       it: 'panificio|panetteria|fornaio|pane|pasticceria|dolci|torte|cornetti',
       nl: 'bakkerij|bakker|brood|banket|gebak|taart|broodjes',
       pl: 'piekarnia|piekarz|chleb|pieczywo|cukiernia|ciasta|bułki|torty',
+      pt: 'padaria|padeiro|pão|bolos|pastelaria|confeitaria|croissants|papo-secos|pãezinhos|pão francês|bolaria',
     },
   },
   {
@@ -308,6 +329,7 @@ export const CONCEPTS: Concept[] = [
       it: 'macelleria|macellaio|carne|salumi|salumeria|pollame|prosciutto',
       nl: 'slagerij|slager|vlees|worst|gevogelte|vleeswaren|ham',
       pl: 'sklep mięsny|rzeźnik|mięso|wędliny|kiełbasa|drób|szynka',
+      pt: 'talho|talhante|açougue|açougueiro|carne|enchidos|salsichas|aves|presunto|charcutaria',
     },
   },
   {
@@ -322,6 +344,7 @@ export const CONCEPTS: Concept[] = [
       it: 'supermercato|alimentari|negozio di alimentari|frutta|verdura|fruttivendolo|bevande|enoteca|birrificio|birra',
       nl: 'supermarkt|levensmiddelen|kruidenier|groente|fruit|groenteboer|dranken|slijterij|wijnhandel|brouwerij|bier',
       pl: 'sklep spożywczy|supermarket|spożywczy|owoce|warzywa|warzywniak|napoje|sklep z winami|browar|piwo',
+      pt: 'mercearia|supermercado|minimercado|loja de alimentação|fruta|legumes|hortaliças|frutaria|bebidas|garrafeira|fábrica de cerveja|cerveja',
     },
   },
   {
@@ -336,6 +359,7 @@ export const CONCEPTS: Concept[] = [
       it: 'ristorante|trattoria|osteria|cena|pranzo|mangiare|cucina|pizza|pizzeria|menù|catering|da asporto',
       nl: 'restaurant|eetcafé|diner|lunch|eten|keuken|pizza|pizzeria|menukaart|catering|afhaal',
       pl: 'restauracja|obiad|kolacja|lunch|jedzenie|kuchnia|pizza|pizzeria|menu|catering|na wynos|głodny',
+      pt: 'restaurante|jantar|almoço|comer|comida|cozinha|pizza|pizzaria|tasca|marisqueira|churrasqueira|ementa|cardápio|catering|comida para fora|take-away|fome',
     },
   },
   {
@@ -350,6 +374,7 @@ export const CONCEPTS: Concept[] = [
       it: 'caffè|bar|caffetteria|pub|cocktail|enoteca|espresso|aperitivo',
       nl: 'café|koffie|bar|kroeg|cocktails|wijnbar|espresso',
       pl: 'kawiarnia|kawa|bar|pub|koktajle|winiarnia|espresso',
+      pt: 'café|bar|pastelaria|cafetaria|esplanada|cervejaria|cocktails|bar de vinhos|expresso|bica|pub|boteco',
     },
   },
   {
@@ -364,6 +389,7 @@ export const CONCEPTS: Concept[] = [
       it: 'albergo|hotel|camera|alloggio|pernottamento|pensione|bed and breakfast',
       nl: 'hotel|kamer|overnachting|accommodatie|pension|logies',
       pl: 'hotel|pokój|nocleg|noclegi|zakwaterowanie|pensjonat',
+      pt: 'hotel|quarto|alojamento|dormida|estadia|pensão|hostel|residencial|alojamento local|pousada|hospedagem|onde dormir',
     },
   },
   {
@@ -378,6 +404,7 @@ export const CONCEPTS: Concept[] = [
       it: 'farmacia|farmacista|medicine|farmaci|ricetta|antidolorifici',
       nl: 'apotheek|apotheker|medicijnen|geneesmiddelen|recept|pijnstillers',
       pl: 'apteka|farmaceuta|leki|lekarstwa|recepta|przeciwbólowe',
+      pt: 'farmácia|farmacêutico|medicamentos|remédios|remédio|receita|receita médica|analgésicos',
     },
   },
   {
@@ -392,6 +419,7 @@ export const CONCEPTS: Concept[] = [
       it: 'dentista|studio dentistico|mal di denti|dente|denti|gengive|otturazione|devitalizzazione|ortodontista|odontoiatra|carie',
       nl: 'tandarts|tandartspraktijk|kiespijn|tandpijn|tand|tanden|kies|kiezen|tandvlees|vulling|wortelkanaalbehandeling|orthodontist',
       pl: 'dentysta|stomatolog|gabinet stomatologiczny|ból zęba|ząb|zęby|zęba|dziąsła|plomba|leczenie kanałowe|ortodonta|próchnica',
+      pt: 'dentista|clínica dentária|consultório dentário|médico dentista|dor de dentes|dor de dente|dente|dentes|gengivas|obturação|desvitalização|tratamento de canal|ortodontista|aparelho dentário|dente do siso|cárie|odontologia|consultório odontológico',
     },
   },
   {
@@ -406,6 +434,7 @@ export const CONCEPTS: Concept[] = [
       it: 'medico|medico di base|medico di famiglia|ambulatorio|studio medico|clinica|febbre|influenza|tosse|malato|specialista|ospedale|mal di testa|dolore',
       nl: 'huisarts|dokter|arts|huisartsenpraktijk|kliniek|koorts|griep|hoest|ziek|specialist|ziekenhuis|hoofdpijn|pijn',
       pl: 'lekarz|lekarz rodzinny|przychodnia|gabinet lekarski|klinika|gorączka|grypa|kaszel|chory|specjalista|szpital|ból głowy|ból',
+      pt: 'médico|médico de família|clínico geral|clínica geral|consultório médico|consultório|clínica|centro de saúde|posto de saúde|febre|gripe|tosse|doente|especialista|hospital|dor de cabeça|dor',
     },
   },
   {
@@ -420,6 +449,7 @@ export const CONCEPTS: Concept[] = [
       it: 'fisioterapista|fisioterapia|mal di schiena|massaggio|massaggi|infortunio sportivo|riabilitazione|osteopata|benessere|spa|sauna',
       nl: 'fysiotherapeut|fysiotherapie|fysio|rugpijn|massage|sportblessure|revalidatie|osteopaat|wellness|sauna',
       pl: 'fizjoterapeuta|fizjoterapia|rehabilitacja|ból pleców|masaż|kontuzja|osteopata|odnowa biologiczna|spa|sauna',
+      pt: 'fisioterapeuta|fisioterapia|fisio|dor nas costas|dores de costas|massagem|massagens|lesão desportiva|lesão esportiva|reabilitação|osteopata|bem-estar|spa|sauna',
     },
   },
   {
@@ -434,6 +464,7 @@ export const CONCEPTS: Concept[] = [
       it: 'casa di riposo|RSA|assistenza anziani|assistenza domiciliare|badante|infermiere',
       nl: 'verpleeghuis|verzorgingshuis|ouderenzorg|thuiszorg|mantelzorg|verpleging',
       pl: 'dom opieki|opieka nad seniorami|opieka domowa|opiekunka|pielęgniarka',
+      pt: 'lar de idosos|casa de repouso|residência sénior|cuidados a idosos|apoio domiciliário|cuidador|cuidadora|cuidador de idosos|enfermagem|enfermeiro',
     },
   },
   {
@@ -448,6 +479,7 @@ export const CONCEPTS: Concept[] = [
       it: 'veterinario|clinica veterinaria|cane|gatto|animale|animali domestici|vaccino|negozio di animali',
       nl: 'dierenarts|dierenkliniek|hond|kat|huisdier|vaccinatie|dierenwinkel|dierenvoeding',
       pl: 'weterynarz|lecznica weterynaryjna|klinika weterynaryjna|pies|kot|zwierzę|szczepienie|sklep zoologiczny',
+      pt: 'veterinário|clínica veterinária|hospital veterinário|cão|cachorro|gato|animal|animais|animal de estimação|vacinação|vacina|loja de animais|ração',
     },
   },
   {
@@ -462,6 +494,7 @@ export const CONCEPTS: Concept[] = [
       it: 'parrucchiere|parrucchiera|taglio di capelli|barbiere|capelli|colore|centro estetico|estetista|unghie|manicure|cosmetici',
       nl: 'kapper|kapsalon|knippen|barbier|haar|haren verven|schoonheidssalon|schoonheidsspecialiste|nagelstudio|manicure|cosmetica',
       pl: 'fryzjer|salon fryzjerski|strzyżenie|barber|włosy|farbowanie|salon kosmetyczny|kosmetyczka|paznokcie|manicure|kosmetyki',
+      pt: 'cabeleireiro|cabeleireira|salão de cabeleireiro|corte de cabelo|barbeiro|barbearia|cabelo|coloração|madeixas|salão de beleza|instituto de beleza|esteticista|unhas|manicure|cosmética|cosméticos',
     },
   },
   {
@@ -476,6 +509,7 @@ export const CONCEPTS: Concept[] = [
       it: 'palestra|fitness|allenamento|personal trainer|yoga|corsi sportivi',
       nl: 'sportschool|fitness|training|personal trainer|yoga|sportles',
       pl: 'siłownia|fitness|trening|trener personalny|joga|zajęcia sportowe',
+      pt: 'ginásio|academia|fitness|treino|personal trainer|ioga|yoga|pilates|aulas de desporto',
     },
   },
   {
@@ -490,6 +524,7 @@ export const CONCEPTS: Concept[] = [
       it: 'lavanderia|tintoria|lavasecco|stireria|macchia',
       nl: 'wasserette|stomerij|wasserij|strijken|vlek',
       pl: 'pralnia|pralnia chemiczna|prasowanie|plama',
+      pt: 'lavandaria|lavanderia|limpeza a seco|tinturaria|lavandaria self-service|engomadoria|engomar|passar a ferro|nódoa|mancha',
     },
   },
   {
@@ -504,6 +539,7 @@ export const CONCEPTS: Concept[] = [
       it: 'onoranze funebri|pompe funebri|funerale|sepoltura|cremazione|lutto',
       nl: 'uitvaartonderneming|uitvaart|begrafenis|crematie|overlijden',
       pl: 'zakład pogrzebowy|pogrzeb|pochówek|kremacja|zgon',
+      pt: 'agência funerária|funerária|funeral|funerais|enterro|sepultamento|cremação|falecimento|óbito',
     },
   },
   {
@@ -518,6 +554,7 @@ export const CONCEPTS: Concept[] = [
       it: 'avvocato|studio legale|consulenza legale|divorzio|contratto|causa|notaio|contenzioso',
       nl: 'advocaat|advocatenkantoor|juridisch advies|scheiding|contract|rechtszaak|notaris|geschil',
       pl: 'adwokat|prawnik|kancelaria prawna|radca prawny|porada prawna|rozwód|umowa|pozew|notariusz|spór',
+      pt: 'advogado|advogada|advogados|escritório de advogados|sociedade de advogados|aconselhamento jurídico|consulta jurídica|divórcio|contrato|processo judicial|ação judicial|notário|cartório|litígio',
     },
   },
   {
@@ -532,6 +569,7 @@ export const CONCEPTS: Concept[] = [
       it: 'commercialista|contabilità|consulente fiscale|dichiarazione dei redditi|buste paga|revisore|tasse',
       nl: 'accountant|boekhouder|boekhouding|belastingadviseur|belastingaangifte|salarisadministratie|audit|belasting',
       pl: 'biuro rachunkowe|księgowa|księgowy|księgowość|doradca podatkowy|zeznanie podatkowe|kadry i płace|audyt|podatki',
+      pt: 'contabilista|contador|contabilidade|gabinete de contabilidade|escritório de contabilidade|consultor fiscal|declaração de IRS|IRS|imposto de renda|processamento salarial|auditoria|auditor|impostos',
     },
   },
   {
@@ -546,6 +584,7 @@ export const CONCEPTS: Concept[] = [
       it: 'consulenza aziendale|consulente|strategia|eventi|fiere|congressi',
       nl: 'adviesbureau|bedrijfsadvies|consultant|strategie|evenementen|beurs|congres',
       pl: 'doradztwo|konsulting|doradca biznesowy|strategia|eventy|targi|konferencje',
+      pt: 'consultoria|consultor|consultoria de gestão|consultoria empresarial|estratégia|eventos|feira|feiras|congressos|conferência',
     },
   },
   {
@@ -560,6 +599,7 @@ export const CONCEPTS: Concept[] = [
       it: 'architetto|studio di architettura|progetto|permesso di costruire|ingegnere|studio tecnico|geometra',
       nl: 'architect|architectenbureau|bouwtekening|omgevingsvergunning|ingenieursbureau|constructeur|landmeter',
       pl: 'architekt|pracownia architektoniczna|projekt domu|pozwolenie na budowę|inżynier|biuro projektowe|geodeta',
+      pt: 'arquiteto|arquitecto|arquitetura|arquitectura|gabinete de arquitetura|projeto|projecto|licença de construção|licenciamento|engenheiro|engenharia|engenheiro civil|topógrafo',
     },
   },
   {
@@ -574,6 +614,7 @@ export const CONCEPTS: Concept[] = [
       it: 'agenzia pubblicitaria|marketing|pubblicità|grafica|designer|logo|social media|campagna',
       nl: 'reclamebureau|marketing|reclame|grafisch ontwerp|ontwerper|logo|social media|campagne',
       pl: 'agencja reklamowa|marketing|reklama|projektowanie graficzne|grafik|logo|media społecznościowe|kampania',
+      pt: 'agência de publicidade|marketing|publicidade|branding|design gráfico|designer|logótipo|logotipo|redes sociais|campanha',
     },
   },
   {
@@ -588,6 +629,7 @@ export const CONCEPTS: Concept[] = [
       it: 'fotografo|fotografia|studio fotografico|foto|foto di matrimonio|ritratto|fototessera',
       nl: 'fotograaf|fotografie|fotostudio|foto|trouwfoto|portret|pasfoto',
       pl: 'fotograf|fotografia|studio fotograficzne|zdjęcia|zdjęcia ślubne|portret|zdjęcie do paszportu',
+      pt: 'fotógrafo|fotografia|estúdio fotográfico|foto|fotos|fotografias de casamento|retrato|fotografia tipo passe|foto para passaporte',
     },
   },
   {
@@ -602,6 +644,7 @@ export const CONCEPTS: Concept[] = [
       it: 'traduttore|traduzioni|traduzione|interprete|traduzione giurata',
       nl: 'vertaalbureau|vertaler|vertaling|tolk|beëdigde vertaling',
       pl: 'biuro tłumaczeń|tłumacz|tłumaczenie|tłumacz przysięgły',
+      pt: 'tradutor|tradução|traduções|intérprete|tradução certificada|tradução juramentada',
     },
   },
   {
@@ -616,6 +659,7 @@ export const CONCEPTS: Concept[] = [
       it: 'sviluppo software|software|servizi informatici|sviluppo web|sito web|app|programmazione|assistenza informatica|hosting|cloud|server',
       nl: 'softwareontwikkeling|software|ICT-diensten|webontwikkeling|website|app-ontwikkeling|programmeren|IT-ondersteuning|hosting|cloud|server',
       pl: 'tworzenie oprogramowania|oprogramowanie|usługi IT|tworzenie stron|strona internetowa|aplikacje|programowanie|wsparcie IT|hosting|chmura|serwer',
+      pt: 'desenvolvimento de software|software|serviços informáticos|informática|serviços de TI|desenvolvimento web|site|website|página web|desenvolvimento de aplicações|programação|apoio informático|suporte informático|alojamento web|hospedagem de sites|cloud|nuvem|servidor',
     },
   },
   {
@@ -630,6 +674,7 @@ export const CONCEPTS: Concept[] = [
       it: 'riparazione computer|computer|portatile|PC|virus|recupero dati|stampante|negozio di informatica',
       nl: 'computerreparatie|computer|laptop|pc|virus|dataherstel|printer|computerwinkel',
       pl: 'naprawa komputerów|serwis komputerowy|komputer|laptop|wirus|odzyskiwanie danych|drukarka|sklep komputerowy',
+      pt: 'reparação de computadores|conserto de computadores|computador|computadores|portátil|notebook|PC|portátil avariado|vírus|recuperação de dados|impressora|loja de informática',
     },
   },
   {
@@ -644,6 +689,7 @@ export const CONCEPTS: Concept[] = [
       it: 'riparazione cellulari|cellulare|telefonino|smartphone|schermo rotto|sostituzione batteria|negozio di telefonia',
       nl: 'telefoonreparatie|mobiele telefoon|smartphone|gebarsten scherm|kapot scherm|batterij vervangen|telefoonwinkel',
       pl: 'naprawa telefonów|serwis GSM|telefon|smartfon|pęknięty ekran|rozbity ekran|wymiana baterii|sklep z telefonami',
+      pt: 'reparação de telemóveis|conserto de celular|telemóvel|celular|smartphone|ecrã partido|tela quebrada|ecrã|substituição de bateria|troca de bateria|loja de telemóveis',
     },
   },
   {
@@ -658,6 +704,7 @@ export const CONCEPTS: Concept[] = [
       it: 'riparazione elettrodomestici|lavatrice|lavastoviglie|frigorifero|frigo|forno|asciugatrice|televisore',
       nl: 'witgoedreparatie|wasmachine|vaatwasser|koelkast|oven|droger|televisie|tv-reparatie',
       pl: 'naprawa AGD|pralka|zmywarka|lodówka|piekarnik|suszarka|telewizor|naprawa RTV',
+      pt: 'reparação de eletrodomésticos|eletrodomésticos|máquina de lavar|máquina de lavar roupa|máquina de lavar loiça|lava-louças|frigorífico|geladeira|forno|máquina de secar|secadora|televisão|televisor|reparação de televisores',
     },
   },
   {
@@ -672,6 +719,7 @@ export const CONCEPTS: Concept[] = [
       it: 'calzolaio|scarpe|calzature|pelletteria|orologiaio|riparazione orologi|gioielliere|gioielleria|gioielli|orologi|anelli',
       nl: 'schoenmaker|schoenen|schoenenwinkel|lederwaren|horlogemaker|horlogereparatie|juwelier|sieraden|horloges|ringen',
       pl: 'szewc|naprawa obuwia|buty|obuwie|galanteria skórzana|zegarmistrz|naprawa zegarków|jubiler|biżuteria|zegarki|pierścionki',
+      pt: 'sapateiro|sapataria|sapatos|calçado|marroquinaria|relojoeiro|relojoaria|reparação de relógios|joalharia|joalheria|ourivesaria|joias|jóias|relógios|anéis',
     },
   },
   {
@@ -686,6 +734,7 @@ export const CONCEPTS: Concept[] = [
       it: 'negozio di abbigliamento|abbigliamento|vestiti|moda|boutique|giacca|negozio di articoli sportivi|libreria|libri',
       nl: 'kledingwinkel|kleding|mode|boetiek|jurk|jas|sportwinkel|sportartikelen|boekhandel|boeken',
       pl: 'sklep odzieżowy|odzież|ubrania|moda|butik|sukienka|kurtka|sklep sportowy|artykuły sportowe|księgarnia|książki',
+      pt: 'loja de roupa|roupa|moda|boutique|vestido|casaco|loja de desporto|artigos de desporto|artigos esportivos|livraria|livros',
     },
   },
   {
@@ -700,6 +749,7 @@ export const CONCEPTS: Concept[] = [
       it: 'fioraio|fiorista|fiori|mazzo di fiori|piante|vivaio|garden center',
       nl: 'bloemist|bloemenwinkel|bloemen|boeket|planten|tuincentrum',
       pl: 'kwiaciarnia|florysta|kwiaty|bukiet|rośliny|centrum ogrodnicze',
+      pt: 'florista|flores|ramo de flores|ramo|plantas|centro de jardinagem|viveiro|floricultura',
     },
   },
   {
@@ -714,6 +764,7 @@ export const CONCEPTS: Concept[] = [
       it: 'ferramenta|fai da te|utensili|colori|mobili|mobilificio|divano|lampade|casalinghi',
       nl: 'bouwmarkt|ijzerwarenwinkel|gereedschap|verf|meubels|meubelwinkel|bank|lampen|huishoudartikelen',
       pl: 'sklep budowlany|sklep żelazny|narzędzia|farby|meble|sklep meblowy|sofa|lampy|artykuły gospodarstwa domowego',
+      pt: 'ferragens|loja de ferragens|drogaria|bricolage|bricolagem|ferramentas|tintas|móveis|mobiliário|loja de móveis|sofá|candeeiros|luminárias|utilidades domésticas',
     },
   },
   {
@@ -728,6 +779,7 @@ export const CONCEPTS: Concept[] = [
       it: 'ottico|occhiali|lenti a contatto|esame della vista|occhiali da sole',
       nl: 'opticien|bril|brillen|contactlenzen|oogmeting|zonnebril',
       pl: 'optyk|okulary|soczewki kontaktowe|badanie wzroku|okulary przeciwsłoneczne',
+      pt: 'ótica|óptica|oculista|óculos|lentes de contacto|lentes de contato|exame à vista|exame de vista|óculos de sol|optometrista',
     },
   },
   {
@@ -742,6 +794,7 @@ export const CONCEPTS: Concept[] = [
       it: 'broker assicurativo|assicurazione|assicurazioni|agenzia assicurativa|RC auto|assicurazione casa|sinistro|polizza',
       nl: 'verzekeringsadviseur|verzekering|verzekeringen|autoverzekering|inboedelverzekering|schadeclaim|polis',
       pl: 'broker ubezpieczeniowy|ubezpieczenie|ubezpieczenia|agent ubezpieczeniowy|OC|ubezpieczenie domu|szkoda|polisa',
+      pt: 'mediador de seguros|seguros|seguro|agente de seguros|corretor de seguros|seguro automóvel|seguro auto|seguro de casa|seguro multirriscos|sinistro|participação de sinistro|apólice',
     },
   },
   {
@@ -756,6 +809,7 @@ export const CONCEPTS: Concept[] = [
       it: 'agenzia immobiliare|immobiliare|appartamento|casa in vendita|affitto|amministrazione condominiale',
       nl: 'makelaar|makelaardij|vastgoed|appartement|huis kopen|huurwoning|verhuur|vastgoedbeheer',
       pl: 'biuro nieruchomości|pośrednik nieruchomości|nieruchomości|mieszkanie|dom na sprzedaż|wynajem|zarządzanie nieruchomościami',
+      pt: 'agência imobiliária|imobiliária|imóveis|apartamento|casa à venda|moradia|arrendamento|arrendar|casa para alugar|apartamento para arrendar|corretor de imóveis|gestão de condomínios|gestão de imóveis',
     },
   },
   {
@@ -770,6 +824,7 @@ export const CONCEPTS: Concept[] = [
       it: 'autoscuola|guida|patente|scuola di lingue|ripetizioni|lezioni|corsi|scuola di musica|lezioni di musica',
       nl: 'rijschool|rijles|rijbewijs|taleninstituut|bijles|lessen|cursussen|muziekschool|muziekles',
       pl: 'szkoła jazdy|nauka jazdy|prawo jazdy|szkoła językowa|korepetycje|lekcje|kursy|szkoła muzyczna|lekcje muzyki',
+      pt: 'escola de condução|aulas de condução|carta de condução|autoescola|auto-escola|escola de línguas|explicações|explicador|aulas particulares|aulas|cursos|escola de música|aulas de música',
     },
   },
   {
@@ -784,6 +839,7 @@ export const CONCEPTS: Concept[] = [
       it: 'vigilanza|sicurezza|guardia giurata|allarme|furto|videosorveglianza',
       nl: 'beveiligingsbedrijf|beveiliging|beveiliger|alarm|inbraak|camerabewaking',
       pl: 'agencja ochrony|ochrona|ochroniarz|alarm|włamanie|monitoring',
+      pt: 'empresa de segurança|segurança|segurança privada|vigilante|vigilância|alarme|assalto|roubo|videovigilância|CCTV',
     },
   },
   {
@@ -798,6 +854,7 @@ export const CONCEPTS: Concept[] = [
       it: 'lavorazioni meccaniche|CNC|carpenteria metallica|tornitura|fresatura|saldatura|minuteria metallica',
       nl: 'verspaning|CNC|metaalbewerking|draaien|frezen|lassen|metalen onderdelen',
       pl: 'obróbka skrawaniem|CNC|ślusarstwo|toczenie|frezowanie|spawanie|części metalowe',
+      pt: 'metalomecânica|maquinação|usinagem|CNC|serralharia|serralharia civil|torneamento|tornearia|fresagem|soldadura|solda|peças metálicas',
     },
   },
 ];

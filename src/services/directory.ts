@@ -31,7 +31,7 @@ import { createWebhookRouter } from '../webhooks/routes.ts';
 import { WebhookStore } from '../webhooks/store.ts';
 import { loadDemoDirectory } from '../directory/demo.ts';
 import { createDirectoryRouter } from '../directory/routes.ts';
-import { EMBEDDING_VERSION, ensureEmbeddings } from '../directory/reembed.ts';
+import { EMBEDDING_VERSION, ensureEmbeddings, KEYWORD_VERSION } from '../directory/reembed.ts';
 import { createSearch } from '../directory/search/search.ts';
 import type { DemoRows } from '../directory/demo-rows.ts';
 
@@ -87,11 +87,11 @@ export async function createDirectoryService(
       ...(options.demoRows ? { rows: options.demoRows } : {}),
       onProgress: progressReporter(logger, platform.config.logFormat, 'loading the demo directory'),
     });
-    const { reembedded, from } = await ensureEmbeddings(platform.db);
-    if (reembedded > 0) {
+    const { reembedded, reindexed, from } = await ensureEmbeddings(platform.db);
+    if (reembedded > 0 || reindexed > 0) {
       logger.info(
-        { reembedded, from, to: EMBEDDING_VERSION },
-        'listings re-embedded for this embedding engine',
+        { reembedded, reindexed, from, to: EMBEDDING_VERSION, keywords: KEYWORD_VERSION },
+        'listings brought up to this build’s embedding engine and trade words',
       );
     }
     await search.prepare(); // loads the vector index, then what ranking keeps beside it

@@ -16,6 +16,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'birrificio|birra|birra artigianale|lager|degustazione di birra|birra in bottiglia|birra alla spina',
     nl: 'brouwerij|bier|speciaalbier|pils|bierproeverij|flessenbier|tapbier',
     pl: 'browar|piwo|piwo rzemieślnicze|lager|degustacja piwa|piwo butelkowe|piwo z beczki',
+    pt: 'fábrica de cerveja|cerveja|cerveja artesanal|cervejaria artesanal|prova de cervejas|cerveja em garrafa|cerveja à pressão|cerveja de barril',
   },
   '31.09': {
     en: 'furniture maker|custom furniture|tables|chairs|cabinets|wardrobes|solid wood furniture|upholstery',
@@ -25,6 +26,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'mobilificio|mobili su misura|tavoli|sedie|armadi|mobili in legno massello|tappezzeria',
     nl: 'meubelmaker|maatmeubelen|tafels|stoelen|kasten|massief houten meubels|stoffering',
     pl: 'producent mebli|meble na wymiar|stoły|krzesła|szafy|meble z litego drewna|tapicerstwo',
+    pt: 'fábrica de móveis|móveis por medida|mesas|cadeiras|roupeiros|armários|móveis em madeira maciça|estofos',
   },
   '43.31': {
     en: 'plasterer|plastering|plaster|rendering|drywall|skimming|cracked ceiling|wall repair',
@@ -34,6 +36,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'stuccatore|intonacatore|intonaco|gesso|cartongesso|rasatura|crepe nel soffitto',
     nl: 'stukadoor|stucwerk|pleisterwerk|gips|gipsplaat|spachtelputz|scheur in het plafond',
     pl: 'tynkarz|tynkowanie|tynk|gładź|płyty gipsowe|sucha zabudowa|pęknięcia sufitu',
+    pt: 'estucador|estuque|reboco|gesso|pladur|gesso cartonado|fissuras no teto|reparação de paredes',
   },
   '47.21': {
     en: 'greengrocer|fruit|vegetables|fresh produce|organic vegetables|seasonal fruit|salad|herbs',
@@ -43,6 +46,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'fruttivendolo|frutta|verdura|frutta fresca|verdura biologica|frutta di stagione|insalata|erbe',
     nl: 'groenteboer|fruit|groente|vers fruit|biologische groente|seizoensfruit|sla|kruiden',
     pl: 'warzywniak|owoce|warzywa|świeże owoce|warzywa ekologiczne|owoce sezonowe|sałata|zioła',
+    pt: 'frutaria|fruta|legumes|fruta fresca|legumes biológicos|fruta da época|saladas|ervas aromáticas',
   },
   '47.25': {
     en: 'drinks shop|wine|spirits|beer|juices|mineral water|crates|wine tasting',
@@ -52,6 +56,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'enoteca|vino|liquori|birra|succhi|acqua minerale|casse|degustazione di vini',
     nl: 'drankenhandel|wijn|sterke drank|bier|sappen|mineraalwater|kratten|wijnproeverij',
     pl: 'sklep z napojami|wino|alkohole|piwo|soki|woda mineralna|skrzynki|degustacja wina',
+    pt: 'garrafeira|vinho|bebidas espirituosas|cerveja|sumos|água mineral|grades|prova de vinhos',
   },
   '47.41': {
     en: 'computer shop|computers|laptops|software|printers|monitors|gaming pc|accessories',
@@ -61,6 +66,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'negozio di informatica|computer|portatili|software|stampanti|monitor|pc da gaming|accessori',
     nl: 'computerwinkel|computers|laptops|software|printers|monitoren|gaming-pc|accessoires',
     pl: 'sklep komputerowy|komputery|laptopy|oprogramowanie|drukarki|monitory|komputer do gier|akcesoria',
+    pt: 'loja de informática|computadores|portáteis|software|impressoras|monitores|PC gaming|acessórios',
   },
   '47.42': {
     en: 'phone shop|mobile phones|smartphones|contracts|sim cards|phone cases|chargers|tablets',
@@ -70,6 +76,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'negozio di telefonia|cellulari|smartphone|abbonamenti|sim|cover|caricabatterie|tablet',
     nl: 'telefoonwinkel|mobiele telefoons|smartphones|abonnementen|simkaarten|hoesjes|opladers|tablets',
     pl: 'salon telefonii|telefony komórkowe|smartfony|abonamenty|karty sim|etui|ładowarki|tablety',
+    pt: 'loja de telemóveis|telemóveis|smartphones|tarifários|cartões SIM|capas|carregadores|tablets',
   },
   '47.59': {
     en: 'furniture store|furniture|sofas|beds|lamps|lighting|kitchenware|home decor',
@@ -79,6 +86,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'negozio di mobili|mobili|divani|letti|lampade|illuminazione|casalinghi|arredamento',
     nl: 'meubelwinkel|meubels|banken|bedden|lampen|verlichting|keukenspullen|woonaccessoires',
     pl: 'sklep meblowy|meble|sofy|łóżka|lampy|oświetlenie|artykuły kuchenne|dekoracje',
+    pt: 'loja de móveis|móveis|sofás|camas|candeeiros|iluminação|utensílios de cozinha|decoração',
   },
   '47.61': {
     en: 'bookshop|books|novels|children’s books|bestsellers|book orders|reading|stationery',
@@ -88,6 +96,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'libreria|libri|romanzi|libri per bambini|bestseller|ordini di libri|letture|cartoleria',
     nl: 'boekhandel|boeken|romans|kinderboeken|bestsellers|boeken bestellen|lezingen|kantoorartikelen',
     pl: 'księgarnia|książki|powieści|książki dla dzieci|bestsellery|zamówienia książek|spotkania autorskie|artykuły papiernicze',
+    pt: 'livraria|livros|romances|livros infantis|best-sellers|encomenda de livros|leitura|papelaria',
   },
   '47.64': {
     en: 'sports shop|sporting goods|running shoes|bicycles|skis|football boots|outdoor gear|fitness equipment',
@@ -97,6 +106,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'negozio di articoli sportivi|articoli sportivi|scarpe da corsa|biciclette|sci|scarpe da calcio|attrezzatura outdoor|attrezzi fitness',
     nl: 'sportwinkel|sportartikelen|hardloopschoenen|fietsen|ski’s|voetbalschoenen|outdooruitrusting|fitnessapparatuur',
     pl: 'sklep sportowy|artykuły sportowe|buty do biegania|rowery|narty|korki|sprzęt turystyczny|sprzęt fitness',
+    pt: 'loja de desporto|artigos de desporto|sapatilhas de corrida|bicicletas|esquis|chuteiras|material de campismo|equipamento de fitness',
   },
   '47.72': {
     en: 'shoe shop|shoes|boots|sneakers|sandals|leather bags|handbags|belts',
@@ -106,6 +116,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'negozio di scarpe|scarpe|stivali|sneaker|sandali|pelletteria|borse|cinture',
     nl: 'schoenenwinkel|schoenen|laarzen|sneakers|sandalen|lederwaren|handtassen|riemen',
     pl: 'sklep obuwniczy|buty|kozaki|sneakersy|sandały|wyroby skórzane|torebki|paski',
+    pt: 'sapataria|sapatos|botas|sapatilhas|sandálias|malas de pele|carteiras|cintos',
   },
   '47.75': {
     en: 'perfumery|perfume|cosmetics|skincare|make-up|fragrances|body care|beauty products',
@@ -115,6 +126,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'profumeria|profumo|cosmetici|cura della pelle|trucco|fragranze|articoli per l’igiene|prodotti di bellezza',
     nl: 'parfumerie|parfum|cosmetica|huidverzorging|make-up|geuren|verzorgingsproducten|schoonheidsproducten',
     pl: 'perfumeria|perfumy|kosmetyki|pielęgnacja skóry|makijaż|zapachy|artykuły toaletowe|kosmetyki do pielęgnacji',
+    pt: 'perfumaria|perfume|cosmética|cuidados de pele|maquilhagem|fragrâncias|cuidados do corpo|produtos de beleza',
   },
   '47.76': {
     en: 'florist|flowers|bouquets|plants|garden centre|seeds|pet shop|pet food',
@@ -124,6 +136,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'fioraio|fiori|mazzi di fiori|piante|garden center|semi|negozio di animali|cibo per animali',
     nl: 'bloemist|bloemen|boeketten|planten|tuincentrum|zaden|dierenwinkel|diervoeding',
     pl: 'kwiaciarnia|kwiaty|bukiety|rośliny|centrum ogrodnicze|nasiona|sklep zoologiczny|karma dla zwierząt',
+    pt: 'florista|flores|ramos de flores|plantas|centro de jardinagem|sementes|loja de animais|ração para animais',
   },
   '47.77': {
     en: 'jeweller|jewellery|rings|watches|necklaces|engagement rings|gold|silver',
@@ -133,6 +146,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'gioielleria|gioielli|anelli|orologi|collane|anelli di fidanzamento|oro|argento',
     nl: 'juwelier|sieraden|ringen|horloges|kettingen|verlovingsringen|goud|zilver',
     pl: 'jubiler|biżuteria|pierścionki|zegarki|naszyjniki|pierścionki zaręczynowe|złoto|srebro',
+    pt: 'ourivesaria|joalharia|anéis|relógios|colares|anéis de noivado|ouro|prata',
   },
   '49.41': {
     en: 'haulier|road freight|trucking|freight transport|pallets|full truckload|logistics|deliveries',
@@ -142,6 +156,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'autotrasportatore|trasporto merci su strada|camion|trasporto merci|pallet|carico completo|logistica|consegne',
     nl: 'transportbedrijf|wegtransport|vrachtwagens|goederenvervoer|pallets|volle vracht|logistiek|leveringen',
     pl: 'przewoźnik|transport drogowy|ciężarówki|transport towarów|palety|całopojazdowy|logistyka|dostawy',
+    pt: 'transportes|transporte rodoviário de mercadorias|transportadora|transporte de mercadorias|paletes|carga completa|logística|entregas',
   },
   '56.21': {
     en: 'caterer|catering|event catering|buffet|wedding catering|party service|canapés|corporate events',
@@ -151,6 +166,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'catering|servizio catering|catering per eventi|buffet|catering matrimoni|rinfresco|stuzzichini|eventi aziendali',
     nl: 'cateraar|catering|evenementencatering|buffet|bruiloftcatering|partyservice|hapjes|bedrijfsfeesten',
     pl: 'catering|usługi cateringowe|catering na imprezy|bufet|catering weselny|przyjęcia|przekąski|imprezy firmowe',
+    pt: 'catering|catering para eventos|serviço de catering|buffet|catering para casamentos|banquetes|canapés|eventos empresariais',
   },
   '63.11': {
     en: 'web hosting|data centre|hosting|server hosting|colocation|data processing|backups|managed servers',
@@ -160,6 +176,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'web hosting|data center|hosting|hosting di server|colocation|elaborazione dati|backup|server gestiti',
     nl: 'webhosting|datacenter|hosting|serverhosting|colocatie|gegevensverwerking|back-ups|beheerde servers',
     pl: 'hosting stron|centrum danych|hosting|hosting serwerów|kolokacja|przetwarzanie danych|kopie zapasowe|serwery zarządzane',
+    pt: 'alojamento web|centro de dados|hosting|alojamento de servidores|colocation|processamento de dados|cópias de segurança|servidores geridos',
   },
   '71.12': {
     en: 'engineering firm|structural engineer|civil engineering|building services engineering|surveys|energy certificate|technical planning',
@@ -169,6 +186,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'studio di ingegneria|ingegnere strutturista|ingegneria civile|progettazione impianti|perizie|certificato energetico|progettazione tecnica',
     nl: 'ingenieursbureau|constructeur|civiele techniek|installatietechniek|keuringen|energielabel|technisch ontwerp',
     pl: 'biuro inżynierskie|konstruktor|inżynieria lądowa|projektowanie instalacji|ekspertyzy|świadectwo energetyczne|projektowanie techniczne',
+    pt: 'gabinete de engenharia|engenheiro de estruturas|engenharia civil|projetos de especialidades|levantamentos topográficos|certificado energético|projeto técnico',
   },
   '74.10': {
     en: 'design studio|graphic design|logo design|interior design|product design|branding|web design|packaging',
@@ -178,6 +196,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'studio di design|grafica|design del logo|interior design|design del prodotto|immagine coordinata|web design|packaging',
     nl: 'ontwerpbureau|grafisch ontwerp|logo-ontwerp|interieurontwerp|productontwerp|huisstijl|webdesign|verpakkingsontwerp',
     pl: 'studio projektowe|projektowanie graficzne|projekt logo|projektowanie wnętrz|wzornictwo|identyfikacja wizualna|projektowanie stron|opakowania',
+    pt: 'estúdio de design|design gráfico|design de logótipos|design de interiores|design de produto|branding|web design|embalagens',
   },
   '77.11': {
     en: 'car rental|car hire|rental cars|van hire|airport car hire|one-way rental|daily rental|weekend rates',
@@ -187,6 +206,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'autonoleggio|auto a noleggio|noleggio auto|noleggio furgoni|noleggio in aeroporto|noleggio solo andata|noleggio giornaliero|tariffa weekend',
     nl: 'autoverhuur|huurauto|autohuur|bestelbusverhuur|autohuur op de luchthaven|enkele reis huren|dagverhuur|weekendtarief',
     pl: 'wypożyczalnia samochodów|wynajem samochodów|auto na wynajem|wynajem busów|wynajem na lotnisku|wynajem w jedną stronę|wynajem na dobę|stawka weekendowa',
+    pt: 'aluguer de automóveis|rent-a-car|carros de aluguer|aluguer de carrinhas|aluguer de carros no aeroporto|aluguer só de ida|aluguer diário|tarifas de fim de semana',
   },
   '80.20': {
     en: 'security systems|alarm systems|burglar alarm|CCTV|video surveillance|access control|alarm monitoring|intercom',
@@ -196,6 +216,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'sistemi di sicurezza|impianti di allarme|antifurto|videosorveglianza|telecamere|controllo accessi|vigilanza allarmi|citofono',
     nl: 'beveiligingssystemen|alarmsystemen|inbraakalarm|camerabewaking|beveiligingscamera’s|toegangscontrole|alarmopvolging|intercom',
     pl: 'systemy zabezpieczeń|systemy alarmowe|alarm antywłamaniowy|monitoring wizyjny|kamery|kontrola dostępu|monitoring alarmów|domofon',
+    pt: 'sistemas de segurança|sistemas de alarme|alarme contra intrusão|videovigilância|câmaras de segurança|controlo de acessos|central de alarmes|videoporteiro',
   },
   '82.30': {
     en: 'event organiser|trade fairs|conferences|conventions|exhibitions|event management|venues|congresses',
@@ -205,6 +226,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'organizzatore di eventi|fiere|conferenze|congressi|mostre|gestione eventi|location|convegni',
     nl: 'evenementenbureau|beurzen|conferenties|congressen|tentoonstellingen|evenementenbeheer|locaties|seminars',
     pl: 'organizator wydarzeń|targi|konferencje|kongresy|wystawy|zarządzanie wydarzeniami|sale konferencyjne|zjazdy',
+    pt: 'organização de eventos|feiras|conferências|convenções|exposições|gestão de eventos|espaços para eventos|congressos',
   },
   '85.51': {
     en: 'sports school|sports coaching|swimming lessons|tennis lessons|football academy|martial arts|climbing courses|ski school',
@@ -214,6 +236,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'scuola sportiva|allenamento sportivo|corsi di nuoto|lezioni di tennis|scuola calcio|arti marziali|corsi di arrampicata|scuola di sci',
     nl: 'sportopleiding|sportles|zwemles|tennisles|voetbalschool|vechtsport|klimcursus|skischool',
     pl: 'szkoła sportowa|treningi sportowe|nauka pływania|lekcje tenisa|szkółka piłkarska|sztuki walki|kursy wspinaczki|szkoła narciarska',
+    pt: 'escola de desporto|treino desportivo|aulas de natação|aulas de ténis|escola de futebol|artes marciais|cursos de escalada|escola de esqui',
   },
   '85.52': {
     en: 'music school|music lessons|dance school|dance classes|art classes|piano lessons|theatre classes|singing lessons',
@@ -223,6 +246,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'scuola di musica|lezioni di musica|scuola di danza|corsi di ballo|corsi di pittura|lezioni di pianoforte|corsi di teatro|lezioni di canto',
     nl: 'muziekschool|muziekles|dansschool|danslessen|tekenles|pianoles|toneelles|zangles',
     pl: 'szkoła muzyczna|lekcje muzyki|szkoła tańca|kurs tańca|zajęcia plastyczne|lekcje gry na pianinie|zajęcia teatralne|lekcje śpiewu',
+    pt: 'escola de música|aulas de música|escola de dança|aulas de dança|aulas de pintura|aulas de piano|aulas de teatro|aulas de canto',
   },
   '85.59': {
     en: 'language school|language courses|tutoring|homework help|exam preparation|evening classes|computer courses|private lessons',
@@ -232,6 +256,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'scuola di lingue|corsi di lingua|ripetizioni|aiuto compiti|preparazione esami|corsi serali|corsi di informatica|lezioni private',
     nl: 'taleninstituut|taalcursussen|bijles|huiswerkbegeleiding|examentraining|avondcursussen|computercursussen|privéles',
     pl: 'szkoła językowa|kursy językowe|korepetycje|pomoc w lekcjach|przygotowanie do egzaminów|kursy wieczorowe|kursy komputerowe|lekcje prywatne',
+    pt: 'escola de línguas|cursos de línguas|explicações|apoio ao estudo|preparação para exames|cursos noturnos|cursos de informática|aulas particulares',
   },
   '86.10': {
     en: 'hospital|clinic|emergency department|surgery|inpatient care|maternity ward|intensive care|outpatient clinic',
@@ -241,6 +266,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'ospedale|clinica|pronto soccorso|chirurgia|ricovero|reparto maternità|terapia intensiva|ambulatorio',
     nl: 'ziekenhuis|kliniek|spoedeisende hulp|chirurgie|opname|kraamafdeling|intensive care|polikliniek',
     pl: 'szpital|klinika|szpitalny oddział ratunkowy|chirurgia|hospitalizacja|porodówka|oddział intensywnej terapii|przychodnia',
+    pt: 'hospital|clínica|urgência|cirurgia|internamento|maternidade|cuidados intensivos|consulta externa',
   },
   '86.22': {
     en: 'specialist practice|medical specialist|dermatologist|cardiologist|orthopaedist|ophthalmologist|gynaecologist|referral',
@@ -250,6 +276,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'studio specialistico|medico specialista|dermatologo|cardiologo|ortopedico|oculista|ginecologo|impegnativa',
     nl: 'specialistenpraktijk|medisch specialist|dermatoloog|cardioloog|orthopeed|oogarts|gynaecoloog|verwijzing',
     pl: 'gabinet specjalistyczny|lekarz specjalista|dermatolog|kardiolog|ortopeda|okulista|ginekolog|skierowanie',
+    pt: 'consultório de especialidade|médico especialista|dermatologista|cardiologista|ortopedista|oftalmologista|ginecologista|consulta de especialidade',
   },
   '88.10': {
     en: 'social services|home help|social work|day centre|meals on wheels|support for the elderly|disability support|family support',
@@ -259,6 +286,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'servizi sociali|assistenza domiciliare|lavoro sociale|centro diurno|pasti a domicilio|sostegno agli anziani|sostegno alla disabilità|sostegno alle famiglie',
     nl: 'maatschappelijke dienstverlening|thuishulp|maatschappelijk werk|dagcentrum|maaltijdbezorging|ouderenhulp|gehandicaptenzorg|gezinsondersteuning',
     pl: 'pomoc społeczna|pomoc domowa|praca socjalna|dzienny dom pomocy|posiłki z dowozem|wsparcie dla seniorów|wsparcie osób z niepełnosprawnością|wsparcie rodzin',
+    pt: 'serviços sociais|apoio domiciliário|ação social|centro de dia|refeições ao domicílio|apoio a idosos|apoio a pessoas com deficiência|apoio à família',
   },
   '95.25': {
     en: 'watch repair|watchmaker|clock repair|battery change|watch strap|watch servicing|antique clocks|jewellery repair',
@@ -268,6 +296,7 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'riparazione orologi|orologiaio|riparazione pendole|cambio batteria|cinturino|revisione orologi|orologi antichi|riparazione gioielli',
     nl: 'horlogereparatie|horlogemaker|klokkenreparatie|batterij vervangen|horlogeband|horlogeonderhoud|antieke klokken|sieradenreparatie',
     pl: 'naprawa zegarków|zegarmistrz|naprawa zegarów|wymiana baterii|pasek do zegarka|serwis zegarków|zegary antyczne|naprawa biżuterii',
+    pt: 'relojoaria|relojoeiro|reparação de relógios|mudança de pilha|bracelete de relógio|revisão de relógios|relógios antigos|reparação de joias',
   },
   '96.04': {
     en: 'spa|wellness|sauna|massage|day spa|relaxation|steam bath|beauty treatments',
@@ -277,5 +306,6 @@ export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
     it: 'spa|benessere|sauna|massaggio|day spa|relax|bagno turco|trattamenti estetici',
     nl: 'wellness|wellnesscentrum|sauna|massage|dagspa|ontspanning|stoombad|schoonheidsbehandelingen',
     pl: 'spa|odnowa biologiczna|sauna|masaż|day spa|relaks|łaźnia parowa|zabiegi kosmetyczne',
+    pt: 'spa|bem-estar|sauna|massagem|day spa|relaxamento|banho turco|tratamentos de beleza',
   },
 };
