@@ -19,8 +19,20 @@ async function connect(url: string, key: string): Promise<Client> {
 }
 
 interface SearchResult {
+  interpreted: {
+    q: string | null;
+    place: { name: string; country: string; kind: string; radius_km: number } | null;
+    corrections: { from: string; to: string }[];
+  } | null;
   near: { resolved: string; lat: number; lon: number } | null;
-  results: { id: string; name: string; address: string; distance_km: number | null }[];
+  results: {
+    id: string;
+    name: string;
+    address: string;
+    district: string | null;
+    distance_km: number | null;
+    activities: string[];
+  }[];
 }
 
 describe.each(await storages())('the MCP tool hub on %s', (storage) => {
@@ -87,6 +99,64 @@ describe.each(await storages())('the MCP tool hub on %s', (storage) => {
       arguments: { lat: munich?.lat ?? 0, lon: munich?.lon ?? 0, limit: 2 },
     });
     expect(reverse.isError).toBeFalsy();
+    await client.close();
+  });
+
+  it('search_directory reads a place out of the query, a city by any name or a district, and says what it understood', async () => {
+    const client = await connect(model, servers.adminKey);
+    const { tools } = await client.listTools();
+    const schema = tools.find((t) => t.name === 'search_directory')!.inputSchema as {
+      properties: Record<string, { type: string; description: string }>;
+    };
+    expect(schema.properties['interpret']?.type).toBe('boolean');
+    expect(schema.properties['city']?.description).toMatch(/any of its names.*districts included.*district/s);
+    const search = async (args: Record<string, unknown>) => {
+      const res = await client.callTool({ name: 'search_directory', arguments: args });
+      expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+      return res.structuredContent as unknown as SearchResult;
+    };
+
+    // the demo's roofer in Vienna (Steiner Dachdecker, Donaustadt), asked for in Portuguese
+    for (const query of ['Dachdecker in Wien', 'roofer Vienna', 'telhados em Viena']) {
+      const found = await search({ query, limit: 5 });
+      expect(found.interpreted?.place, query).toMatchObject({
+        name: 'Wien',
+        country: 'AT',
+        kind: 'municipality',
+      });
+      expect(found.interpreted?.q).toBe(query.split(' ')[0]);
+      expect(found.results.map((r) => r.name)).toContain('Steiner Dachdecker');
+      for (const r of found.results)
+        expect(r.distance_km).toBeLessThanOrEqual(found.interpreted!.place!.radius_km);
+    }
+    // a misspelt trade, corrected and said
+    const typo = await search({ query: 'Dachdekcer in Wien', limit: 5 });
+    expect(typo.interpreted?.corrections).toEqual([{ from: 'Dachdekcer', to: 'dachdecker' }]);
+    expect(typo.results.map((r) => r.name)).toContain('Steiner Dachdecker');
+    // interpret: false searches the words as typed, nowhere in particular
+    const typed = await search({ query: 'Dachdecker in Wien', interpret: false, limit: 5 });
+    expect(typed.interpreted).toBeNull();
+    expect(typed.results.every((r) => r.distance_km === null)).toBe(true);
+
+    // city by another language's name takes in the districts; a district is itself
+    const vienna = await search({ query: 'Bestattungen', city: 'Vienna', limit: 5 });
+    expect(vienna.results.map((r) => [r.name, r.district])).toEqual(
+      expect.arrayContaining([
+        ['Bestattungen Donaustadt', 'Donaustadt'],
+        ['Bestattungen Favoriten', 'Favoriten'],
+      ]),
+    );
+    const donaustadt = await search({ query: 'Bestattungen', city: 'Donaustadt', limit: 5 });
+    expect(donaustadt.results.map((r) => r.name)).toContain('Bestattungen Donaustadt');
+    expect(donaustadt.results.every((r) => r.district === 'Donaustadt')).toBe(true);
+
+    // an unknown city: the directory's error, with the nearest names
+    const unknown = await client.callTool({
+      name: 'search_directory',
+      arguments: { query: 'bakery', city: 'Wiem' },
+    });
+    expect(unknown.isError).toBe(true);
+    expect((unknown.content as { text: string }[])[0]?.text).toMatch(/400.*Wien.*\(unknown_city\)/);
     await client.close();
   });
 

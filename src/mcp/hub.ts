@@ -114,6 +114,7 @@ function compactHit(hit: SearchHit): Record<string, unknown> {
     id: listing.id,
     name: listing.name,
     address: listing.address.formatted,
+    district: listing.address.district,
     distance_km: hit.signals.distance_km,
     rating: listing.rating,
     review_count: hit.signals.review_count,
@@ -159,11 +160,25 @@ export const HUB_TOOLS: readonly HubTool[] = [
     title: 'Search the directory',
     description:
       'Find businesses and places (bakeries, plumbers, restaurants, shops, services) by what they do or ' +
-      'their name, near a place or in a city, optionally only those open now or well rated. ' +
+      "their name, in any of the directory's languages, in a city or district, near a place, or in a place " +
+      'named in the query itself ("plumber in Berlin", "Zahnarzt München", "canalizador em Lisboa"), ' +
+      'optionally only those open now or well rated. The result says how the query was understood ' +
+      '(the place read from it, typos corrected) in `interpreted`. ' +
       'Billed as a directory search on your key (scope search).',
     inputSchema: argsSchema(
       {
-        query: textArg(256, 'What to look for, e.g. "bakery".'),
+        query: textArg(
+          256,
+          'What to look for, in any of the directory\'s languages, e.g. "bakery" or "dentist in Hamburg": a place ' +
+            'named in it is searched around (see interpreted in the result) unless near or city is given or ' +
+            'interpret is false, and a misspelt word is searched as the nearest word the directory knows.',
+        ),
+        interpret: {
+          type: 'boolean',
+          description:
+            'Whether a place named in query is read as where to search and typos are corrected; true when omitted. ' +
+            'False searches the words as typed (e.g. a company called "Paris Bar").',
+        },
         near: textArg(256, 'A place, address or "lat,lon" to search around, e.g. "Marienplatz, Munich".'),
         radius_km: {
           type: 'number',
@@ -171,7 +186,12 @@ export const HUB_TOOLS: readonly HubTool[] = [
           maximum: 500,
           description: 'The radius around near, in km; 25 when omitted.',
         },
-        city: textArg(128, 'Only in this city (when near is not given).'),
+        city: textArg(
+          100,
+          'Only in this municipality, by any of its names (Munich, München and Monaco di Baviera are one ' +
+            'city), its districts included; or only in this district (e.g. Tegel). Used when near is not given; ' +
+            'an unknown name is an error that suggests the nearest names.',
+        ),
         country: COUNTRY_ARG,
         open_now: { type: 'boolean', description: 'Only places open now.' },
         min_rating: {
@@ -193,6 +213,7 @@ export const HUB_TOOLS: readonly HubTool[] = [
       const query = {
         q: args.query as string,
         limit: (args.limit as number | undefined) ?? 5,
+        ...(typeof args.interpret === 'boolean' ? { interpret: args.interpret } : {}),
         ...(near
           ? { near: `${near.lat},${near.lon}`, radius_km: (args.radius_km as number | undefined) ?? 25 }
           : {}),
@@ -207,7 +228,9 @@ export const HUB_TOOLS: readonly HubTool[] = [
       );
       return {
         query: query.q,
+        interpreted: page.interpreted ?? null,
         near: near ?? null,
+        city: query.city ?? null,
         open_now: query.open_now ?? null,
         results: page.data.map(compactHit),
       };
