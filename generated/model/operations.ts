@@ -32,6 +32,7 @@ export const OPERATIONS = {
   getAccountErasure: { method: 'get', path: '/v1/account/erasure' },
   getAccountExport: { method: 'get', path: '/v1/account/exports/{id}' },
   getAccountExportArchive: { method: 'get', path: '/v1/account/exports/{id}/archive' },
+  getAccountLimits: { method: 'get', path: '/v1/accounts/{account_id}/limits' },
   getConversation: { method: 'get', path: '/v1/conversations/{conversation_id}' },
   getConversationItem: { method: 'get', path: '/v1/conversations/{conversation_id}/items/{item_id}' },
   getImageFile: { method: 'get', path: '/v1/images/files/{image_id}' },
@@ -52,8 +53,10 @@ export const OPERATIONS = {
   listProjects: { method: 'get', path: '/v1/projects' },
   listSubscriptions: { method: 'get', path: '/v1/subscriptions' },
   postMcpMessage: { method: 'post', path: '/v1/mcp' },
+  removeAccountLimits: { method: 'delete', path: '/v1/accounts/{account_id}/limits' },
   revokeKey: { method: 'delete', path: '/v1/keys/{id}' },
   rotateKey: { method: 'post', path: '/v1/keys/{id}/rotate' },
+  setAccountLimits: { method: 'put', path: '/v1/accounts/{account_id}/limits' },
   updateConversation: { method: 'post', path: '/v1/conversations/{conversation_id}' },
   updateIncident: { method: 'patch', path: '/v1/incidents/{id}' },
   updateProject: { method: 'patch', path: '/v1/projects/{id}' },
@@ -91,6 +94,7 @@ export interface Operations {
   getAccountErasure: { data: T.GetAccountErasureData; responses: T.GetAccountErasureResponses };
   getAccountExport: { data: T.GetAccountExportData; responses: T.GetAccountExportResponses };
   getAccountExportArchive: { data: T.GetAccountExportArchiveData; responses: T.GetAccountExportArchiveResponses };
+  getAccountLimits: { data: T.GetAccountLimitsData; responses: T.GetAccountLimitsResponses };
   getConversation: { data: T.GetConversationData; responses: T.GetConversationResponses };
   getConversationItem: { data: T.GetConversationItemData; responses: T.GetConversationItemResponses };
   getImageFile: { data: T.GetImageFileData; responses: T.GetImageFileResponses };
@@ -111,8 +115,10 @@ export interface Operations {
   listProjects: { data: T.ListProjectsData; responses: T.ListProjectsResponses };
   listSubscriptions: { data: T.ListSubscriptionsData; responses: T.ListSubscriptionsResponses };
   postMcpMessage: { data: T.PostMcpMessageData; responses: T.PostMcpMessageResponses };
+  removeAccountLimits: { data: T.RemoveAccountLimitsData; responses: T.RemoveAccountLimitsResponses };
   revokeKey: { data: T.RevokeKeyData; responses: T.RevokeKeyResponses };
   rotateKey: { data: T.RotateKeyData; responses: T.RotateKeyResponses };
+  setAccountLimits: { data: T.SetAccountLimitsData; responses: T.SetAccountLimitsResponses };
   updateConversation: { data: T.UpdateConversationData; responses: T.UpdateConversationResponses };
   updateIncident: { data: T.UpdateIncidentData; responses: T.UpdateIncidentResponses };
   updateProject: { data: T.UpdateProjectData; responses: T.UpdateProjectResponses };

@@ -4,7 +4,7 @@
 import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import { ApiError, AuthenticationError, PermissionDeniedError } from '../platform/errors.ts';
-import type { Principal } from '../platform/principal.ts';
+import type { CustomLimits, Principal } from '../platform/principal.ts';
 import type { Bus } from './bus.ts';
 import { hashSecret } from './key-secrets.ts';
 import type { AccountStore, AuthenticatedKey } from './store.ts';
@@ -15,6 +15,7 @@ const TOUCH_EVERY_S = 60;
 interface Cached {
   key: AuthenticatedKey;
   plan: string;
+  limits: CustomLimits | undefined;
   at: number;
   /** The bus epoch read before this entry was fetched. */
   epoch: number;
@@ -25,6 +26,8 @@ export interface Authenticator {
   handler: (req: Request, scopes: string[]) => Promise<boolean>;
   /** Drops a key from every instance's cache (revocation, rotation). */
   invalidate(keyId: string): Promise<void>;
+  /** Drops every key of an account from every instance's cache (its custom limits changed). */
+  invalidateAccount(accountId: string): Promise<void>;
   /**
    * The caller of a secret sent another way than a request's Authorization header (a WebSocket's
    * subprotocol), with the same checks: 401 for a bad key, 403 naming a missing scope.
@@ -50,13 +53,28 @@ function bearerOf(req: Request): string {
   return match[1];
 }
 
-export function createAuthenticator(store: AccountStore, bus: Bus): Authenticator {
+/** An account's custom limits (src/limits/account-limits.ts), read with its keys. */
+export type LimitsOfAccount = (accountId: string) => Promise<CustomLimits | undefined>;
+
+/** What the bus carries for an account, beside key ids. */
+const ACCOUNT = 'account:';
+
+export function createAuthenticator(
+  store: AccountStore,
+  bus: Bus,
+  limitsOf: LimitsOfAccount = async () => undefined,
+): Authenticator {
   // the keys used last; each entry is trusted for CACHE_TTL_MS and while the revocation epoch holds
   const cache = new LRUCache<string, Cached>({ max: 10_000 });
   const touched = new Map<string, number>();
-  bus.subscribe((keyId) => {
-    for (const [hash, entry] of cache) if (entry.key.row.id === keyId) cache.delete(hash);
-  });
+  const drop = (message: string) => {
+    const account = message.startsWith(ACCOUNT) ? message.slice(ACCOUNT.length) : undefined;
+    for (const [hash, entry] of cache) {
+      if (account === undefined ? entry.key.row.id === message : entry.key.row.account_id === account)
+        cache.delete(hash);
+    }
+  };
+  bus.subscribe(drop);
 
   async function lookup(secret: string): Promise<Cached | undefined> {
     const hash = hashSecret(secret);
@@ -70,7 +88,11 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
       cache.delete(hash);
       return undefined;
     }
-    const entry = { key, plan: await store.accountPlan(key.row.account_id), at: Date.now(), epoch };
+    const [plan, limits] = await Promise.all([
+      store.accountPlan(key.row.account_id),
+      limitsOf(key.row.account_id),
+    ]);
+    const entry = { key, plan, limits, at: Date.now(), epoch };
     cache.set(hash, entry);
     return entry;
   }
@@ -114,6 +136,7 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
       // stored as the spec's Scope values: createKey's body was validated against the enum
       scopes: row.scopes as Principal['scopes'],
       plan: found.plan,
+      limits: found.limits,
     };
   }
 
@@ -131,8 +154,12 @@ export function createAuthenticator(store: AccountStore, bus: Bus): Authenticato
     },
     principalOf: authenticateSecret,
     async invalidate(keyId) {
-      for (const [hash, entry] of cache) if (entry.key.row.id === keyId) cache.delete(hash);
+      drop(keyId);
       await bus.publish(keyId);
+    },
+    async invalidateAccount(accountId) {
+      drop(`${ACCOUNT}${accountId}`);
+      await bus.publish(`${ACCOUNT}${accountId}`);
     },
   };
 }

@@ -25,7 +25,7 @@ describe('memory limiter', () => {
   it('answers a directory key over its daily quota with daily_quota_exceeded and x-should-retry: false', async () => {
     const now = DAY + 12 * 3600_000;
     const limiter = memoryLimiter(() => now);
-    const buckets = directoryBuckets('search_unlimited', { directoryDailyQuota: 2 });
+    const buckets = directoryBuckets({ plan: 'search_unlimited' }, { directoryDailyQuota: 2 });
     await limiter.take('k', buckets);
     await limiter.take('k', buckets);
     const refused = await limiter.take('k', buckets);
@@ -37,7 +37,7 @@ describe('memory limiter', () => {
 
   it('answers an unlimited-plan key over its burst, with its day left, with a retryable rate_limit_exceeded', async () => {
     const limiter = memoryLimiter(() => DAY);
-    const buckets = directoryBuckets('search_unlimited', { directoryRps: 0.1 });
+    const buckets = directoryBuckets({ plan: 'search_unlimited' }, { directoryRps: 0.1 });
     expect((await limiter.take('k', buckets)).ok).toBe(true);
     const refused = await limiter.take('k', buckets);
     expect(refused.ok).toBe(false);

@@ -73,7 +73,7 @@ export async function takeModelTokens(
 ): Promise<void> {
   const taken = await limiter.take(
     `model:${principal.keyId}:${model}:tokens`,
-    [modelTokenBucket(principal.plan, limits)],
+    [modelTokenBucket(principal, limits)],
     tokens,
   );
   const requestStates = res.locals.rateLimitStates ?? [];
@@ -99,7 +99,7 @@ export async function takeMediaUnits(
 ): Promise<void> {
   const taken = await limiter.take(
     `model:${principal.keyId}:${model}:${unit}`,
-    [mediaBucket(principal.plan, unit, limits)],
+    [mediaBucket(principal, unit, limits)],
     amount,
   );
   if (res !== undefined && !res.headersSent) {

@@ -214,7 +214,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
           const secret = secretOf(req);
           const principal = await deps.auth.principalOf(secret, ['voice'], 'GET /v1/realtime');
           const limited = await deps.limiter.take(`model:${principal.keyId}:voice`, [
-            modelRequestBucket(principal.plan, deps.limits),
+            modelRequestBucket(principal, deps.limits),
           ]);
           if (!limited.ok) {
             const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));

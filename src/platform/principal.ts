@@ -25,6 +25,23 @@ export interface Principal {
   scopes: readonly Scope[];
   /** The account's plan, which sets rate limits and prices (e.g. `standard`, `search_unlimited`). */
   plan: string;
+  /** The account's custom limits (an enterprise contract the operator set), when it has any. */
+  limits?: CustomLimits | undefined;
+}
+
+/**
+ * Custom limits of an account, set by the operator: each figure given replaces its plan's
+ * (src/limits/policies.ts); `directoryDailyQuota` null means no daily quota at all.
+ */
+export interface CustomLimits {
+  modelRpm?: number | undefined;
+  modelTpm?: number | undefined;
+  imagesPerMinute?: number | undefined;
+  audioSecondsPerMinute?: number | undefined;
+  directoryRps?: number | undefined;
+  directoryBurst?: number | undefined;
+  directoryBurstSeconds?: number | undefined;
+  directoryDailyQuota?: number | null | undefined;
 }
 
 export function principalOf(res: Response): Principal {

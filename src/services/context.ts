@@ -8,6 +8,7 @@ import { type Bus, memoryBus, redisBus } from '../accounts/bus.ts';
 import { AccountStore } from '../accounts/store.ts';
 import { readyInCluster } from '../cluster.ts';
 import type { Config } from '../config.ts';
+import { AccountLimitsStore } from '../limits/account-limits.ts';
 import { type Limiter, memoryLimiter, redisLimiter } from '../limits/limiter.ts';
 import { type Db } from '../platform/db.ts';
 import { openStorage } from '../storage.ts';
@@ -82,7 +83,8 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
     if (replayed > 0)
       logger.warn({ replayed, dir }, 'usage records of a stopped process stored from the journal');
   }
-  const auth = createAuthenticator(accounts, bus);
+  const accountLimits = new AccountLimitsStore(db);
+  const auth = createAuthenticator(accounts, bus, async (id) => (await accountLimits.get(id)).limits);
   const jobs = await openJobs(db, { workers: config.jobWorkers, logger });
   const { key, source } = secretsKeyOf(
     { key: config.secretsKey, file: config.secretsKeyFile },

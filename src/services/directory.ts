@@ -209,7 +209,7 @@ export async function createDirectoryService(
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
-    buckets: directoryBuckets(principal.plan, platform.config.limits, { search: req.path === '/v1/search' }),
+    buckets: directoryBuckets(principal, platform.config.limits, { search: req.path === '/v1/search' }),
     what: 'this key',
   }));
   const app = createServiceApp({

@@ -34,6 +34,7 @@ import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { outboxMailer } from '../mail/outbox.ts';
 import { createIncidentsRouter } from '../status/routes.ts';
+import { createLimitsRouter } from '../limits/routes.ts';
 import { createStatusPages } from '../status/pages.ts';
 
 export interface ModelService {
@@ -83,7 +84,7 @@ export async function createModelService(
           : 'all';
     return {
       key: `model:${principal.keyId}:${model}`,
-      buckets: [modelRequestBucket(principal.plan, platform.config.limits)],
+      buckets: [modelRequestBucket(principal, platform.config.limits)],
       what: model === 'all' ? 'this key' : `model '${model}'`,
     };
   });
@@ -172,6 +173,11 @@ export async function createModelService(
         key: (accountId, id) => platform.accounts.getKey(accountId, id),
       }),
       createIncidentsRouter(platform.db),
+      createLimitsRouter({
+        db: platform.db,
+        settings: platform.config.limits,
+        changed: (accountId) => platform.auth.invalidateAccount(accountId),
+      }),
       createPlansRouter({ db: platform.db, auth: platform.auth, vatRate: platform.config.vatRate }),
       createConsoleRouter({
         store: consoleStore,

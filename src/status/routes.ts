@@ -3,8 +3,9 @@
 // `bootstrap` in accounts). Any other account's key is refused, whatever its scopes.
 import type { Incident } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
-import { NotFoundError, PermissionDeniedError } from '../platform/errors.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { operatorOnly } from '../platform/operator.ts';
 import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { Incident as StoredIncident } from './status.ts';
 
@@ -25,18 +26,10 @@ const toIncident = (row: IncidentRow): Incident => ({
 export function createIncidentsRouter(db: Db) {
   const api: OperationRouter = operationRouter();
 
-  async function operatorOnly(accountId: string): Promise<void> {
-    const [row] = await db.query<{ name: string }>('select name from accounts where id = $1', [accountId]);
-    if (row?.name !== 'bootstrap') {
-      throw new PermissionDeniedError(
-        'operator_only',
-        "Only the operator's account (that of BOOTSTRAP_ADMIN_KEY or the first start's admin key) may post incidents.",
-      );
-    }
-  }
+  const operator = (accountId: string) => operatorOnly(db, accountId, 'post incidents');
 
   api.on('createIncident', async ({ body, principal }) => {
-    await operatorOnly(principal().accountId);
+    await operator(principal().accountId);
     const [row] = await db.query<IncidentRow>(
       `insert into status_incidents (id, title, body, impact, components, created) values ($1, $2, $3, $4, $5, $6)
        returning *`,
@@ -53,7 +46,7 @@ export function createIncidentsRouter(db: Db) {
   });
 
   api.on('updateIncident', async ({ path, body, principal }) => {
-    await operatorOnly(principal().accountId);
+    await operator(principal().accountId);
     const [row] = await db.query<IncidentRow>(
       `update status_incidents set body = coalesce($2, body),
          resolved_at = case when $3::boolean then coalesce(resolved_at, $4) else resolved_at end

@@ -6719,6 +6719,209 @@ export const AccountArchiveSchema = {
     }
 } as const;
 
+export const ModelApiLimitsSchema = {
+    title: 'ModelApiLimits',
+    description: 'The model API\'s limits of an account\'s keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'requests_per_minute',
+        'tokens_per_minute',
+        'images_per_minute',
+        'audio_seconds_per_minute'
+    ],
+    properties: {
+        requests_per_minute: {
+            description: 'Requests a minute per key and model (chat, embeddings, responses, media).',
+            type: 'integer',
+            minimum: 1,
+            maximum: 10000000
+        },
+        tokens_per_minute: {
+            description: 'Tokens a minute per key and model, input and output of chat and embeddings.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 10000000000
+        },
+        images_per_minute: {
+            description: 'Images a minute per key (`imagine`).',
+            type: 'integer',
+            minimum: 1,
+            maximum: 1000000
+        },
+        audio_seconds_per_minute: {
+            description: 'Seconds of audio in and out a minute per key (`voice`).',
+            type: 'integer',
+            minimum: 1,
+            maximum: 100000000
+        }
+    }
+} as const;
+
+export const DirectoryApiLimitsSchema = {
+    title: 'DirectoryApiLimits',
+    description: 'The directory API\'s limits of an account\'s keys: a sustained rate per key, bursts up to a ceiling a second for a number of seconds, and a daily quota of searches. Sent in `RateLimit-Policy` as `burst` (`q` the ceiling, `w=1`), `sustained` (a bucket refilled at the sustained rate holding what a burst of `burst_seconds` drains beyond it) and `day`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'requests_per_second',
+        'burst_per_second',
+        'burst_seconds',
+        'daily_quota'
+    ],
+    properties: {
+        requests_per_second: {
+            description: 'Requests a second per key, sustained (the standard 60).',
+            type: 'number',
+            minimum: 0.1,
+            maximum: 100000
+        },
+        burst_per_second: {
+            description: 'The most requests in any second (the standard 600); at least the sustained rate.',
+            type: 'number',
+            minimum: 1,
+            maximum: 1000000
+        },
+        burst_seconds: {
+            description: 'How long a key may keep up its burst ceiling before the sustained rate holds it (the standard 30).',
+            type: 'integer',
+            minimum: 1,
+            maximum: 3600
+        },
+        daily_quota: {
+            description: 'Searches a UTC day per key (the Search unlimited plan\'s fair use, 50,000), or null for none; places, sales and concierge calls are billed per call and never capped by it.',
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 1,
+            maximum: 1000000000
+        }
+    }
+} as const;
+
+export const AccountLimitsSchema = {
+    title: 'AccountLimits',
+    description: 'The rate limits of an account\'s keys on both APIs: the figures of its plan, or the custom limits the operator set for it (an enterprise contract). They act on the next request on every instance.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'object',
+        'account_id',
+        'custom',
+        'model',
+        'directory',
+        'updated'
+    ],
+    properties: {
+        object: {
+            description: 'The object type, always `account_limits`.',
+            type: 'string',
+            const: 'account_limits',
+            readOnly: true
+        },
+        account_id: {
+            description: 'The id of the account.',
+            type: 'string',
+            pattern: '^acct_[0-9A-Za-z]{26}$',
+            readOnly: true
+        },
+        custom: {
+            description: 'Whether the operator set these limits; false when they are the plan\'s.',
+            type: 'boolean',
+            readOnly: true
+        },
+        model: {
+            $ref: '#/components/schemas/ModelApiLimits'
+        },
+        directory: {
+            $ref: '#/components/schemas/DirectoryApiLimits'
+        },
+        updated: {
+            description: 'When the operator last set or removed the custom limits, in Unix seconds, or null when never.',
+            type: [
+                'integer',
+                'null'
+            ],
+            readOnly: true
+        }
+    }
+} as const;
+
+export const SetAccountLimitsRequestSchema = {
+    title: 'SetAccountLimitsRequest',
+    description: 'Custom limits for an account, replacing any set before: each figure given replaces the plan\'s, each left out stays the plan\'s.',
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+        model: {
+            description: 'The model API\'s figures to set.',
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+                requests_per_minute: {
+                    description: 'Requests a minute per key and model (chat, embeddings, responses, media).',
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: 10000000
+                },
+                tokens_per_minute: {
+                    description: 'Tokens a minute per key and model, input and output of chat and embeddings.',
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: 10000000000
+                },
+                images_per_minute: {
+                    description: 'Images a minute per key (`imagine`).',
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: 1000000
+                },
+                audio_seconds_per_minute: {
+                    description: 'Seconds of audio in and out a minute per key (`voice`).',
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: 100000000
+                }
+            }
+        },
+        directory: {
+            description: 'The directory API\'s figures to set.',
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+                requests_per_second: {
+                    description: 'Requests a second per key, sustained (the standard 60).',
+                    type: 'number',
+                    minimum: 0.1,
+                    maximum: 100000
+                },
+                burst_per_second: {
+                    description: 'The most requests in any second (the standard 600); at least the sustained rate.',
+                    type: 'number',
+                    minimum: 1,
+                    maximum: 1000000
+                },
+                burst_seconds: {
+                    description: 'How long a key may keep up its burst ceiling before the sustained rate holds it (the standard 30).',
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: 3600
+                },
+                daily_quota: {
+                    description: 'Searches a UTC day per key (the Search unlimited plan\'s fair use, 50,000), or null for none; places, sales and concierge calls are billed per call and never capped by it.',
+                    type: [
+                        'integer',
+                        'null'
+                    ],
+                    minimum: 1,
+                    maximum: 1000000000
+                }
+            }
+        }
+    }
+} as const;
+
 export const CreateIncidentRequestSchema = {
     title: 'CreateIncidentRequest',
     description: 'A new incident for the status page.',
@@ -8231,6 +8434,25 @@ export const AccountArchiveWritableSchema = {
         export_id: {
             description: 'The export that built it.',
             type: 'string'
+        }
+    }
+} as const;
+
+export const AccountLimitsWritableSchema = {
+    title: 'AccountLimits',
+    description: 'The rate limits of an account\'s keys on both APIs: the figures of its plan, or the custom limits the operator set for it (an enterprise contract). They act on the next request on every instance.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'model',
+        'directory'
+    ],
+    properties: {
+        model: {
+            $ref: '#/components/schemas/ModelApiLimits'
+        },
+        directory: {
+            $ref: '#/components/schemas/DirectoryApiLimits'
         }
     }
 } as const;

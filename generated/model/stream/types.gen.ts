@@ -3681,6 +3681,130 @@ export type AccountArchive = {
 };
 
 /**
+ * ModelApiLimits
+ *
+ * The model API's limits of an account's keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`).
+ */
+export type ModelApiLimits = {
+    /**
+     * Requests a minute per key and model (chat, embeddings, responses, media).
+     */
+    requests_per_minute: number;
+    /**
+     * Tokens a minute per key and model, input and output of chat and embeddings.
+     */
+    tokens_per_minute: number;
+    /**
+     * Images a minute per key (`imagine`).
+     */
+    images_per_minute: number;
+    /**
+     * Seconds of audio in and out a minute per key (`voice`).
+     */
+    audio_seconds_per_minute: number;
+};
+
+/**
+ * DirectoryApiLimits
+ *
+ * The directory API's limits of an account's keys: a sustained rate per key, bursts up to a ceiling a second for a number of seconds, and a daily quota of searches. Sent in `RateLimit-Policy` as `burst` (`q` the ceiling, `w=1`), `sustained` (a bucket refilled at the sustained rate holding what a burst of `burst_seconds` drains beyond it) and `day`.
+ */
+export type DirectoryApiLimits = {
+    /**
+     * Requests a second per key, sustained (the standard 60).
+     */
+    requests_per_second: number;
+    /**
+     * The most requests in any second (the standard 600); at least the sustained rate.
+     */
+    burst_per_second: number;
+    /**
+     * How long a key may keep up its burst ceiling before the sustained rate holds it (the standard 30).
+     */
+    burst_seconds: number;
+    /**
+     * Searches a UTC day per key (the Search unlimited plan's fair use, 50,000), or null for none; places, sales and concierge calls are billed per call and never capped by it.
+     */
+    daily_quota: number | null;
+};
+
+/**
+ * AccountLimits
+ *
+ * The rate limits of an account's keys on both APIs: the figures of its plan, or the custom limits the operator set for it (an enterprise contract). They act on the next request on every instance.
+ */
+export type AccountLimits = {
+    /**
+     * The object type, always `account_limits`.
+     */
+    readonly object: 'account_limits';
+    /**
+     * The id of the account.
+     */
+    readonly account_id: string;
+    /**
+     * Whether the operator set these limits; false when they are the plan's.
+     */
+    readonly custom: boolean;
+    model: ModelApiLimits;
+    directory: DirectoryApiLimits;
+    /**
+     * When the operator last set or removed the custom limits, in Unix seconds, or null when never.
+     */
+    readonly updated: number | null;
+};
+
+/**
+ * SetAccountLimitsRequest
+ *
+ * Custom limits for an account, replacing any set before: each figure given replaces the plan's, each left out stays the plan's.
+ */
+export type SetAccountLimitsRequest = {
+    /**
+     * The model API's figures to set.
+     */
+    model?: {
+        /**
+         * Requests a minute per key and model (chat, embeddings, responses, media).
+         */
+        requests_per_minute?: number;
+        /**
+         * Tokens a minute per key and model, input and output of chat and embeddings.
+         */
+        tokens_per_minute?: number;
+        /**
+         * Images a minute per key (`imagine`).
+         */
+        images_per_minute?: number;
+        /**
+         * Seconds of audio in and out a minute per key (`voice`).
+         */
+        audio_seconds_per_minute?: number;
+    };
+    /**
+     * The directory API's figures to set.
+     */
+    directory?: {
+        /**
+         * Requests a second per key, sustained (the standard 60).
+         */
+        requests_per_second?: number;
+        /**
+         * The most requests in any second (the standard 600); at least the sustained rate.
+         */
+        burst_per_second?: number;
+        /**
+         * How long a key may keep up its burst ceiling before the sustained rate holds it (the standard 30).
+         */
+        burst_seconds?: number;
+        /**
+         * Searches a UTC day per key (the Search unlimited plan's fair use, 50,000), or null for none; places, sales and concierge calls are billed per call and never capped by it.
+         */
+        daily_quota?: number | null;
+    };
+};
+
+/**
  * CreateIncidentRequest
  *
  * A new incident for the status page.
@@ -4504,6 +4628,16 @@ export type AccountArchiveWritable = {
 };
 
 /**
+ * AccountLimits
+ *
+ * The rate limits of an account's keys on both APIs: the figures of its plan, or the custom limits the operator set for it (an enterprise contract). They act on the next request on every instance.
+ */
+export type AccountLimitsWritable = {
+    model: ModelApiLimits;
+    directory: DirectoryApiLimits;
+};
+
+/**
  * Incident
  *
  * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
@@ -4621,6 +4755,11 @@ export type KeyId = string;
  * The id of the project. A malformed id is a 400; a project that does not exist or belongs to another account answers 404.
  */
 export type ProjectId = string;
+
+/**
+ * The id of the account (`account_id` of any of its keys). A malformed id is a 400; an account that does not exist answers 404.
+ */
+export type AccountId = string;
 
 export type CreateChatCompletionData = {
     body: CreateChatCompletionRequest;
