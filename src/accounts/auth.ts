@@ -8,6 +8,7 @@ import type { CustomLimits, Principal } from '../platform/principal.ts';
 import type { Bus } from './bus.ts';
 import { hashSecret } from './key-secrets.ts';
 import type { AccountStore, AuthenticatedKey } from './store.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 const CACHE_TTL_MS = 30_000;
 const TOUCH_EVERY_S = 60;
@@ -110,7 +111,7 @@ export function createAuthenticator(
       );
     if (!found) throw invalid();
     const { row, viaPreviousSecret } = found.key;
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     if (row.status !== 'active' || (row.expires_at !== null && row.expires_at <= now)) throw invalid();
     if (
       viaPreviousSecret &&

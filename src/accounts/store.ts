@@ -2,6 +2,7 @@
 // another account's keys or projects, and asking for one answers 404, as for one that never existed.
 import { ScopeSchema } from '../../generated/model/client/schemas.gen.ts';
 import type { Key, KeyWithSecret, Project } from '../../generated/model/client/types.gen.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -38,8 +39,6 @@ interface ProjectRow {
 
 const KEY_COLUMNS =
   'id, account_id, project_id, name, scopes, preview, status, created, last_used_at, expires_at, revoked_at, rotated_at, previous_secret_expires_at';
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 function keyStatus(row: KeyRow, now: number): Key['status'] {
   if (row.status === 'revoked') return 'revoked';

@@ -6,6 +6,7 @@ import type { Db } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 /** The most items a response reads from its conversation (the context window bounds it sooner). */
 export const MAX_CONVERSATION_ITEMS = 10_000;
@@ -54,7 +55,7 @@ export class ConversationStore {
     items: readonly ResponseItem[],
   ): Promise<Conversation> {
     const id = newId('conv');
-    const created = Math.floor(Date.now() / 1000);
+    const created = nowSeconds();
     await this.#db.query(
       `insert into conversations (id, account_id, project_id, created, metadata) values ($1, $2, $3, $4, $5::jsonb)`,
       [id, principal.accountId, principal.projectId, created, JSON.stringify(metadata ?? {})],
@@ -121,7 +122,7 @@ export class ConversationStore {
       `insert into conversation_items (conversation_id, id, account_id, created, item)
        select $1, e.value->>'id', $2, $3, e.value from jsonb_array_elements($4::jsonb) with ordinality as e(value, n)
        order by e.n`,
-      [id, principal.accountId, Math.floor(Date.now() / 1000), JSON.stringify(kept)],
+      [id, principal.accountId, nowSeconds(), JSON.stringify(kept)],
     );
     return kept;
   }

@@ -40,6 +40,7 @@ import {
   textModelOf,
 } from './runtime.ts';
 import { type BackgroundDeps, defineBackground, enqueueBackground } from './background.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import { ResponseStore } from './store.ts';
 
 export interface ResponsesDeps extends RuntimeDeps {
@@ -105,7 +106,7 @@ function initialResponse(body: CreateBody): Response {
   return {
     id: newId('resp'),
     object: 'response',
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: nowSeconds(),
     completed_at: null,
     status: 'in_progress',
     model: body.model,

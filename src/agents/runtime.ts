@@ -22,6 +22,7 @@ import { assertFitsContext, countCompletionTokens, countPromptTokens } from '../
 import { chatMessages, functionTools, type HistoryItem, type ModelTool, responseFormat } from './convert.ts';
 import type { ResponseBuilder } from './events.ts';
 import { withTimeout } from '../platform/timeout.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 /** Model calls a response may make, whatever `max_tool_calls` says. */
 export const MAX_STEPS = 32;
@@ -463,7 +464,7 @@ export function finishResponse(
 ): void {
   const response = builder.response;
   response.status = status;
-  response.completed_at = Math.floor(Date.now() / 1000);
+  response.completed_at = nowSeconds();
   response.usage = {
     input_tokens: result.inputTokens,
     input_tokens_details: { cached_tokens: 0 },

@@ -8,6 +8,7 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { HistoryItem } from './convert.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export interface StoredResponse {
   body: Response;
@@ -36,7 +37,7 @@ export class ResponseStore {
     stored: StoredResponse,
     background?: { sealedRequest: string; tx: Queryable },
   ): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     await (background?.tx ?? this.#db).query(
       `insert into responses (id, account_id, project_id, key_id, model, status, background, created, updated, body, input_items, context, sealed_request, principal)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12, $13::jsonb)`,
@@ -71,7 +72,7 @@ export class ResponseStore {
       `insert into response_items (response_id, id, account_id, created, item)
        select $1, e->>'id', $2, $3, e from jsonb_array_elements($4::jsonb) as e
        on conflict (response_id, id) do nothing`,
-      [responseId, principal.accountId, Math.floor(Date.now() / 1000), JSON.stringify(items)],
+      [responseId, principal.accountId, nowSeconds(), JSON.stringify(items)],
     );
   }
 
@@ -117,7 +118,7 @@ export class ResponseStore {
       `update responses set status = 'cancelled', updated = $3,
          body = jsonb_set(jsonb_set(body, '{status}', '"cancelled"'), '{completed_at}', to_jsonb($3::bigint))
        where id = $1 and project_id = $2 and background and status in ('queued', 'in_progress') returning body`,
-      [id, principal.projectId, Math.floor(Date.now() / 1000)],
+      [id, principal.projectId, nowSeconds()],
     );
     return row?.body;
   }
@@ -125,7 +126,7 @@ export class ResponseStore {
   async update(principal: Principal, body: Response): Promise<void> {
     const rows = await this.#db.query(
       `update responses set status = $3, body = $4::jsonb, updated = $5 where id = $1 and project_id = $2 returning id`,
-      [body.id, principal.projectId, body.status, JSON.stringify(body), Math.floor(Date.now() / 1000)],
+      [body.id, principal.projectId, body.status, JSON.stringify(body), nowSeconds()],
     );
     if (rows.length > 0 && body.status !== 'in_progress' && body.status !== 'queued') {
       await this.#indexItems(this.#db, principal, body.id, body.output);

@@ -4,6 +4,7 @@
 import type { AccountDataPart, AccountScope } from '../platform/account-data.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { PlanStore } from './plans.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 /** Every month from `from` (Unix seconds) to `to`, as `YYYY-MM` in UTC. */
 function monthsBetween(from: number, to: number): string[] {
@@ -68,7 +69,7 @@ export function consoleData(db: Db, vatRate: string): AccountDataPart {
         'select created from accounts where id = $1',
         [accountId],
       );
-      const now = Math.floor(Date.now() / 1000);
+      const now = nowSeconds();
       const statements = [];
       // bounded by the account's age: one a month
       for (const month of account ? monthsBetween(Number(account.created), now) : []) {

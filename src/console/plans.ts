@@ -10,6 +10,7 @@ import type {
   StatementLine,
   Subscription,
 } from '../../generated/model/client/types.gen.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -79,7 +80,6 @@ const toSubscription = (row: SubscriptionRow): Subscription => ({
   created: Number(row.created),
 });
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
 
 /** `21` or `20.5` (percent) as basis points; the configuration checked the form. */

@@ -4,6 +4,7 @@
 // that much entropy a slow hash adds nothing); passwords as scrypt (passwords.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccountStore } from '../accounts/store.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 
@@ -31,7 +32,6 @@ export interface SessionRow {
   expires_at: number;
 }
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** A fresh secret: `prefix` and 43 base64url characters (256 bits from the CSPRNG). */

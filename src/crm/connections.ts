@@ -17,6 +17,7 @@ import { hubspotClient } from './hubspot.ts';
 import { pipedriveClient } from './pipedrive.ts';
 import type { ClientContext, CrmClient, Credentials, Provider, Settings } from './providers.ts';
 import { salesforceClient } from './salesforce.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export interface ConnectionRow {
   id: string;
@@ -159,7 +160,7 @@ export class CrmConnections {
         this.#box.seal(JSON.stringify(credentials), id),
         JSON.stringify(settings),
         JSON.stringify(input.metadata ?? {}),
-        Math.floor(Date.now() / 1000),
+        nowSeconds(),
       ],
     );
     return connectionOf(row!);

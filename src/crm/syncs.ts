@@ -12,6 +12,7 @@ import type {
   CrmSyncRecord,
   Listing,
 } from '../../generated/directory/client/types.gen.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -86,8 +87,6 @@ interface MemberRow {
   email: string;
   listing: Listing;
 }
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export function syncOf(row: SyncRow): CrmSync {
   return {

@@ -13,6 +13,7 @@ import type { SecretBox } from '../platform/secrets.ts';
 import { checkRecords, DnsLookupError, type Lookup } from './dns.ts';
 import { newDkimKeyPair, type RecordSettings, recordsOf, replyDomainOf } from './records.ts';
 import type { DkimKey } from './transport.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export type SendingDomainStatus = SendingDomain['status'];
 
@@ -69,7 +70,7 @@ function viewOf(row: Row): SendingDomain {
   };
 }
 
-const now = () => Math.floor(Date.now() / 1000);
+const now = () => nowSeconds();
 
 /** `eurus-` and 8 random lower-case characters: a selector of its own per domain row (DNS labels). */
 function newSelector(): string {

@@ -9,6 +9,7 @@ import type { Principal } from '../platform/principal.ts';
 import { HUB_LABEL } from './hub.ts';
 import { checkRemoteUrl } from './remote.ts';
 import type { SecretBox } from '../platform/secrets.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 /** At most this many servers per project (each is listed on every tools/list of the hub). */
 export const MAX_SERVERS = 20;
@@ -113,7 +114,7 @@ export class McpServerStore {
         input.allowed_tools === undefined || input.allowed_tools === null
           ? null
           : JSON.stringify(input.allowed_tools),
-        Math.floor(Date.now() / 1000),
+        nowSeconds(),
       ],
     );
     const row = rows[0];

@@ -14,6 +14,7 @@ import type { Logger } from '../platform/logger.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
 import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { imagesCostNano } from './catalogue.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export interface ImagesDeps {
   db: Db;
@@ -135,7 +136,7 @@ export function createImagesRouter(deps: ImagesDeps) {
   });
   api.on('getImageFile', async ({ path, query }) => {
     const image = await deps.store.get(path.image_id, Number(query.expires), query.signature);
-    const maxAge = Math.max(0, image.expires - Math.floor(Date.now() / 1000));
+    const maxAge = Math.max(0, image.expires - nowSeconds());
     return {
       status: 200,
       body: new Uint8Array(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength),

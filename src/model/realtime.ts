@@ -33,6 +33,7 @@ import { audioCostNano } from './catalogue.ts';
 import { ChatAssembly } from './engines/assemble.ts';
 import type { Engine } from './engines/engine.ts';
 import { countPromptTokens } from './tokens.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export interface RealtimeDeps {
   db: Db;
@@ -426,7 +427,7 @@ class Session {
           speed: this.#config.speed,
         },
       },
-      expires_at: Math.floor(Date.now() / 1000) + this.#deps.maxSeconds,
+      expires_at: nowSeconds() + this.#deps.maxSeconds,
     };
   }
 

@@ -13,6 +13,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Db } from './db.ts';
 import { ConflictError } from './errors.ts';
 import { secretBox } from './secrets.ts';
+import { nowSeconds } from './clock.ts';
 
 /** The row's name for a key: its hash, never the key (the key opens the stored answer). */
 function rowKey(key: string): string {
@@ -76,7 +77,7 @@ export function idempotency(db: Db, spec: Spec) {
     const route = (req as OpenApiRequest).openapi?.openApiRoute;
     if (!key || !principal || req.method !== 'POST' || !route || !routes.has(route)) return next();
     const hash = fingerprint(req);
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     try {
       const stored = await db.transaction(async (tx) => {
         await tx.query('delete from idempotency_keys where account_id = $1 and key = $2 and created < $3', [

@@ -13,6 +13,7 @@ import type {
   KeptRecord,
   RetentionCutoffs,
 } from '../platform/account-data.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -24,8 +25,6 @@ export const ERASE_JOB = 'account.erase';
 export const RETENTION_JOB = 'retention.sweep';
 /** An archive larger than this fails the export rather than the process. */
 const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export interface ExportRow {
   id: string;

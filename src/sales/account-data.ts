@@ -6,6 +6,7 @@ import type { AccountDataPart, AccountScope, KeptRecord } from '../platform/acco
 import type { Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { keepOptOut } from './opt-out-hashes.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export const SUPPRESSIONS_KEPT: KeptRecord = {
   what: 'each address of the suppression list (unsubscribes, bounces, your own opt-outs) as a keyed hash (HMAC-SHA256 under a key of the service), with its reason, for each of your sending domains; no address in clear',
@@ -53,7 +54,7 @@ export function salesData(
         'select email, reason from suppressions where account_id = $1',
         [accountId],
       );
-      const now = Math.floor(Date.now() / 1000);
+      const now = nowSeconds();
       for (const domain of domains) {
         for (const { email, reason } of suppressed) {
           await keepOptOut(q, box, domain, email, reason, now);

@@ -14,6 +14,7 @@ import type {
 } from '../../generated/directory/client/types.gen.ts';
 import { hasActivePlan } from '../console/plans.ts';
 import type { SendingDomainStore } from '../mail/domains.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import {
   ApiError,
@@ -111,8 +112,6 @@ export interface MessageRow {
   claimed_at: Date | null;
   sent_at: number | null;
 }
-
-export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export function campaignOf(row: CampaignRow): Campaign {
   const [first, ...followUps] = row.steps;

@@ -16,7 +16,7 @@ import { formatEur, NANO_PER_EUR, recordUsage } from '../platform/metering.ts';
 import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import type { CampaignRow, MessageRow, RecipientRow } from './campaigns.ts';
-import { nowSeconds } from './campaigns.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import { markBounced } from './sender.ts';
 
 /** A successful outbound contact: 0.50 EUR (docs/sales.md). */

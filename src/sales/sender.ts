@@ -26,7 +26,6 @@ import {
   campaignOf,
   type Campaigns,
   type MessageRow,
-  nowSeconds,
   type RecipientRow,
   TICK,
   type TickJob,
@@ -35,6 +34,7 @@ import { isSuppressed, suppress } from './suppressions.ts';
 import { escapeHtml, fill, type MergeValues } from './templates.ts';
 import { unsubscribeToken } from './opt-out-tokens.ts';
 import { nextOpening } from './window.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export const SEND = 'sales.message.send';
 interface SendJob {

@@ -8,6 +8,7 @@ import { newId } from '../platform/ids.ts';
 import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { optOutHashes } from './opt-out-hashes.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 interface SuppressionRow {
   id: string;
@@ -44,7 +45,7 @@ export async function suppress(
   const rows = await q.query(
     `insert into suppressions (id, account_id, email, reason, campaign_id, created)
      values ($1, $2, $3, $4, $5, $6) on conflict (account_id, email) do nothing returning id`,
-    [newId('sup'), accountId, normalEmail(email), reason, campaignId, Math.floor(Date.now() / 1000)],
+    [newId('sup'), accountId, normalEmail(email), reason, campaignId, nowSeconds()],
   );
   return rows.length > 0;
 }

@@ -13,6 +13,7 @@ import type {
 } from '../../generated/directory/client/types.gen.ts';
 import { getPlaceDetails } from '../directory/places.ts';
 import type { Search } from '../directory/search/search.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -54,8 +55,6 @@ export interface MemberRow {
   added: number;
   updated: number;
 }
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export function targetListOf(row: TargetListRow): TargetList {
   return {

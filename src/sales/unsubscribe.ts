@@ -4,7 +4,7 @@
 // unlocks is this one recipient's opt-out, nothing else. Unsubscribing twice changes nothing.
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import { nowSeconds } from './campaigns.ts';
+import { nowSeconds } from '../platform/clock.ts';
 import { suppress } from './suppressions.ts';
 import { escapeHtml } from './templates.ts';
 import { recipientOfToken } from './opt-out-tokens.ts';

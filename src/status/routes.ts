@@ -8,6 +8,7 @@ import { newId } from '../platform/ids.ts';
 import { operatorOnly } from '../platform/operator.ts';
 import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { Incident as StoredIncident } from './status.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 /** A row of the incidents table, as the status page reads it too. */
 type IncidentRow = StoredIncident;
@@ -33,14 +34,7 @@ export function createIncidentsRouter(db: Db) {
     const [row] = await db.query<IncidentRow>(
       `insert into status_incidents (id, title, body, impact, components, created) values ($1, $2, $3, $4, $5, $6)
        returning *`,
-      [
-        newId('inc'),
-        body.title,
-        body.body ?? '',
-        body.impact,
-        body.components,
-        Math.floor(Date.now() / 1000),
-      ],
+      [newId('inc'), body.title, body.body ?? '', body.impact, body.components, nowSeconds()],
     );
     return { status: 201, body: toIncident(row as IncidentRow) };
   });
@@ -51,7 +45,7 @@ export function createIncidentsRouter(db: Db) {
       `update status_incidents set body = coalesce($2, body),
          resolved_at = case when $3::boolean then coalesce(resolved_at, $4) else resolved_at end
        where id = $1 returning *`,
-      [path.id, body.body ?? null, body.resolved === true, Math.floor(Date.now() / 1000)],
+      [path.id, body.body ?? null, body.resolved === true, nowSeconds()],
     );
     if (!row)
       throw new NotFoundError('not_found', `No incident with id '${path.id}' exists.`, { param: 'id' });

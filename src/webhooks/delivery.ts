@@ -19,6 +19,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Outbound, OutboundAnswer } from '../platform/outbound.ts';
 import { signatureHeader } from './signing.ts';
 import { type EndpointRow, endpointOf, type MessageRow, messageOf, type WebhookStore } from './store.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export const DELIVER = 'webhook.deliver';
 const PRUNE = 'webhook.prune';
@@ -109,7 +110,7 @@ export class WebhookDelivery {
             [projectId, type],
           );
       const messages: WebhookMessage[] = [];
-      const created = Math.floor(Date.now() / 1000);
+      const created = nowSeconds();
       for (const endpoint of endpoints) {
         const id = newId('msg');
         const body = JSON.stringify({ id, type, timestamp: new Date().toISOString(), data: { object } });
@@ -196,7 +197,7 @@ export class WebhookDelivery {
     const endpoint = await this.#store.rowById(message.endpoint_id);
     if (!endpoint || !endpoint.enabled) return; // waits, pending, until the endpoint is enabled
 
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = nowSeconds();
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Eurus-Webhooks/1.0 (+https://docs.eurus.eu/webhooks)',

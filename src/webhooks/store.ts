@@ -17,6 +17,7 @@ import { OutboundRefused } from '../platform/outbound.ts';
 import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { newWebhookSecret } from './signing.ts';
+import { nowSeconds } from '../platform/clock.ts';
 
 export const EVENT_TYPES: WebhookEventType[] = [
   'workflow.completed',
@@ -91,7 +92,7 @@ export function messageOf(row: MessageRow): WebhookMessage {
   };
 }
 
-const now = () => Math.floor(Date.now() / 1000);
+const now = () => nowSeconds();
 
 export class WebhookStore {
   readonly #db: Db;

@@ -17,6 +17,7 @@ import { formatEur } from '../../platform/metering.ts';
 import { costNano } from '../catalogue.ts';
 import { countCompletionTokens } from '../tokens.ts';
 import type { EngineEvent, FinishReason } from './engine.ts';
+import { nowSeconds } from '../../platform/clock.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOOL_CALL_ID = /^call_[0-9A-Za-z]{24}$/;
@@ -101,7 +102,7 @@ export class ChatAssembly {
   constructor(options: AssemblyOptions) {
     this.#options = options;
     this.id = options.id ?? newCompletionId();
-    this.created = options.created ?? Math.floor(Date.now() / 1000);
+    this.created = options.created ?? nowSeconds();
     this.model = options.model;
     this.fingerprint = options.fingerprint;
   }
