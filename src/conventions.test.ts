@@ -1,6 +1,7 @@
 // The conventions ARCHITECTURE.md states that no compiler or linter rule holds, checked on the text
-// of the shipped sources: res.locals is typed where it is set (no reader casts), and every
-// operation of the spec is registered through operationRouter, never on a plain router.
+// of the shipped sources: res.locals is typed where it is set (no reader casts), every
+// operation of the spec is registered through operationRouter, never on a plain router, one
+// clock (platform/clock.ts) and one event-stream writer (platform/sse.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +29,15 @@ describe('conventions', () => {
 
   it('no /v1/ operation is registered on a plain Express router', () => {
     expect(offending(/\b(router|app)\.(get|post|put|patch|delete)\(\s*['"`]\/v1\//)).toEqual([]);
+  });
+
+  it('the seconds clock is defined once, in platform/clock.ts', () => {
+    expect(offending(/\bnowSeconds\s*=/).filter((l) => !l.startsWith('src/platform/clock.ts:'))).toEqual([]);
+  });
+
+  it('only platform/sse.ts writes event-stream headers', () => {
+    expect(
+      offending(/Content-Type', 'text\/event-stream/).filter((l) => !l.startsWith('src/platform/sse.ts:')),
+    ).toEqual([]);
   });
 });

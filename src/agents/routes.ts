@@ -1,7 +1,7 @@
 // /v1/responses: create (buffered or streamed), get (or replay its events), delete, cancel and
 // the input items. Scope `chat` for the text models, `agents` for the agents runtime; the spec
 // lets either key in, the model decides which one it needs.
-import type { Request, Response as ExpressResponse } from 'express';
+import type { Request } from 'express';
 import type {
   CreateResponseData,
   Response,
@@ -40,8 +40,9 @@ import {
   textModelOf,
 } from './runtime.ts';
 import { type BackgroundDeps, defineBackground, enqueueBackground } from './background.ts';
-import { nowSeconds } from '../platform/clock.ts';
 import { ResponseStore } from './store.ts';
+import { nowSeconds } from '../platform/clock.ts';
+import { openSse, type SseWriter } from '../platform/sse.ts';
 
 export interface ResponsesDeps extends RuntimeDeps {
   db: Db;
@@ -134,18 +135,8 @@ function initialResponse(body: CreateBody): Response {
   };
 }
 
-function openStream(res: ExpressResponse): (text: string) => void {
-  res.status(200);
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache');
-  res.setHeader('X-Accel-Buffering', 'no');
-  res.flushHeaders();
-  return (text) => res.write(text);
-}
-
-function sse(event: StreamEvent): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
+/** A Responses stream event: named by its type, the whole event as its data. */
+const sendEvent = (stream: SseWriter, event: StreamEvent) => stream.send(event, event.type);
 
 export function createResponsesRouter(deps: ResponsesDeps) {
   const api: OperationRouter = operationRouter();
@@ -274,16 +265,10 @@ export function createResponsesRouter(deps: ResponsesDeps) {
 
     const client = watchDisconnect(res);
     const streamed = body.stream === true;
-    let write: ((text: string) => void) | undefined;
-    let lastWrite = Date.now();
+    let stream: SseWriter | undefined;
     const builder = new ResponseBuilder(
       initialResponse(body),
-      streamed
-        ? (event) => {
-            lastWrite = Date.now();
-            write?.(sse(event));
-          }
-        : undefined,
+      streamed ? (event) => stream && sendEvent(stream, event) : undefined,
     );
     const stored = body.store !== false;
     if (stored) {
@@ -306,19 +291,7 @@ export function createResponsesRouter(deps: ResponsesDeps) {
         disconnected: client.left,
       }).catch((err: unknown) => deps.logger.error({ err }, 'usage record failed'));
     };
-    let keepAlive: NodeJS.Timeout | undefined;
-    if (streamed) {
-      write = openStream(res);
-      keepAlive = setInterval(
-        () => {
-          if (Date.now() - lastWrite >= deps.keepAliveMs) {
-            lastWrite = Date.now();
-            res.write(': keep-alive\n\n');
-          }
-        },
-        Math.min(deps.keepAliveMs, 1000),
-      );
-    }
+    if (streamed) stream = openSse(res, { keepAliveMs: deps.keepAliveMs });
     builder.lifecycle('response.created');
     builder.lifecycle('response.in_progress');
     const partial: RunResult = { inputTokens: 0, outputTokens: 0, steps: [], costNano: 0 };
@@ -353,15 +326,14 @@ export function createResponsesRouter(deps: ResponsesDeps) {
       await finish(partial, 200);
       return SENT;
     } finally {
-      clearInterval(keepAlive);
-      if (streamed) res.end();
+      stream?.end();
     }
   });
 
   api.on('getResponse', async ({ path, query, res, principal }) => {
     const found = await store.get(principal(), path.id);
-    const stream = query?.stream === true || (query?.stream as unknown) === 'true';
-    if (!stream) return { status: 200, body: found.body };
+    const streamed = query?.stream === true || (query?.stream as unknown) === 'true';
+    if (!streamed) return { status: 200, body: found.body };
     const running = (body: Response) => body.status === 'in_progress' || body.status === 'queued';
     if (running(found.body) && !found.background) {
       throw new BadRequestError(
@@ -371,12 +343,11 @@ export function createResponsesRouter(deps: ResponsesDeps) {
       );
     }
     const after = query?.starting_after === undefined ? -1 : Number(query.starting_after);
-    const write = openStream(res);
-    let closed = false;
-    res.on('close', () => (closed = true));
+    const stream = openSse(res, { keepAliveMs: deps.keepAliveMs });
     if (!found.background) {
-      for (const event of replayEvents(found.body)) if (event.sequence_number > after) write(sse(event));
-      res.end();
+      for (const event of replayEvents(found.body))
+        if (event.sequence_number > after) sendEvent(stream, event);
+      stream.end();
       return SENT;
     }
     // a background response: its events as its run writes them (background.ts), followed live
@@ -384,14 +355,12 @@ export function createResponsesRouter(deps: ResponsesDeps) {
     const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
     const deadline = Date.now() + 15 * 60_000;
     let last = after;
-    let lastWrite = Date.now();
     let ended = false;
-    while (!closed && !ended && Date.now() < deadline) {
+    while (!stream.closed && !ended && Date.now() < deadline) {
       const events = await store.eventsAfter(path.id, last);
       for (const event of events) {
-        write(sse(event));
+        sendEvent(stream, event);
         last = event.sequence_number;
-        lastWrite = Date.now();
         if (ENDINGS.has(event.type)) ended = true;
       }
       if (ended || events.length > 0) continue;
@@ -402,16 +371,12 @@ export function createResponsesRouter(deps: ResponsesDeps) {
         // the events its stored body makes
         const more = await store.eventsAfter(path.id, last);
         const replay = more.length > 0 ? more : replayEvents(now).filter((e) => e.sequence_number > last);
-        for (const event of replay) write(sse(event));
+        for (const event of replay) sendEvent(stream, event);
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
-      if (Date.now() - lastWrite >= deps.keepAliveMs) {
-        write(': keep-alive\n\n');
-        lastWrite = Date.now();
-      }
     }
-    res.end();
+    stream.end();
     return SENT;
   });
 

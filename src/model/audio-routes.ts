@@ -32,6 +32,7 @@ import { SENT, operationRouter, type OperationRouter } from '../platform/route.t
 import { audioCostNano } from './catalogue.ts';
 import { isAbort } from './engines/assemble.ts';
 import { encodeText } from './tokens.ts';
+import { openSse } from '../platform/sse.ts';
 
 export interface AudioDeps {
   db: Db;
@@ -82,17 +83,6 @@ async function finishStream(
     failMidStream(res, logger, err);
   }
   return SENT;
-}
-
-/** One server-sent event carrying `data` as JSON. */
-const sseEvent = (res: Response, data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
-
-function sseHeaders(res: Response): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache');
-  res.setHeader('X-Accel-Buffering', 'no');
-  res.flushHeaders();
 }
 
 const LANGUAGES: Record<string, string> = {
@@ -242,20 +232,19 @@ export function createAudioRouter(deps: AudioDeps) {
       if (client.left) return SENT;
       throw err;
     }
-    const sse = body.stream_format === 'sse';
-    if (sse) sseHeaders(res);
-    else {
+    const sse = body.stream_format === 'sse' ? openSse(res) : undefined;
+    if (!sse) {
       res.status(200);
       res.setHeader('Content-Type', SPEECH_CONTENT_TYPES[format]);
       res.flushHeaders();
     }
     return finishStream(res, deps.logger, bill, async () => {
       while (!next.done) {
-        if (sse) sseEvent(res, { type: 'speech.audio.delta', audio: next.value.toString('base64') });
+        if (sse) sse.send({ type: 'speech.audio.delta', audio: next.value.toString('base64') });
         else res.write(next.value);
         next = await chunks.next();
       }
-      if (sse) sseEvent(res, { type: 'speech.audio.done', usage: audioUsage(ms()) });
+      if (sse) sse.send({ type: 'speech.audio.done', usage: audioUsage(ms()) });
     });
   });
 
@@ -320,15 +309,15 @@ export function createAudioRouter(deps: AudioDeps) {
     }
 
     if (stream) {
-      sseHeaders(res);
+      const events = openSse(res);
       return finishStream(res, deps.logger, bill, async () => {
         while (!next.done) {
           const delta = (heard.length > 0 ? ' ' : '') + next.value.text;
           heard.push(next.value);
-          sseEvent(res, { type: 'transcript.text.delta', delta });
+          events.send({ type: 'transcript.text.delta', delta });
           next = await utterances.next();
         }
-        sseEvent(res, { type: 'transcript.text.done', text: joinText(heard), usage: audioUsage(ms) });
+        events.send({ type: 'transcript.text.done', text: joinText(heard), usage: audioUsage(ms) });
       });
     }
 

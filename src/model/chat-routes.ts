@@ -18,6 +18,7 @@ import { ChatAssembly, isAbort } from './engines/assemble.ts';
 import { assertChatRequest } from './engines/chat.ts';
 import type { Engine } from './engines/engine.ts';
 import { assertFitsContext, countPromptTokens } from './tokens.ts';
+import { openSse } from '../platform/sse.ts';
 
 export interface ChatDeps {
   db: Db;
@@ -124,37 +125,21 @@ export function createChatRouter(deps: ChatDeps) {
       throw err;
     }
     // the event stream is written here, past the response validator (SENT)
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    let lastWrite = Date.now();
-    const write = (text: string) => {
-      lastWrite = Date.now();
-      res.write(text);
-    };
-    if (!waited) write(': keep-alive\n\n');
-    const keepAlive = setInterval(
-      () => {
-        if (Date.now() - lastWrite >= deps.keepAliveMs) write(': keep-alive\n\n');
-      },
-      Math.min(deps.keepAliveMs, 1000),
-    );
+    const stream = openSse(res, { keepAliveMs: deps.keepAliveMs });
+    if (!waited) stream.keepAlive();
     try {
       let next = await firstChunk;
       while (!next.done) {
-        write(`data: ${JSON.stringify(next.value)}\n\n`);
+        stream.send(next.value);
         next = await chunks.next();
       }
-      write('data: [DONE]\n\n');
+      stream.sendRaw('[DONE]');
       await bill(200);
     } catch (err) {
       if (!isAbort(err)) deps.logger.error({ err }, 'stream failed after the 200');
       await bill(200);
     } finally {
-      clearInterval(keepAlive);
-      res.end();
+      stream.end();
     }
     return SENT;
   });
