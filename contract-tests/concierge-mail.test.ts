@@ -172,7 +172,14 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
       expect(mail.from?.value[0]).toMatchObject({ address: `anna@${DOMAIN}`, name: 'Anna Keller' });
       expect(mail.subject).toBe('Anfrage: Angebot in Bruck an der Mur');
       expect(mail.text).toContain('Anna Keller sucht einen Anbieter und bittet Sie um ein Angebot:');
-      expect(mail.text).toMatch(/Die Arbeit sollte bis \d{4}-12-15 erledigt sein\./);
+      // a letter in the brief's language: dates as German writes them, what the quote should state
+      expect(mail.text).toMatch(/Die Arbeiten sollten bis zum 15\. Dezember \d{4} ausgeführt werden\./);
+      expect(mail.text).toMatch(
+        /Bitte antworten Sie auf diese E-Mail bis \d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2} ME/u,
+      );
+      expect(mail.text).toContain('- Gesamtpreis, und ob er die MwSt. enthält (zu welchem Satz)\n');
+      expect(mail.text).toContain('Mit freundlichen Grüßen\nAnna Keller\n');
+      expect(mail.text).not.toMatch(/\d{4}-\d{2}-\d{2}|Concierge|UTC/);
       const replyTo = mail.replyTo?.value[0]?.address ?? '';
       expect(replyTo).toMatch(new RegExp(`^q-[a-z2-7]{20}@reply\\.${DOMAIN.replace('.', '\\.')}$`));
       expect(mails[i]!.envelopeFrom).toBe(replyTo);

@@ -57,10 +57,9 @@ async function write(
     fromName: row.from_name ?? row.from_address,
     brief: row.brief,
     place: u?.place?.name.split(',')[0] ?? null,
-    deadline: u?.deadline ?? null,
-    respondBy: isoSeconds(Number(row.respond_by ?? nowSeconds()))
-      .replace('T', ' ')
-      .replace(/:00Z$/, ' UTC'),
+    country: u?.place?.country ?? null,
+    when: u?.when ?? (u?.deadline ? { kind: 'by', from: null, to: u.deadline, text: null } : null),
+    respondBy: new Date(Number(row.respond_by ?? nowSeconds()) * 1000),
     unsubscribeUrl,
   });
   try {
