@@ -13,8 +13,9 @@ export const compareProviders: Stage = async (row, run) => {
   const contacts = await run.store.contactsOf(run.db, row.id);
   const steps: WorkflowStep[] = [];
   for (const c of contacts) {
-    if (c.reply && c.reading === null) {
-      // an answer that came in as the waiting ended: read now, in code
+    // an answer that came in as the waiting ended, or read before readings had VAT and fees:
+    // read now, in code
+    if (c.reply && (c.reading === null || !('vat' in c.reading))) {
       c.reading = readQuote(c.reply.text, new Date(c.reply.received_at * 1000), u?.place?.country ?? null);
       await run.store.read(run.db, c.id, c.reading);
       steps.push(step('comparing', 'reply_read', readingMessage(c.name, c.reading)));
