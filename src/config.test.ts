@@ -83,6 +83,7 @@ describe('configuration', () => {
     ['METRICS_PORT', 'off', (c) => c.metricsPort, undefined, '9464'],
     ['USAGE_JOURNAL_DIR', 'off', (c) => c.usageJournalDir, undefined, '/var/lib/eurus/journal'],
     ['SEARCH_CACHE', 'off', (c) => c.searchCache, false, 'on'],
+    ['SEARCH_INDEX_SNAPSHOT', 'off', (c) => c.searchSnapshot, undefined, '/var/lib/eurus/index.snapshot'],
     ['MAX_CONNECTIONS_PER_IP', '0', (c) => c.connections.maxConnectionsPerIp, 0, '10'],
     ['MAX_REQUESTS_PER_SOCKET', '0', (c) => c.connections.maxRequestsPerSocket, 0, '10'],
     ['JOB_WORKERS', '0', (c) => c.jobWorkers, 0, '1'],

@@ -211,6 +211,12 @@ export interface Config {
   searchCache: boolean;
   /** VECTOR_KERNEL: `js` ranks vectors on the plain loop instead of the WebAssembly SIMD kernel. */
   vectorKernel: 'wasm' | 'js' | undefined;
+  /**
+   * SEARCH_INDEX_SNAPSHOT: the file the search index is read from at start-up and written to
+   * after its load (src/directory/memory-index/snapshot.ts); DATA_DIR/search-index.snapshot by
+   * default, none with `off` or an in-memory DATA_DIR.
+   */
+  searchSnapshot: string | undefined;
   /** SMTP_URL, INBOUND_SMTP_*, INBOUND_MAIL_HOST, MAIL_SPF_INCLUDE, DNS_SERVERS: mail (src/mail/). */
   mail: MailConfig;
   /** ERASURE_GRACE_PERIOD: how long an account's erasure waits and can be cancelled; 3 days by default. */
@@ -437,6 +443,7 @@ const ENV = z.object({
     .transform((raw) => raw === 'on')
     .describe('must be on or off'),
   VECTOR_KERNEL: z.enum(['wasm', 'js']).optional().describe('must be wasm or js'),
+  SEARCH_INDEX_SNAPSHOT: z.string().trim().min(1).optional().describe('must be a file path or off'),
   SMTP_URL: z
     .string()
     .trim()
@@ -594,6 +601,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: v.WORKERS,
     searchCache: v.SEARCH_CACHE,
     vectorKernel: v.VECTOR_KERNEL,
+    searchSnapshot:
+      v.SEARCH_INDEX_SNAPSHOT === 'off'
+        ? undefined
+        : (v.SEARCH_INDEX_SNAPSHOT ??
+          (dataDir.startsWith('memory://') ? undefined : join(dataDir, 'search-index.snapshot'))),
     mail: {
       smtpUrl: v.SMTP_URL,
       smtpMaxConnections: v.SMTP_MAX_CONNECTIONS,

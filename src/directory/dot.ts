@@ -112,6 +112,14 @@ export interface VectorStore {
   dots(query: Int16Array, positions: ArrayLike<number>, count: number, slots?: Int32Array): Int32Array;
 }
 
+/** The bytes of the first `count` embeddings in `memory`, made room for (a snapshot's). */
+export function embeddingBytes(memory: WebAssembly.Memory, count: number): Uint8Array {
+  const bytes = BASE + count * DIMENSIONS;
+  const have = memory.buffer.byteLength;
+  if (bytes > have) memory.grow(Math.ceil((bytes - have) / PAGE));
+  return new Uint8Array(memory.buffer, BASE, count * DIMENSIONS);
+}
+
 /** A memory for the embeddings of one index: shared, growable to 4 GiB, scratch slots first. */
 export function createVectorMemory(): WebAssembly.Memory {
   return new WebAssembly.Memory({ initial: BASE / PAGE, maximum: MAX_PAGES, shared: true });

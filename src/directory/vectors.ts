@@ -19,6 +19,7 @@ import { createVectorStore, DIMENSIONS, quantizeQuery, type VectorStore } from '
 import { addPostings, type PostingsSink } from './keywords/postings.ts';
 import { KeywordLoad } from './memory-index/keywords.ts';
 import { type IndexHandles, type ListingColumns, SharedIndex } from './memory-index/shared-index.ts';
+import { type Identity, readSnapshot, type Refusal, writeSnapshot } from './memory-index/snapshot.ts';
 
 export type { ListingColumns } from './memory-index/shared-index.ts';
 
@@ -41,6 +42,20 @@ interface Index {
   /** The owner's database, once a search opened the index (what the other threads' asks load from). */
   source: Queryable | undefined;
   refreshing: Promise<void> | undefined;
+  /** The file the owner reads the index from at start-up and writes it to (SEARCH_INDEX_SNAPSHOT). */
+  snapshot: string | undefined;
+  /** How the start-up load went (for the log and the tests). */
+  origin: IndexOrigin | undefined;
+}
+
+/** Where the index came from at start-up, and what became of its snapshot. */
+export interface IndexOrigin {
+  /** read from the snapshot (then caught up), or built from the database and why not read */
+  from: 'snapshot' | Refusal | 'no snapshot';
+  /** listings added from the database after the snapshot (all of them when built) */
+  caughtUp: number;
+  /** the snapshot written after the load (bytes), or why not */
+  written: number | string | undefined;
 }
 
 const indexes = new WeakMap<object, Index>();
@@ -55,6 +70,8 @@ export interface OpenOptions {
   kernel?: 'wasm' | 'js' | undefined;
   /** Group the start-up load's embeddings by activity (default true). */
   group?: boolean;
+  /** The index's snapshot file (SEARCH_INDEX_SNAPSHOT); none when undefined. */
+  snapshot?: string | undefined;
 }
 
 /**
@@ -63,6 +80,7 @@ export interface OpenOptions {
  */
 export function openVectors(db: Queryable, options: OpenOptions = {}): void {
   const index = indexOf(db, options);
+  if (!index.ask) index.snapshot ??= options.snapshot;
   if (!index.ask && !index.source) {
     index.source = db;
     if (index === processIndex) sourceKnown?.();
@@ -89,6 +107,8 @@ export function shareIndex(options: {
     group: true,
     source: undefined,
     refreshing: undefined,
+    snapshot: undefined,
+    origin: undefined,
   };
   return shared.handles();
 }
@@ -112,6 +132,8 @@ function indexOf(db: object, options: OpenOptions = {}): Index {
       group: options.group ?? true,
       source: undefined,
       refreshing: undefined,
+      snapshot: undefined,
+      origin: undefined,
     };
     indexes.set(db, index);
   }
@@ -211,6 +233,16 @@ export async function refreshVectors(db: Queryable, upTo = Infinity): Promise<vo
 async function load(index: Index, db: Queryable, upTo: number): Promise<boolean> {
   const shared = index.shared;
   const store = index.store;
+  if (!shared.loaded && shared.size === 0 && !index.origin) {
+    index.origin = { from: 'no snapshot', caughtUp: 0, written: undefined };
+    if (index.snapshot) {
+      const refusal = await readSnapshot(shared, index.snapshot, async (stored) =>
+        sameIdentity(stored, await identityOf(db, Number(stored.maxSeq))),
+      );
+      index.origin.from = refusal ?? 'snapshot';
+    }
+  }
+  const before = shared.size;
   const first = !shared.loaded;
   const keywords: PostingsSink & { finish?(): void } = first
     ? new KeywordLoad(shared.keywords)
@@ -280,7 +312,49 @@ async function load(index: Index, db: Queryable, upTo: number): Promise<boolean>
     shared.markLoaded();
     shared.publish(size);
   }
+  const origin = index.origin;
+  if (origin && origin.written === undefined) {
+    origin.caughtUp += size - before;
+    // written once a start, after its first load (before the service says ready): after a
+    // build, or after a catch-up of more than a tenth
+    if (index.snapshot && (first || origin.caughtUp > size / 10)) {
+      try {
+        origin.written = writeSnapshot(shared, index.snapshot, await identityOf(db, maxSeq));
+      } catch (err) {
+        origin.written = (err as Error).message;
+      }
+    } else origin.written = 'not needed';
+  }
   return complete;
+}
+
+/** What an index up to `maxSeq` was built from: a snapshot of it holds only for the same. */
+async function identityOf(db: Queryable, maxSeq: number): Promise<Identity> {
+  const [row] = await db.query<{
+    database: string;
+    listings: number;
+    first: string;
+    last: string;
+    version: string;
+  }>(
+    `select current_database() as database,
+       (select count(*) from listings where seq <= $1)::int as listings,
+       coalesce((select id from listings order by seq limit 1), '') as first,
+       coalesce((select id from listings where seq = $1), '') as last,
+       coalesce((select value from directory_meta where key = 'embedding_version'), '') as version`,
+    [maxSeq],
+  );
+  return { maxSeq, ...row! };
+}
+
+function sameIdentity(a: Identity, b: Identity): boolean {
+  const keys = Object.keys(b);
+  return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
+}
+
+/** How this database's index was loaded at start-up (undefined before). */
+export function indexOrigin(db: object): IndexOrigin | undefined {
+  return indexOf(db).origin;
 }
 
 /** The first `size` positions in id order, into the `order` column. */

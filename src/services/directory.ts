@@ -78,6 +78,7 @@ export async function createDirectoryService(
   const search = createSearch(platform.db, {
     cache: platform.config.searchCache,
     vectorKernel: platform.config.vectorKernel,
+    snapshot: platform.config.searchSnapshot,
   });
   // An empty directory is filled with the demo listings; /readyz says ready only after.
   const loading = (async () => {
@@ -94,7 +95,9 @@ export async function createDirectoryService(
         'listings brought up to this build’s embedding engine and trade words',
       );
     }
+    const loadStarted = Date.now();
     await search.prepare(); // loads the vector index, then what ranking keeps beside it
+    logger.info({ ...search.indexOrigin(), ms: Date.now() - loadStarted }, 'search index loaded');
     const [stored] = await platform.db.query<{ n: number }>('select count(*)::int as n from listings');
     const result = { listings: stored?.n ?? 0, loaded: inserted, ms: Date.now() - started };
     if (inserted > 0) logger.info({ inserted, ms: result.ms }, 'demo directory loaded');

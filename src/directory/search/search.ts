@@ -41,6 +41,8 @@ import {
 } from '../store.ts';
 import {
   groupByActivity,
+  type IndexOrigin,
+  indexOrigin,
   listingColumns,
   openVectors,
   positionsOfSeqs,
@@ -75,6 +77,8 @@ export interface SearchOptions {
   sliceMs?: number;
   /** The dot-product kernel of the vector index (VECTOR_KERNEL); the SIMD one where it assembles. */
   vectorKernel?: 'wasm' | 'js' | undefined;
+  /** The index's snapshot file (SEARCH_INDEX_SNAPSHOT), read at start-up and written after the load. */
+  snapshot?: string | undefined;
 }
 
 /**
@@ -125,12 +129,17 @@ export class Search {
     this.#sliceMs = options.sliceMs ?? 4;
     this.#snapshots = new Snapshots(db);
     this.#memory = new MemoryRanking(db, { fusionDepth: options.fusionDepth ?? 128 });
-    openVectors(db, { kernel: options.vectorKernel });
+    openVectors(db, { kernel: options.vectorKernel, snapshot: options.snapshot });
     if (this.cacheOn) {
       this.#pages = new LRUCache({ maxSize: 50_000, sizeCalculation: (rows) => rows.length + 1 });
       this.#semantic = new LRUCache({ max: SEMANTIC_CACHE_SIZE });
       this.#rendered = new LRUCache({ maxSize: 20_000, sizeCalculation: (r) => r.page.data.length + 1 });
     }
+  }
+
+  /** How the index was loaded at start-up: from its snapshot file or the database. */
+  indexOrigin(): IndexOrigin | undefined {
+    return indexOrigin(this.#db);
   }
 
   /** The highest sequence number committed (see Snapshots.latestSeq). */

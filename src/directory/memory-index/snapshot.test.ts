@@ -1,0 +1,114 @@
+// The search index's snapshot (SEARCH_INDEX_SNAPSHOT): a restart reads it instead of building
+// the index, applies the listings added since, and ranks exactly as an index built from the
+// database; a corrupt, cut or stale file is refused and the index built. Each "restart" is a new
+// handle on the same database (the index is kept per handle).
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, storages, type TestDatabase } from '../../../contract-tests/support/server.ts';
+import type { Db } from '../../platform/db.ts';
+import { openStorage } from '../../storage.ts';
+import { demoListing, loadDemoDirectory } from '../demo.ts';
+import { createSearch, type SearchParams } from '../search/search.ts';
+import { insertListings } from '../store.ts';
+import { indexOrigin, listingColumns, openVectors, refreshVectors } from '../vectors.ts';
+
+const NOW = new Date('2026-11-20T10:00:00Z');
+const QUERIES: SearchParams[] = [
+  { q: 'plumber', mode: 'keyword' },
+  { q: 'my kitchen pipe is leaking', mode: 'semantic' },
+  { q: 'hair salon', mode: 'hybrid', country: 'DE' },
+  { q: 'restaurant', mode: 'hybrid', near: '52.52,13.405', radius_km: 400 },
+  { q: 'Bäckerei', mode: 'keyword', limit: 5 },
+];
+
+describe.each(await storages())('on %s', (storage) => {
+  let db: Db;
+  let database: TestDatabase | undefined;
+  let dir: string;
+  let file: string;
+
+  beforeAll(async () => {
+    if (storage === 'postgres') database = await createTestDatabase();
+    db = await openStorage({ databaseUrl: database?.url, dataDir: 'memory://' });
+    await loadDemoDirectory(db, { count: 1200, seed: 'snapshot' });
+    dir = mkdtempSync(join(tmpdir(), 'eurus-index-snapshot-'));
+    file = join(dir, 'search-index.snapshot');
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A new handle on the database, as a restarted service has (methods bound to the real one). */
+  const restart = (): Db =>
+    new Proxy(db, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+
+  /** Loads an index on a new handle (with the snapshot file or none) and runs every query on it. */
+  const start = async (snapshot: string | undefined) => {
+    const handle = restart();
+    openVectors(handle, { snapshot });
+    await refreshVectors(handle);
+    const search = createSearch(handle);
+    const pages = [];
+    for (const params of QUERIES) pages.push(await search.search(params, NOW, { baseUrl: 'https://d.test' }));
+    return { origin: indexOrigin(handle), pages, columns: listingColumns(handle) };
+  };
+
+  it('writes the index after a build, and a restart reads it and ranks the same', async () => {
+    const built = await start(file);
+    expect(built.origin).toMatchObject({ from: 'missing', caughtUp: 1200 });
+    expect(built.origin?.written).toBe(statSync(file).size);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(built.pages.every((p) => p.data.length > 0)).toBe(true);
+
+    const read = await start(file);
+    expect(read.origin).toEqual({ from: 'snapshot', caughtUp: 0, written: 'not needed' });
+    expect(read.pages).toEqual(built.pages);
+  });
+
+  it('applies the listings added since the snapshot', async () => {
+    const added = Array.from({ length: 40 }, (_, i) => demoListing('snapshot-after', i));
+    await db.transaction((tx) => insertListings(tx, added));
+    const fresh = await start(undefined);
+    expect(fresh.origin?.from).toBe('no snapshot');
+    const read = await start(file);
+    expect(read.origin).toMatchObject({ from: 'snapshot', caughtUp: 40 });
+    expect(read.pages).toEqual(fresh.pages);
+    // the listings added are in the index read, after the 1,200 of the snapshot, in order
+    expect(read.columns.size).toBe(1240);
+    expect(Array.from({ length: 40 }, (_, i) => read.columns.idAt(1200 + i))).toEqual(added.map((l) => l.id));
+  });
+
+  it('refuses a corrupt, cut or stale snapshot and builds the index instead', async () => {
+    const good = readFileSync(file);
+    const fresh = await start(undefined);
+
+    const flipped = Buffer.from(good);
+    flipped[Math.floor(flipped.length / 2)]! ^= 0x40;
+    writeFileSync(file, flipped);
+    const corrupt = await start(file);
+    expect(corrupt.origin?.from).toBe('checksum');
+    expect(corrupt.pages).toEqual(fresh.pages);
+
+    writeFileSync(file, good);
+    truncateSync(file, good.length - 1000);
+    expect((await start(file)).origin?.from).toBe('format');
+
+    // the listings re-embedded since (another engine's version): the snapshot's vectors are stale
+    writeFileSync(file, good);
+    await db.query(`update directory_meta set value = 'another-engine' where key = 'embedding_version'`);
+    const stale = await start(file);
+    expect(stale.origin?.from).toBe('identity');
+    expect(stale.pages).toEqual(fresh.pages);
+    // each refusal above wrote a new snapshot after building: it is read again
+    expect((await start(file)).origin?.from).toBe('snapshot');
+  });
+});
