@@ -328,20 +328,24 @@ async function load(index: Index, db: Queryable, upTo: number): Promise<boolean>
   return complete;
 }
 
-/** What an index up to `maxSeq` was built from: a snapshot of it holds only for the same. */
+/**
+ * What an index up to `maxSeq` was built from: a snapshot of it holds only for the same, the
+ * versions of what rows derive from code included (a re-embedding or new `tsv` words rewrite
+ * them in place: reembed.ts).
+ */
 async function identityOf(db: Queryable, maxSeq: number): Promise<Identity> {
   const [row] = await db.query<{
     database: string;
     listings: number;
     first: string;
     last: string;
-    version: string;
+    versions: string;
   }>(
     `select current_database() as database,
        (select count(*) from listings where seq <= $1)::int as listings,
        coalesce((select id from listings order by seq limit 1), '') as first,
        coalesce((select id from listings where seq = $1), '') as last,
-       coalesce((select value from directory_meta where key = 'embedding_version'), '') as version`,
+       (select coalesce(string_agg(key || '=' || value, ',' order by key), '') from directory_meta) as versions`,
     [maxSeq],
   );
   return { maxSeq, ...row! };

@@ -110,5 +110,11 @@ describe.each(await storages())('on %s', (storage) => {
     expect(stale.pages).toEqual(fresh.pages);
     // each refusal above wrote a new snapshot after building: it is read again
     expect((await start(file)).origin?.from).toBe('snapshot');
+    // new words in every listing's tsv (reembed.ts rewrites them in place): stale too
+    await db.query(
+      `insert into directory_meta (key, value) values ('keyword_version', 'other-words')
+       on conflict (key) do update set value = excluded.value`,
+    );
+    expect((await start(file)).origin?.from).toBe('identity');
   });
 });
