@@ -2,6 +2,7 @@
 // row per component and slot (several instances keep one history), uptime per day and over 30
 // and 90 days against the SLA, a component that fails shown down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderStatus } from '../src/status/pages.ts';
 import { probeOnce, SLOT_SECONDS, statusSummary } from '../src/status/status.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 
@@ -84,7 +85,7 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
   });
 
   it('counts failures into the day, the 30-day uptime and the SLA, and shows a failing component down', async () => {
-    const now = Date.now();
+    const now = Date.UTC(2026, 0, 15, 0, 0, 10); // the first slot of a day
     const component = { id: 'flaky', name: 'Flaky', sla: 99.9 };
     const fail = {
       ...component,
@@ -93,8 +94,8 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
       },
     };
     const ok = { ...component, probe: async () => undefined };
-    // Yesterday: 3 up, 1 down; now: down.
-    const yesterday = now - 86_400_000;
+    // The day before's last four slots: 3 up, 1 down; now: down.
+    const yesterday = now - 4 * SLOT_SECONDS * 1000;
     for (let i = 0; i < 3; i++)
       await probeOnce(servers.platform.db, [ok], yesterday + i * SLOT_SECONDS * 1000);
     await probeOnce(servers.platform.db, [fail], yesterday + 3 * SLOT_SECONDS * 1000);
@@ -112,6 +113,36 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
       ['flaky'],
     );
     expect(row?.detail).toBe('connection refused');
+  });
+
+  // Regression (issue 27): a 70 s restart left no probe rows, and missing rows counted as up, so
+  // the page said 100.000 % with an outage in it; uptime over minutes of history read as 30 days.
+  it('counts the half-minutes with no probe as not up, and says how long the history is', async () => {
+    const now = Date.UTC(2026, 0, 15, 12, 0, 10);
+    const component = { id: 'restarted', name: 'Restarted', sla: 99.9 };
+    const ok = { ...component, probe: async () => undefined };
+    const fail = {
+      ...component,
+      probe: async () => {
+        throw new Error('connection refused');
+      },
+    };
+    const at = (slotsAgo: number) => now - slotsAgo * SLOT_SECONDS * 1000;
+    // up, up, up, down, then stopped for three minutes (six slots, no rows), then up again
+    for (const ago of [10, 9, 8]) await probeOnce(servers.platform.db, [ok], at(ago));
+    await probeOnce(servers.platform.db, [fail], at(7));
+    await probeOnce(servers.platform.db, [ok], now);
+    const summary = await statusSummary(servers.platform.db, [component], now);
+    const [restarted] = summary.components;
+    expect(restarted?.status).toBe('operational');
+    // 4 of the 11 slots since the first probe were probed and up
+    expect(restarted?.days.at(-1)).toMatchObject({ probes: 5, failures: 1, missing: 6, uptime: 36.364 });
+    expect(restarted?.uptime_30d).toBe(36.364);
+    expect(restarted?.since).toBe(Math.floor(at(10) / 1000 / SLOT_SECONDS) * SLOT_SECONDS);
+    const html = renderStatus(summary);
+    expect(html).toContain('Uptime 36.364 % since 2026-01-15 11:55 UTC (5 minutes of history)');
+    expect(html).not.toContain('over 30 days');
+    expect(html).toContain('6 half-minutes with no probe, counted as not up');
   });
 
   it('shows the incidents the operator posts, escaped, and refuses any other account', async () => {

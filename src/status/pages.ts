@@ -33,7 +33,9 @@ function bars(component: ComponentStatus): string {
       const label =
         day.uptime === null
           ? `${day.date}: no data`
-          : `${day.date}: ${day.uptime}% up (${day.failures} failed of ${day.probes} probes)`;
+          : `${day.date}: ${day.uptime}% up (${day.failures} failed of ${day.probes} probes${
+              day.missing > 0 ? `; ${day.missing} half-minutes with no probe, counted as not up` : ''
+            })`;
       return `<rect x="${i * (width + gap)}" y="0" width="${width}" height="28" fill="${fill}" data-date="${day.date}"><title>${escape(label)}</title></rect>`;
     })
     .join('');
@@ -42,6 +44,28 @@ function bars(component: ComponentStatus): string {
 }
 
 const pct = (v: number | null) => (v === null ? '—' : `${v.toFixed(3)} %`);
+
+/** How long a history is, as a person says it: 14 minutes, 5 hours, 3 days. */
+function length(seconds: number): string {
+  const [n, unit] =
+    seconds < 7200
+      ? [Math.max(1, Math.round(seconds / 60)), 'minute']
+      : seconds < 172_800
+        ? [Math.round(seconds / 3600), 'hour']
+        : [Math.round(seconds / 86_400), 'day'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** The uptime over the history there is: 30 and 90 days, or since the first probe when shorter. */
+function uptimeText(c: ComponentStatus, now: number): string {
+  const over = (days: number, value: number | null) => `${pct(value)} over ${days} days`;
+  if (c.since === null) return 'Uptime: no probes yet';
+  const held = now - c.since;
+  if (held >= 90 * 86_400) return `Uptime ${over(30, c.uptime_30d)}, ${over(90, c.uptime_90d)}`;
+  const since = new Date(c.since * 1000).toISOString().slice(0, 16).replace('T', ' ');
+  const whole = held >= 30 * 86_400 ? `${over(30, c.uptime_30d)}, ` : '';
+  return `Uptime ${whole}${pct(c.uptime_90d)} since ${since} UTC (${length(held)} of history)`;
+}
 
 export function renderStatus(summary: StatusSummary): string {
   const overall =
@@ -56,7 +80,7 @@ export function renderStatus(summary: StatusSummary): string {
   <h2 id="c-${c.id}">${escape(c.name)} <span class="state ${c.status}">${STATUS_TEXT[c.status]}</span></h2>
   ${bars(c)}
   <p class="axis"><span>90 days ago</span><span>today</span></p>
-  <p>Uptime ${pct(c.uptime_30d)} over 30 days, ${pct(c.uptime_90d)} over 90 days; SLA ${c.sla} %${
+  <p>${uptimeText(c, summary.updated)}; SLA ${c.sla} %${
     c.meets_sla_30d === null ? '' : c.meets_sla_30d ? ' (met)' : ' (missed)'
   }. Probed every 30 s${c.latency_ms === null ? '' : `; last answer in ${c.latency_ms} ms`}.</p>
 </section>`,

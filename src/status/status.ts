@@ -1,7 +1,8 @@
 // The public status: each component probed every 30 s by the service itself, each result stored
 // in one row per component and 30-second slot (the first instance to probe a slot writes it, so
 // several instances or workers keep one history), and summed into uptime per day and over 30
-// and 90 days against the SLA. Probing is an idempotent handler (`probeOnce`) run by a timer in
+// and 90 days against the SLA: over the slots since the first probe, a slot without one (the
+// service was stopped) counting as not up. Probing is an idempotent handler (`probeOnce`) run by a timer in
 // each instance: the slot's row is written once, whoever probes first, so no job is needed.
 import type { Db } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -74,10 +75,15 @@ export function startProber(db: Db, components: Component[], logger: Logger): { 
 
 export interface DayUptime {
   date: string;
-  /** Percent of the probed slots that were up, or null when nothing was probed that day. */
+  /**
+   * Percent of the day's slots since the history began that were probed and up (a slot with no
+   * probe, e.g. while the service was stopped, is not up), or null when the day had none.
+   */
   uptime: number | null;
   probes: number;
   failures: number;
+  /** Slots since the history began with no probe stored: the service was not running. */
+  missing: number;
 }
 
 export interface ComponentStatus {
@@ -88,6 +94,8 @@ export interface ComponentStatus {
   uptime_30d: number | null;
   uptime_90d: number | null;
   meets_sla_30d: boolean | null;
+  /** When the history of probes begins (the first in 90 days): uptime is over no more than that. */
+  since: number | null;
   last_probe: number | null;
   latency_ms: number | null;
   days: DayUptime[];
@@ -128,6 +136,11 @@ export async function statusSummary(
      from status_probes where slot >= $1 group by 1, 2`,
     [fromSlot],
   );
+  const begun = await db.query<{ component: string; first: number }>(
+    'select component, min(slot) as first from status_probes where slot >= $1 group by component',
+    [fromSlot],
+  );
+  const nowSlot = Math.floor(nowS / SLOT_SECONDS);
   const latest = await db.query<{ component: string; slot: number; ok: boolean; latency_ms: number }>(
     `select distinct on (component) component, slot, ok, latency_ms from status_probes
      where slot >= $1 order by component, slot desc`,
@@ -139,22 +152,38 @@ export async function statusSummary(
   );
   const summaries = components.map((component): ComponentStatus => {
     const byDay = new Map(rows.filter((r) => r.component === component.id).map((r) => [Number(r.day), r]));
+    const last = latest.find((l) => l.component === component.id);
+    const first = begun.find((b) => b.component === component.id);
+    // the slots that should hold a probe: from the first to the last due (this one once probed)
+    const start = first ? Number(first.first) : undefined;
+    const end = last && Number(last.slot) === nowSlot ? nowSlot : nowSlot - 1;
+    const slotsPerDay = DAY / SLOT_SECONDS;
+    const due = (d: number) =>
+      start === undefined
+        ? 0
+        : Math.max(0, Math.min((d + 1) * slotsPerDay - 1, end) - Math.max(d * slotsPerDay, start) + 1);
     const days: DayUptime[] = [];
     for (let d = firstDay; d <= today; d++) {
       const row = byDay.get(d);
+      const probes = row?.probes ?? 0;
+      const failures = row?.failures ?? 0;
+      const expected = Math.max(due(d), probes);
       days.push({
         date: new Date(d * DAY * 1000).toISOString().slice(0, 10),
-        uptime: row ? percent(row.probes - row.failures, row.probes) : null,
-        probes: row?.probes ?? 0,
-        failures: row?.failures ?? 0,
+        uptime: percent(probes - failures, expected),
+        probes,
+        failures,
+        missing: expected - probes,
       });
     }
     const over = (n: number) => {
       const span = days.slice(-n);
-      const probes = span.reduce((sum, d) => sum + d.probes, 0);
-      return percent(probes - span.reduce((sum, d) => sum + d.failures, 0), probes);
+      const up = span.reduce((sum, d) => sum + d.probes - d.failures, 0);
+      return percent(
+        up,
+        span.reduce((sum, d) => sum + d.probes + d.missing, 0),
+      );
     };
-    const last = latest.find((l) => l.component === component.id);
     const uptime30 = over(30);
     return {
       id: component.id,
@@ -164,6 +193,7 @@ export async function statusSummary(
       uptime_30d: uptime30,
       uptime_90d: over(90),
       meets_sla_30d: uptime30 === null ? null : uptime30 >= component.sla,
+      since: start === undefined ? null : start * SLOT_SECONDS,
       last_probe: last ? Number(last.slot) * SLOT_SECONDS : null,
       latency_ms: last?.latency_ms ?? null,
       days,
