@@ -90,10 +90,11 @@ describe.runIf(RUNS)('WORKERS=2 on PostgreSQL and Redis', () => {
       DIRECTORY_DAILY_QUOTA: String(DAILY),
       INBOUND_SMTP_PORT: String(smtpPort),
     });
-    await waitReady(instance.directory);
-    await waitReady(instance.model);
+    // two instances fill and index the demo directory beside other files: room for a busy machine
+    await waitReady(instance.directory, 180_000);
+    await waitReady(instance.model, 60_000);
     db = await openStorage({ databaseUrl: database.url, dataDir: 'memory://' });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await instance?.stop();
     await db?.close();
