@@ -8,7 +8,7 @@ import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
 import { naceClass } from '../directory/data/nace.ts';
 import { dayOf, whenIn } from './dates.ts';
 import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
-import { CONCEPTS, type Lang, LANGS } from '../embeddings/thesaurus.ts';
+import { CONCEPTS, type Lang, LANGS } from '../embeddings/data/thesaurus.ts';
 
 export type Language = ConciergeUnderstanding['language'];
 export type Understanding = ConciergeUnderstanding;

@@ -3,7 +3,7 @@
 // the thesaurus concept (car_repair serves 45.20, 45.32 and 45.40), not from the class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../platform/db.ts';
-import { CONCEPTS, LANGS } from '../embeddings/thesaurus.ts';
+import { CONCEPTS, LANGS } from '../embeddings/data/thesaurus.ts';
 import { CLASS_TERMS } from './data/class-terms.ts';
 import { demoListing } from './demo.ts';
 import { createSearch, type Search } from './search/search.ts';

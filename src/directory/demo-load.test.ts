@@ -4,7 +4,7 @@
 // row stores (the way the directory was loaded before), on PGlite and on PostgreSQL.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
-import { LANGS } from '../embeddings/thesaurus.ts';
+import { LANGS } from '../embeddings/data/thesaurus.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { openStorage } from '../storage.ts';
 import { demoListing, loadDemoDirectory } from './demo.ts';

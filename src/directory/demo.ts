@@ -3,7 +3,7 @@
 // depends on nothing else, so any slice can be generated alone (the JSON Lines generator
 // streams a million without holding them).
 import type { CountryCode, OpeningPeriod, SpecialDay } from '../../generated/directory/client/types.gen.ts';
-import { CONCEPTS, LANGS, type Concept, type Lang } from '../embeddings/thesaurus.ts';
+import { CONCEPTS, LANGS, type Concept, type Lang } from '../embeddings/data/thesaurus.ts';
 import { CLASS_TERMS } from './data/class-terms.ts';
 import { foldText } from '../embeddings/fold.ts';
 import type { Db } from '../platform/db.ts';

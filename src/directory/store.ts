@@ -3,7 +3,7 @@
 // Listing at a given instant.
 import type { Listing, Photo } from '../../generated/directory/client/types.gen.ts';
 import { embedOne, foldText } from '../embeddings/index.ts';
-import { CONCEPTS, LANGS, type Lang } from '../embeddings/thesaurus.ts';
+import { CONCEPTS, LANGS, type Lang } from '../embeddings/data/thesaurus.ts';
 import type { Queryable } from '../platform/db.ts';
 import { naceAncestors } from './data/nace.ts';
 import { openingHoursAt, specialMultiranges, weekMultirange, type StoredHours } from './hours.ts';

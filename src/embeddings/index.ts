@@ -1,6 +1,6 @@
 // The built-in, offline embedding engine: a lexical-semantic model, not a neural one. A text's
 // vector is the sum of two parts, L2-normalised:
-//  - concepts: words and phrases from a multilingual thesaurus (thesaurus.ts: need phrasings
+//  - concepts: words and phrases from a multilingual thesaurus (data/thesaurus.ts: need phrasings
 //    and trade words in EN, DE, FR, ES, IT, NL, PL, tied to NACE activities) each add a fixed
 //    pseudo-random direction per concept, plus a shared direction for the concept's group, so
 //    "my kitchen pipe is leaking", "Rohrbruch" and "plombier" point the same way;
@@ -9,7 +9,7 @@
 // Deterministic (no randomness beyond fixed seeds), offline, and fast (tens of microseconds a
 // text). An upstream embedding model can replace it behind the same `embed` signature; the
 // directory stores vectors computed here, so switching means re-embedding the listings.
-import { CONCEPTS, LANGS } from './thesaurus.ts';
+import { CONCEPTS, LANGS } from './data/thesaurus.ts';
 import { tokenize } from './fold.ts';
 import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 

@@ -3,9 +3,9 @@
 // described every listing by its concept: a bookshop (47.61) was a "boutique", a car-parts shop
 // (45.32) an "Autowerkstatt" (those two car trades now have concepts of their own). These classes
 // get names, descriptions and keywords of their own; the others keep their concept's words, which
-// are their trade's (src/embeddings/thesaurus.ts). As there, the first term of each language is
+// are their trade's (src/embeddings/data/thesaurus.ts). As there, the first term of each language is
 // the trade's usual name, then the words people use for it.
-import type { Lang } from '../../embeddings/thesaurus.ts';
+import type { Lang } from '../../embeddings/data/thesaurus.ts';
 
 export const CLASS_TERMS: Record<string, Record<Lang, string>> = {
   '11.05': {

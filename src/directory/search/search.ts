@@ -20,7 +20,7 @@ import type {
   SearchResults,
 } from '../../../generated/directory/client/types.gen.ts';
 import { conceptsOf, embedOne, foldText, tokenize } from '../../embeddings/index.ts';
-import { CONCEPTS } from '../../embeddings/thesaurus.ts';
+import { CONCEPTS } from '../../embeddings/data/thesaurus.ts';
 import type { Db } from '../../platform/db.ts';
 import { BadRequestError } from '../../platform/errors.ts';
 import { openingHoursUntil } from '../hours.ts';
