@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeScene, paint, readScene } from './art.ts';
+import { paint } from './art.ts';
+import { describeScene, readScene } from './scene.ts';
 
 describe('the painter', () => {
   it('reads the scene from the prompt’s words', () => {
