@@ -12,7 +12,8 @@ import type {
   Listing,
   SendWindow,
 } from '../../generated/directory/client/types.gen.ts';
-import { hasActivePlan } from '../console/plans.ts';
+import { hasActivePlan, PLANS } from '../console/plans.ts';
+import { NANO_PER_EUR } from '../platform/metering.ts';
 import type { SendingDomainStore } from '../mail/domains.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
@@ -356,7 +357,7 @@ export class Campaigns {
     if (!(await hasActivePlan(this.#db, row.account_id, 'sales'))) {
       throw new PermissionDeniedError(
         'subscription_required',
-        'Sending campaigns needs the Sales plan (199 EUR a month): subscribe with POST /v1/subscriptions {"plan": "sales"} on the Model API, or in the console.',
+        `Sending campaigns needs the Sales plan (${PLANS.sales.monthlyNano / NANO_PER_EUR} EUR a month): subscribe with POST /v1/subscriptions {"plan": "sales"} on the Model API, or in the console.`,
       );
     }
     await this.#domains.verifiedDomain(row.project_id, row.sending_domain_id);
