@@ -53,6 +53,12 @@ interface Ports {
 }
 
 let servers: TestServers;
+/** What the guides' start lines set, on the test's ports. */
+const SERVICES_ENV = (): Record<string, string> => ({
+  OUTBOUND_ALLOW_PRIVATE: 'true',
+  SMTP_URL: `smtp://127.0.0.1:${ports.sink}`,
+  DNS_SERVERS: `127.0.0.1:${ports.dns}`,
+});
 let ports: Ports;
 const report: {
   guide: string;
@@ -75,9 +81,7 @@ async function startAll(): Promise<void> {
   servers = await startTestServers('pglite', {
     env: {
       DEMO_LISTINGS: process.env.DOCS_DEMO_LISTINGS ?? '20000', // what `npm start` loads: the guides' searches find what they say on it
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      SMTP_URL: `smtp://127.0.0.1:${ports.sink}`,
-      DNS_SERVERS: `127.0.0.1:${ports.dns}`,
+      ...SERVICES_ENV(),
       INBOUND_SMTP_PORT: String(ports.inbound),
     },
   });
@@ -303,6 +307,19 @@ describe('every code block of every guide runs as written', () => {
           if (!isRunnable(block.lang)) continue;
           if (block.notRun) {
             entry.notRun.push({ line: block.line, why: block.notRun });
+            // the settings a start line gives are the ones the test started the services with
+            if (/starts the services/.test(block.notRun)) {
+              for (const m of rewrite(block.code).matchAll(
+                /\b([A-Z][A-Z0-9_]+)=(\S+)(?= [^\n]*npm start)/g,
+              )) {
+                if (m[1] === 'BOOTSTRAP_ADMIN_KEY') continue;
+                if (SERVICES_ENV()[m[1]!] !== m[2]) {
+                  problems.push(
+                    `${guide}:${block.line} starts the services with ${m[1]}=${m[2]}, the test with ${SERVICES_ENV()[m[1]!]}`,
+                  );
+                }
+              }
+            }
             continue;
           }
           const where = `${guide}:${block.line}`;
