@@ -12,12 +12,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Block, isRunnable, matchOutput, parseGuide } from '../contract-tests/support/guides.ts';
@@ -26,7 +28,6 @@ import { ensureVenv } from '../contract-tests/support/python.ts';
 import { startTestServers, type TestServers } from '../contract-tests/support/server.ts';
 
 const ROOT = resolve('.');
-const WORK = join(ROOT, '.tmp', `docs-guides-${process.pid}`);
 /** Guides in reading order: quickstart.md first, the others start from what it exported. */
 const GUIDES = [
   'docs/quickstart.md',
@@ -36,12 +37,6 @@ const GUIDES = [
     .map((f) => `docs/${f}`),
   'README.md',
 ].filter((g) => !process.env.DOCS_GUIDES || process.env.DOCS_GUIDES.split(',').includes(g));
-/**
- * Examples whose search finds nothing on the demo data until issue 28 lands (a city's districts
- * in `city`): the block holding `text`, and every block after it in its guide, are run and
- * their failures reported, not failed, until then.
- */
-const WAITS_ON_SEARCH = [{ guide: 'docs/sales.md', text: '"Plumbers in Berlin"' }];
 const BLOCK_TIMEOUT_MS = 90_000;
 
 interface Ports {
@@ -60,12 +55,13 @@ const SERVICES_ENV = (): Record<string, string> => ({
   DNS_SERVERS: `127.0.0.1:${ports.dns}`,
 });
 let ports: Ports;
+/** The guides' folders, one each. */
+let work = '';
 const report: {
   guide: string;
   ran: number;
   outputs: number;
   notRun: { line: number; why: string }[];
-  waitsOnSearch: string[];
   passed: boolean;
 }[] = [];
 let baseEnv: Record<string, string> = {};
@@ -85,7 +81,7 @@ async function startAll(): Promise<void> {
       INBOUND_SMTP_PORT: String(ports.inbound),
     },
   });
-  mkdirSync(WORK, { recursive: true });
+  work = mkdtempSync(join(tmpdir(), 'docs-guides-'));
   // the reader's shell: the system's node (20 here), the venv's python; npm scripts and npx use
   // the repository's Node 24 themselves
   const path = (process.env.PATH ?? '')
@@ -104,21 +100,19 @@ async function startAll(): Promise<void> {
 
 async function stopAll(): Promise<void> {
   await servers?.stop();
-  // kept when a guide failed, to read what its blocks wrote
-  if (report.every((r) => r.passed)) rmSync(WORK, { recursive: true, force: true });
-  else console.log(`docs test: the guides' folders are kept in ${WORK}`);
+  // kept when a guide failed, to read what its blocks wrote (block-<line>.out, beside each script)
+  if (work && report.every((r) => r.passed)) rmSync(work, { recursive: true, force: true });
+  else if (work) console.log(`docs test: the guides' folders are kept in ${work}`);
   const lines = ['docs test: blocks run and marked not runnable, per guide'];
   for (const r of report) {
     lines.push(`  ${r.guide}: ${r.ran} run (${r.outputs} outputs compared), ${r.notRun.length} not run`);
-    if (r.waitsOnSearch.length)
-      lines.push(`    ${r.waitsOnSearch.length} failure(s) waiting on issue 28 (search)`);
     for (const n of r.notRun) lines.push(`    line ${n.line}: ${n.why}`);
   }
   const total = report.reduce((n, r) => n + r.notRun.length, 0);
   lines.push(`  ${report.reduce((n, r) => n + r.ran, 0)} blocks run, ${total} marked not runnable`);
   console.log(lines.join('\n'));
-  mkdirSync('test-results', { recursive: true });
-  writeFileSync('test-results/docs-guides.json', JSON.stringify(report, null, 2));
+  mkdirSync('test-results/docs-guides', { recursive: true });
+  writeFileSync('test-results/docs-guides/blocks.json', JSON.stringify(report, null, 2));
 }
 
 /** The guide's addresses and ports made the test's. */
@@ -142,13 +136,14 @@ function rewrite(code: string): string {
 
 /** A folder that looks like the repository root, for one guide. */
 function sandbox(guide: string): string {
-  const dir = join(WORK, basename(guide, '.md'));
+  const dir = join(work, basename(guide, '.md'));
   mkdirSync(dir, { recursive: true });
   for (const entry of [
     'node_modules',
     'generated',
     'src',
     'scripts',
+    'bench',
     'spec',
     'package.json',
     'tsconfig.json',
@@ -292,10 +287,8 @@ describe('every code block of every guide runs as written', () => {
         ran: 0,
         outputs: 0,
         notRun: [] as { line: number; why: string }[],
-        waitsOnSearch: [] as string[],
         passed: false,
       };
-      let waiting = false;
       report.push(entry);
       const session = new Session(
         guide,
@@ -323,26 +316,25 @@ describe('every code block of every guide runs as written', () => {
             continue;
           }
           const where = `${guide}:${block.line}`;
-          if (WAITS_ON_SEARCH.some((w) => w.guide === guide && block.code.includes(w.text))) waiting = true;
-          const failures = waiting ? entry.waitsOnSearch : problems;
-          const result = await session.run(block, waiting ? 20_000 : BLOCK_TIMEOUT_MS);
+          const result = await session.run(block, BLOCK_TIMEOUT_MS);
           entry.ran++;
+          writeFileSync(join(session.dir, `block-${block.line}.out`), result.stdout + result.stderr);
           const printed = result.stdout;
           const server = block.lang === 'sh' && /runs until/.test(block.code.split('\n')[0] ?? '');
           if (server ? result.code !== null : result.code !== 0) {
-            failures.push(
+            problems.push(
               `${where} exited ${result.code}\n${result.stderr.slice(-2000)}\n${printed.slice(-1000)}`,
             );
             break; // later blocks depend on this one
           }
           const error = printedError(printed, block);
-          if (error) failures.push(`${where} printed an error the guide does not show: ${error}`);
+          if (error) problems.push(`${where} printed an error the guide does not show: ${error}`);
           if (block.output) {
             entry.outputs++;
             const match = matchOutput(block.output, printed);
             for (const [shown, actual] of match.substitutions) session.substitutions.set(shown, actual);
             if (match.problems.length) {
-              failures.push(
+              problems.push(
                 `${where}: the output differs from the guide's (line ${block.output.line}):\n  ${match.problems.slice(0, 8).join('\n  ')}`,
               );
             }
@@ -366,9 +358,6 @@ describe('every code block of every guide runs as written', () => {
         }
       } finally {
         session.close();
-      }
-      if (entry.waitsOnSearch.length) {
-        console.warn(`${guide}: waits on issue 28 (search):\n${entry.waitsOnSearch.join('\n\n')}`);
       }
       entry.passed = problems.length === 0;
       expect(problems, problems.join('\n\n')).toEqual([]);
