@@ -3665,7 +3665,7 @@ export const CrmConnectionListSchema = {
 
 export const HubspotCredentialsSchema = {
     title: 'HubspotCredentials',
-    description: 'A HubSpot private-app access token with the scopes `crm.objects.companies.read`, `crm.objects.companies.write`, `crm.objects.contacts.write` and `crm.schemas.companies.write` (notes are written with the contacts scope).',
+    description: 'A HubSpot service key (or a legacy private app\'s access token) with the scopes `crm.objects.companies.read`, `crm.objects.companies.write`, `crm.objects.contacts.write` and `crm.schemas.companies.write` (notes are written with the contacts scope).',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -3673,7 +3673,7 @@ export const HubspotCredentialsSchema = {
     ],
     properties: {
         access_token: {
-            description: 'The private-app access token, sent as `Authorization: Bearer` to the HubSpot API.',
+            description: 'The service key (or a private app\'s access token), sent as `Authorization: Bearer` to the HubSpot API.',
             type: 'string',
             pattern: '^[!-~]+$',
             minLength: 8,

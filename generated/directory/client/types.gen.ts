@@ -1889,11 +1889,11 @@ export type CrmConnectionList = {
 /**
  * HubspotCredentials
  *
- * A HubSpot private-app access token with the scopes `crm.objects.companies.read`, `crm.objects.companies.write`, `crm.objects.contacts.write` and `crm.schemas.companies.write` (notes are written with the contacts scope).
+ * A HubSpot service key (or a legacy private app's access token) with the scopes `crm.objects.companies.read`, `crm.objects.companies.write`, `crm.objects.contacts.write` and `crm.schemas.companies.write` (notes are written with the contacts scope).
  */
 export type HubspotCredentials = {
     /**
-     * The private-app access token, sent as `Authorization: Bearer` to the HubSpot API.
+     * The service key (or a private app's access token), sent as `Authorization: Bearer` to the HubSpot API.
      */
     access_token: string;
 };
