@@ -38,6 +38,7 @@ const GUIDES = [
   'README.md',
 ].filter((g) => !process.env.DOCS_GUIDES || process.env.DOCS_GUIDES.split(',').includes(g));
 const BLOCK_TIMEOUT_MS = 90_000;
+const START_TIMEOUT_MS = 600_000;
 
 interface Ports {
   inbound: number;
@@ -80,6 +81,8 @@ async function startAll(): Promise<void> {
       ...SERVICES_ENV(),
       INBOUND_SMTP_PORT: String(ports.inbound),
     },
+    // 20,000 listings beside other files' load: minutes, not startTestServers' usual 180 s
+    readyTimeoutMs: START_TIMEOUT_MS - 60_000,
   });
   work = mkdtempSync(join(tmpdir(), 'docs-guides-'));
   // the reader's shell: the system's node (20 here), the venv's python; npm scripts and npx use
@@ -277,7 +280,7 @@ function printedError(printed: string, block: Block): string | undefined {
 }
 
 describe('every code block of every guide runs as written', () => {
-  beforeAll(startAll, 600_000);
+  beforeAll(startAll, START_TIMEOUT_MS);
   afterAll(stopAll);
   for (const guide of GUIDES) {
     it(`${guide}`, { timeout: 600_000 }, async () => {

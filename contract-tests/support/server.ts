@@ -96,6 +96,8 @@ export async function startTestServers(
     databaseUrl?: string;
     /** The BOOTSTRAP_ADMIN_KEY; random unless given (instances sharing a database share it). */
     adminKey?: string;
+    /** How long the directory may take to be ready (its demo listings loaded). */
+    readyTimeoutMs?: number;
   } = {},
 ): Promise<TestServers> {
   const adminKey = options.adminKey ?? `sk_test_admin_${randomBytes(16).toString('hex')}`;
@@ -122,7 +124,15 @@ export async function startTestServers(
     bootstrapAdminKey: adminKey,
   };
   const running = await startServices(config, options.which, { drainMs: 1000 });
-  if (running.urls.directory) await untilReady(running.urls.directory);
+  if (running.urls.directory) {
+    try {
+      await untilReady(running.urls.directory, options.readyTimeoutMs);
+    } catch (err) {
+      await running.close();
+      await database?.drop();
+      throw err;
+    }
+  }
   return {
     ...running,
     adminKey,
