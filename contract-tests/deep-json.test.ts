@@ -55,11 +55,21 @@ for (const storage of await storages()) {
         for (const op of operations(api).filter((o) => o.requestBody?.content['application/json'])) {
           const path = op.path.replace(/\{[^}]+\}/g, 'x_unknown');
           for (const [what, text] of Object.entries(BAD_JSON)) {
-            const res = await fetch(`${servers.urls[api]}${path}`, {
-              method: op.method,
-              headers: { authorization: `Bearer ${servers.adminKey}`, 'content-type': 'application/json' },
-              body: Buffer.from(text, 'latin1'),
-            });
+            const send = (bytes: string) =>
+              fetch(`${servers.urls[api]}${path}`, {
+                method: op.method,
+                headers: { authorization: `Bearer ${servers.adminKey}`, 'content-type': 'application/json' },
+                body: Buffer.from(bytes, 'latin1'),
+              });
+            const res = await send(text);
+            // an empty body is read as `{}`: where every field is optional (createConversation) it is valid
+            if (what === 'empty' && res.status < 300) {
+              await res.arrayBuffer();
+              const object = await send('{}');
+              await object.arrayBuffer();
+              expect(object.status, `${op.operationId}: {}`).toBe(res.status);
+              continue;
+            }
             const body = (await res.json()) as { error?: { type?: string } };
             expect(res.status, `${op.operationId}: ${what}`).toBeGreaterThanOrEqual(400);
             expect(res.status, `${op.operationId}: ${what}`).toBeLessThan(500);
