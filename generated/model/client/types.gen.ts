@@ -3683,7 +3683,7 @@ export type AccountArchive = {
 /**
  * ModelApiLimits
  *
- * The model API's limits of an account's keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`).
+ * The model API's limits of an account's keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`). A plan's figures come from the operator's configuration, so no upper bound is stated here (a custom limit's bounds are SetAccountLimitsRequest's).
  */
 export type ModelApiLimits = {
     /**
@@ -6989,6 +6989,10 @@ export type DeleteAccountErrors = {
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
     409: ErrorResponse;
+    /**
+     * The request body is not in a media type the operation accepts.
+     */
+    415: ErrorResponse;
     /**
      * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
      */

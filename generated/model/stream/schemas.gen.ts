@@ -6721,7 +6721,7 @@ export const AccountArchiveSchema = {
 
 export const ModelApiLimitsSchema = {
     title: 'ModelApiLimits',
-    description: 'The model API\'s limits of an account\'s keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`).',
+    description: 'The model API\'s limits of an account\'s keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`). A plan\'s figures come from the operator\'s configuration, so no upper bound is stated here (a custom limit\'s bounds are SetAccountLimitsRequest\'s).',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -6734,26 +6734,22 @@ export const ModelApiLimitsSchema = {
         requests_per_minute: {
             description: 'Requests a minute per key and model (chat, embeddings, responses, media).',
             type: 'integer',
-            minimum: 1,
-            maximum: 10000000
+            minimum: 1
         },
         tokens_per_minute: {
             description: 'Tokens a minute per key and model, input and output of chat and embeddings.',
             type: 'integer',
-            minimum: 1,
-            maximum: 10000000000
+            minimum: 1
         },
         images_per_minute: {
             description: 'Images a minute per key (`imagine`).',
             type: 'integer',
-            minimum: 1,
-            maximum: 1000000
+            minimum: 1
         },
         audio_seconds_per_minute: {
             description: 'Seconds of audio in and out a minute per key (`voice`).',
             type: 'integer',
-            minimum: 1,
-            maximum: 100000000
+            minimum: 1
         }
     }
 } as const;
@@ -6773,20 +6769,17 @@ export const DirectoryApiLimitsSchema = {
         requests_per_second: {
             description: 'Requests a second per key, sustained (the standard 60).',
             type: 'number',
-            minimum: 0.1,
-            maximum: 100000
+            minimum: 0.1
         },
         burst_per_second: {
             description: 'The most requests in any second (the standard 600); at least the sustained rate.',
             type: 'number',
-            minimum: 1,
-            maximum: 1000000
+            minimum: 1
         },
         burst_seconds: {
             description: 'How long a key may keep up its burst ceiling before the sustained rate holds it (the standard 30).',
             type: 'integer',
-            minimum: 1,
-            maximum: 3600
+            minimum: 1
         },
         daily_quota: {
             description: 'Searches a UTC day per key (the Search unlimited plan\'s fair use, 50,000), or null for none; places, sales and concierge calls are billed per call and never capped by it.',
@@ -6794,8 +6787,7 @@ export const DirectoryApiLimitsSchema = {
                 'integer',
                 'null'
             ],
-            minimum: 1,
-            maximum: 1000000000
+            minimum: 1
         }
     }
 } as const;

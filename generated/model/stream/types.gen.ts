@@ -3683,7 +3683,7 @@ export type AccountArchive = {
 /**
  * ModelApiLimits
  *
- * The model API's limits of an account's keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`).
+ * The model API's limits of an account's keys: requests and tokens a minute per key and model, images and seconds of audio a minute per key. Each is sent in `RateLimit-Policy` (`requests`, `tokens`, `images`, `audio_seconds`; `w=60`). A plan's figures come from the operator's configuration, so no upper bound is stated here (a custom limit's bounds are SetAccountLimitsRequest's).
  */
 export type ModelApiLimits = {
     /**
