@@ -219,3 +219,28 @@ describe.skipIf(!RUNS)('custom limits on two instances over one PostgreSQL and o
     expect(policy(await models(b.model, key.secret)).requests).toEqual({ q: 600, w: 60 });
   });
 });
+
+// A plan's figures are the operator's configuration: one above any custom limit's ceiling is
+// still shown as it is, not a 500 (schemathesis found it with MODEL_RATE_LIMIT_RPM=100000000).
+describe('plan limits the operator configured high', () => {
+  let servers: TestServers;
+  beforeAll(async () => {
+    servers = await startTestServers('pglite', {
+      which: ['model'],
+      env: { MODEL_RATE_LIMIT_RPM: '100000000' },
+    });
+  });
+  afterAll(async () => servers?.stop());
+
+  it('reads and resets them, valid against the spec', async () => {
+    const { accountId } = await servers.platform.accounts.createAccount('a busy one');
+    const client = createClient({ baseUrl: servers.urls.model as string, auth: servers.adminKey });
+    const read = await getAccountLimits({ client, path: { account_id: accountId } });
+    expect(read.response?.status).toBe(200);
+    const validate = responseValidator(ops.getAccountLimits!, '200');
+    expect(validate(read.data), explain(validate)).toBe(true);
+    expect(read.data?.model.requests_per_minute).toBe(100_000_000);
+    const reset = await removeAccountLimits({ client, path: { account_id: accountId } });
+    expect(reset.response?.status).toBe(200);
+  });
+});
