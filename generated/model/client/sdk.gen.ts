@@ -812,7 +812,7 @@ export const getAccountExport = <ThrowOnError extends boolean = false>(options: 
 /**
  * Download an export's archive
  *
- * The archive of a completed export, by the signed link of its `download_url`: no key is needed, the signature is the proof. An unknown, expired or tampered link answers 404 `archive_not_found`.
+ * The archive of a completed export, by the signed link of its `download_url`: no key is needed, the signature is the proof. An unknown, expired or tampered link answers 404 `archive_not_found`. No rate limit applies: it takes no key, and a link names one export.
  */
 export const getAccountExportArchive = <ThrowOnError extends boolean = false>(options: Options<GetAccountExportArchiveData, ThrowOnError>): RequestResult<GetAccountExportArchiveResponses, GetAccountExportArchiveErrors, ThrowOnError> => (options.client ?? client).get<GetAccountExportArchiveResponses, GetAccountExportArchiveErrors, ThrowOnError>({ url: '/v1/account/exports/{id}/archive', ...options });
 

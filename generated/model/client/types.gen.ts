@@ -7221,10 +7221,6 @@ export type GetAccountExportArchiveErrors = {
      * No such object, or it belongs to another account (the two are not told apart).
      */
     404: ErrorResponse;
-    /**
-     * A rate limit or quota was reached. Wait `Retry-After` seconds and retry; when `x-should-retry: false` is sent (a daily quota is spent), retrying before the reset cannot succeed.
-     */
-    429: ErrorResponse;
 };
 
 export type GetAccountExportArchiveError = GetAccountExportArchiveErrors[keyof GetAccountExportArchiveErrors];
