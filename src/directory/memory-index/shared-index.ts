@@ -34,6 +34,8 @@ export const COLUMNS = {
 } as const;
 export type ColumnName = keyof typeof COLUMNS;
 type Columns = { [K in ColumnName]: InstanceType<(typeof COLUMNS)[K]> };
+/** The columns `reserve` grows, each by its own steps (slots and order grow on their own schedule). */
+const RESERVED_COLUMNS = (Object.keys(COLUMNS) as ColumnName[]).filter((n) => n !== 'slots' && n !== 'order');
 
 /** meta: [listings published, positions with a slot, positions in `order`, the start-up load done] */
 const SIZE = 0;
@@ -99,9 +101,12 @@ export class SharedIndex {
   readonly byCode: Lists;
   readonly keywords: SharedKeywords;
   readonly memory: WebAssembly.Memory;
+  /** the columns' bytes summed when `#columns` was made (they only grow: any growth changes it) */
   #viewed = -1;
   #columns: Columns | undefined;
   #reading: ListingColumns | undefined;
+  /** the `#columns` that `#reading` was made of */
+  #readingOf: Columns | undefined;
 
   constructor(handles?: IndexHandles) {
     this.meta = new Int32Array(handles?.meta ?? new SharedArrayBuffer(16));
@@ -162,16 +167,22 @@ export class SharedIndex {
 
   /** This thread's view of a column (the whole reserved length; positions below `size` hold). */
   column<K extends ColumnName>(name: K): Columns[K] {
-    const seqs = this.columnBuffers.seqs.bytes;
-    if (seqs !== this.#viewed || !this.#columns) {
+    // slots and order grow on their own schedule
+    if (name === 'slots' || name === 'order') return this.#viewOf(name);
+    return this.#currentColumns()[name];
+  }
+
+  /** Views of every column, remade when any has grown (each grows on its own, by its bytes). */
+  #currentColumns(): Columns {
+    let bytes = 0;
+    for (const n of RESERVED_COLUMNS) bytes += this.columnBuffers[n].bytes;
+    if (bytes !== this.#viewed || !this.#columns) {
       const views: Partial<Record<ColumnName, unknown>> = {};
       for (const n of Object.keys(COLUMNS) as ColumnName[]) views[n] = this.#viewOf(n);
       this.#columns = views as Columns;
-      this.#viewed = seqs;
+      this.#viewed = bytes;
     }
-    // slots and order grow on their own schedule
-    if (name === 'slots' || name === 'order') return this.#viewOf(name);
-    return this.#columns[name];
+    return this.#columns;
   }
 
   #viewOf<K extends ColumnName>(name: K): Columns[K] {
@@ -182,9 +193,11 @@ export class SharedIndex {
   /** What search reads, as of now. */
   reading(): ListingColumns {
     const size = this.size;
-    const stale = this.columnBuffers.seqs.bytes !== this.#viewed;
-    if (!this.#reading || stale) {
-      const c = (name: ColumnName) => this.column(name);
+    const columns = this.#currentColumns();
+    // stale when the columns' views were remade since, whoever remade them (column() too)
+    if (!this.#reading || this.#readingOf !== columns) {
+      this.#readingOf = columns;
+      const c = (name: ColumnName) => columns[name];
       const ids = this.ids;
       const codes = this.codes;
       const byCode = this.byCode;
@@ -226,10 +239,8 @@ export class SharedIndex {
 
   /** Room for `capacity` listings in every column (the owner). */
   reserve(capacity: number): void {
-    for (const [name, Type] of Object.entries(COLUMNS)) {
-      if (name === 'slots' || name === 'order') continue;
-      this.columnBuffers[name as ColumnName].reserve(capacity * Type.BYTES_PER_ELEMENT);
-    }
+    for (const name of RESERVED_COLUMNS)
+      this.columnBuffers[name].reserve(capacity * COLUMNS[name].BYTES_PER_ELEMENT);
   }
 
   /** Makes listings below `size` visible to every thread (the owner, after writing them). */

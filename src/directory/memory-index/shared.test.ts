@@ -5,6 +5,7 @@ import { mulberry32 } from '../../platform/prng.ts';
 import { addPostings, KeywordIndex } from '../keywords/postings.ts';
 import { KeywordLoad, SharedKeywords } from './keywords.ts';
 import { Lists } from './lists.ts';
+import { SharedIndex } from './shared-index.ts';
 import { Dictionary } from './strings.ts';
 
 describe('a shared dictionary', () => {
@@ -111,5 +112,38 @@ describe('shared keyword postings', () => {
       }
       expect(index.postings.get('absent')).toBeUndefined();
     }
+  });
+});
+
+describe('the shared columns', () => {
+  it('are read in full after they grow, whoever looked at them first', () => {
+    const index = new SharedIndex();
+    expect(index.reading().reviews).toHaveLength(0); // a search before any listing
+    // the owner grows the columns and writes (load() views them through column() first)
+    index.reserve(3);
+    for (let at = 0; at < 3; at++) {
+      index.column('seqs')[at] = at + 1;
+      index.column('reviews')[at] = 10 + at;
+    }
+    index.publish(3);
+    expect(index.column('seqs')[2]).toBe(3); // as positionsUpTo reads
+    const cols = index.reading();
+    expect(cols.size).toBe(3);
+    expect(Array.from(cols.reviews.subarray(0, 3))).toEqual([10, 11, 12]);
+    const other = new SharedIndex(index.handles());
+    expect(Array.from(other.reading().reviews.subarray(0, 3))).toEqual([10, 11, 12]);
+  });
+
+  it('grow each on its own: a column grown while seqs is not is seen grown', () => {
+    const index = new SharedIndex();
+    index.reserve(1);
+    const seqsBytes = index.columnBuffers.seqs.bytes;
+    const before = index.column('reviews').length;
+    expect(index.reading().reviews).toHaveLength(before);
+    // as reserve() does at about 2.4 million listings: reviews steps past its end, seqs does not
+    index.columnBuffers.reviews.reserve((before + 1) * 4);
+    expect(index.columnBuffers.seqs.bytes).toBe(seqsBytes);
+    expect(index.column('reviews').length).toBeGreaterThan(before);
+    expect(index.reading().reviews.length).toBeGreaterThan(before);
   });
 });
