@@ -243,4 +243,19 @@ describe('plan limits the operator configured high', () => {
     const reset = await removeAccountLimits({ client, path: { account_id: accountId } });
     expect(reset.response?.status).toBe(200);
   });
+
+  // schemathesis sent 487308.38: a 500 when the integer column refused it
+  it('refuses a burst ceiling that is not a whole number with a 400', async () => {
+    const { accountId } = await servers.platform.accounts.createAccount('a fractional one');
+    const client = createClient({ baseUrl: servers.urls.model as string, auth: servers.adminKey });
+    const set = await setAccountLimits({
+      client,
+      path: { account_id: accountId },
+      body: { directory: { requests_per_second: 60, burst_per_second: 600.5 } },
+    });
+    expect(set.response?.status).toBe(400);
+    expect(set.error).toMatchObject({
+      error: { type: 'invalid_request_error', param: expect.stringContaining('burst_per_second') },
+    });
+  });
 });

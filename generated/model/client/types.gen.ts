@@ -3790,7 +3790,7 @@ export type SetAccountLimitsRequest = {
          */
         requests_per_second?: number;
         /**
-         * The most requests in any second (the standard 600); at least the sustained rate.
+         * The most requests in any second (the standard 600), a whole number; at least the sustained rate.
          */
         burst_per_second?: number;
         /**

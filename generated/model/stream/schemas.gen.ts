@@ -6889,8 +6889,8 @@ export const SetAccountLimitsRequestSchema = {
                     maximum: 100000
                 },
                 burst_per_second: {
-                    description: 'The most requests in any second (the standard 600); at least the sustained rate.',
-                    type: 'number',
+                    description: 'The most requests in any second (the standard 600), a whole number; at least the sustained rate.',
+                    type: 'integer',
                     minimum: 1,
                     maximum: 1000000
                 },
