@@ -6,7 +6,7 @@
 import type { ConciergeUnderstanding } from '../../generated/directory/client/types.gen.ts';
 import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
 import { naceClass } from '../directory/data/nace.ts';
-import { dayOf, whenIn } from './dates.ts';
+import { dayOf, MONTHS, whenIn } from './dates.ts';
 import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
 import { CONCEPTS, type Lang, LANGS } from '../embeddings/data/thesaurus.ts';
 
@@ -465,37 +465,6 @@ export function countIn(text: string, activity: string | undefined): number | nu
   }
   return null;
 }
-
-const MONTHS: Record<string, number> = {};
-(
-  [
-    'january february march april may june july august september october november december',
-    'januar februar märz april mai juni juli august september oktober november dezember',
-    'janvier février mars avril mai juin juillet août septembre octobre novembre décembre',
-    'enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre',
-    'gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre',
-    'januari februari maart april mei juni juli augustus september oktober november december',
-    'stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia',
-  ] as const
-).forEach((line) => line.split(' ').forEach((name, i) => (MONTHS[foldText(name)] ??= i + 1)));
-Object.assign(MONTHS, {
-  jan: 1,
-  feb: 2,
-  mar: 3,
-  apr: 4,
-  jun: 6,
-  jul: 7,
-  aug: 8,
-  sep: 9,
-  sept: 9,
-  oct: 10,
-  okt: 10,
-  nov: 11,
-  dec: 12,
-  dez: 12,
-  jaenner: 1,
-  janner: 1,
-});
 
 const iso = (y: number, m: number, d: number): string | null => {
   const date = new Date(Date.UTC(y, m - 1, d));
