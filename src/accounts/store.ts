@@ -111,6 +111,14 @@ export class AccountStore {
     return { accountId, projectId };
   }
 
+  /** The id of the first account named `name`, if there is one (service accounts go by name). */
+  async accountNamed(name: string): Promise<string | undefined> {
+    const [row] = await this.db.query<{ id: string }>('select id from accounts where name = $1 limit 1', [
+      name,
+    ]);
+    return row?.id;
+  }
+
   /**
    * BOOTSTRAP_ADMIN_KEY: makes sure a key with exactly this secret exists, with every scope,
    * on the bootstrap account. Idempotent, safe when several instances start at once.

@@ -131,13 +131,8 @@ export class RuntimeKey {
     };
     const existing = await read();
     if (existing !== undefined) return existing;
-    let [account] = await this.#db.query<{ id: string }>('select id from accounts where name = $1 limit 1', [
-      RUNTIME_ACCOUNT,
-    ]);
-    if (!account) {
-      const made = await this.#accounts.createAccount(RUNTIME_ACCOUNT);
-      account = { id: made.accountId };
-    }
+    const named = await this.#accounts.accountNamed(RUNTIME_ACCOUNT);
+    const account = { id: named ?? (await this.#accounts.createAccount(RUNTIME_ACCOUNT)).accountId };
     const key = await this.#accounts.createKey(account.id, {
       name: 'concierge agents runtime',
       scopes: RUNTIME_SCOPES,
