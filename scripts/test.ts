@@ -10,7 +10,8 @@
 // Each part's output is written to test-results/logs/<part>.log and printed whole when the part
 // ends, so parts do not interleave. Each part is a JUnit test case too (test-results/parts.xml),
 // so a failed lint, or a runner that died before writing its report, counts as a failure in the
-// summary, whose closing line ends the log. Exits 1 when any part failed. SCHEMATHESIS_FULL=1 runs schemathesis's full profile on both storages.
+// summary, whose closing line ends the log. Exits 1 when any part failed. Schemathesis runs its
+// light profile (contract-tests/schemathesis/run.ts); SCHEMATHESIS_FULL=1 runs its full one.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
