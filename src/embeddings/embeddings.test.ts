@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { foldText } from './fold.ts';
 import { cosine, embed, spread, truncateVector } from './index.ts';
 
 const trades = {
@@ -67,6 +68,15 @@ describe('embed', () => {
   it('unknown words still match themselves through character trigrams', () => {
     const [a, b, c] = embed(['Quetzalcoatl Holding', 'quetzalcoatl', 'Zahnarzt']);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
+  });
+});
+
+describe('foldText', () => {
+  it('folds ASCII and the rest alike: case, accents, and the letters NFD does not split', () => {
+    expect(foldText('MUNCHEN Rue de la Paix, 12')).toBe('munchen rue de la paix, 12');
+    expect(foldText('MÜNCHEN Straße')).toBe('munchen strasse');
+    expect(foldText('Łódź Ærøskøbing Œuvre')).toBe('lodz aeroskobing oeuvre');
+    expect(foldText('')).toBe('');
   });
 });
 
