@@ -178,7 +178,11 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
       expect(mail.subject).toBe('Anfrage: Angebot in Bruck an der Mur');
       expect(mail.text).toContain('Anna Keller sucht einen Anbieter und bittet Sie um ein Angebot:');
       // a letter in the brief's language: dates as German writes them, what the quote should state
-      expect(mail.text).toMatch(/Die Arbeiten sollten bis zum 15\. Dezember \d{4} ausgeführt werden\./);
+      // the job described, never the brief's instructions to us
+      expect(mail.text).toContain('  Arbeiten: Ein undichtes Rohr in der Küche reparieren\n');
+      expect(mail.text).toMatch(/ {2}Zeitraum: bis zum 15\. Dezember \d{4}\n/);
+      expect(mail.text).toContain('  Hinweise: ein Festpreis ist gewünscht\n');
+      expect(mail.text).not.toMatch(/Wir suchen|vergleichen|drei Installateure/);
       expect(mail.text).toMatch(
         /Bitte antworten Sie auf diese E-Mail bis \d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2} ME/u,
       );

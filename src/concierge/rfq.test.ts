@@ -4,7 +4,7 @@ import { dayText, momentText, requestForQuote } from './rfq.ts';
 const input = {
   providerName: 'Installateur Brandl',
   fromName: 'Anna Keller',
-  brief: 'Gastherme tauschen',
+  need: 'Gewerk: Installateur\nArbeiten: Eine Gastherme tauschen\nOrt: Wien',
   place: 'Wien',
   country: 'AT',
   when: { kind: 'window' as const, from: '2026-12-14', to: '2026-12-20', text: 'week of 14 December' },

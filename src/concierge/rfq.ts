@@ -1,18 +1,19 @@
 // The request for a quote the concierge mails to a provider, as a letter in the brief's language
-// and the customer's name: who asks, the brief, when the work is wanted (as people write dates in
+// and the customer's name: who asks, the job as `need.ts` describes it, when the work is wanted (as people write dates in
 // that language: "zwischen dem 14. und dem 20. Dezember 2026"), by when to answer, what the answer
 // should state (the total and its VAT, fees, the earliest start, how long it holds), and how to
 // opt out (B2B outreach under legitimate interest names its sender and carries the opt-out).
 import type { ConciergeUnderstanding } from '../../generated/directory/client/types.gen.ts';
-import type { Language } from './understand.ts';
 
 type When = NonNullable<ConciergeUnderstanding['when']>;
+type Language = ConciergeUnderstanding['language'];
 
 export interface RfqInput {
   language: Language;
   providerName: string;
   fromName: string;
-  brief: string;
+  /** The job described for providers (`describeNeed`), never the brief itself. */
+  need: string;
   place: string | null;
   /** The provider's country: the time zone the answer-by time is written in. */
   country: string | null;
@@ -264,7 +265,7 @@ const WORDS: Record<Language, Words> = {
 /** The subject and plain-text body of a request for a quote. */
 export function requestForQuote(input: RfqInput): { subject: string; text: string } {
   const w = WORDS[input.language];
-  const quoted = input.brief
+  const quoted = input.need
     .trim()
     .split('\n')
     .map((line) => `  ${line}`)
@@ -278,7 +279,8 @@ export function requestForQuote(input: RfqInput): { subject: string; text: strin
     '',
     quoted,
     '',
-    ...(when ? [w.work(when), ''] : []),
+    // the description says when already; a `deadline` hint alone may set it
+    ...(when && !input.need.includes(when) ? [w.work(when), ''] : []),
     w.answer(momentText(input.respondBy, input.language, input.country)),
     ...w.points.map((p) => `- ${p}`),
     '',

@@ -7,6 +7,7 @@ import type { ConciergeUnderstanding } from '../../generated/directory/client/ty
 import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
 import { naceClass } from '../directory/data/nace.ts';
 import { dayOf, MONTHS, whenIn } from './dates.ts';
+import { describeNeed } from './need.ts';
 import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
 import { CONCEPTS, type Lang, LANGS } from '../embeddings/data/thesaurus.ts';
 
@@ -234,7 +235,8 @@ const NUMBER_WORDS: Record<string, number> = {};
 ).forEach((names) => names.forEach((name, i) => (NUMBER_WORDS[foldText(name)] ??= i + 1)));
 // inflected forms people write before a plural noun
 Object.assign(NUMBER_WORDS, { zwei: 2, drei: 3, dwoch: 2, trzech: 3, czterech: 4, pieciu: 5, drie: 3 });
-// "ein"/"un"/"een"/"uno" are also articles: they count only as digits do, next to the trade word
+// "ein"/"un"/"een"/"uno" are articles too: "einen Maler", "un plombier" ask for no number of providers
+for (const article of ['ein', 'un', 'uno', 'een']) delete NUMBER_WORDS[article];
 
 export const ENGLISH_NUMBERS = [
   'zero',
@@ -561,13 +563,13 @@ export function understand(
   }
   const counted = countIn(brief, trade?.activity);
   // the time as people mean it: "week of 14 December" is a window, its Sunday the deadline
-  const read = whenIn(brief, dayOf(today));
+  const said = whenIn(brief, dayOf(today));
   const when: Understanding['when'] =
-    hints.deadline !== undefined ? { kind: 'by', from: null, to: hints.deadline, text: null } : read;
+    hints.deadline !== undefined ? { kind: 'by', from: null, to: hints.deadline, text: null } : said;
   const deadline = hints.deadline ?? (when && when.kind !== 'from' ? when.to : null);
   const requirements: string[] = [];
   for (const [pattern, label] of REQUIREMENTS) if (pattern.test(brief)) requirements.push(label);
-  return {
+  const read: Understanding = {
     language,
     trade,
     place,
@@ -576,5 +578,7 @@ export function understand(
     deadline,
     when,
     requirements,
+    description: null,
   };
+  return { ...read, description: describeNeed(brief, read, said?.text ?? null) };
 }

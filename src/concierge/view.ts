@@ -97,8 +97,14 @@ export function workflowOf(row: WorkflowRow, contacts: ContactRow[]): Workflow {
     price: formatEur(Number(row.price_nano)),
     currency: 'EUR',
     webhook_endpoint_id: row.webhook_endpoint_id,
-    // understandings stored before `when` existed have none
-    understanding: row.understanding ? { ...row.understanding, when: row.understanding.when ?? null } : null,
+    // understandings stored before `when` and `description` existed have none
+    understanding: row.understanding
+      ? {
+          ...row.understanding,
+          when: row.understanding.when ?? null,
+          description: row.understanding.description ?? null,
+        }
+      : null,
     shortlist: row.shortlist,
     contacts: contacts.sort((a, b) => a.position - b.position).map(contactOf),
     steps: row.steps,

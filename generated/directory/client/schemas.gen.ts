@@ -4532,7 +4532,8 @@ export const ConciergeUnderstandingSchema = {
         'max_providers',
         'deadline',
         'when',
-        'requirements'
+        'requirements',
+        'description'
     ],
     properties: {
         language: {
@@ -4750,6 +4751,17 @@ export const ConciergeUnderstandingSchema = {
                     'a fixed price',
                     'gas boiler'
                 ]
+            ]
+        },
+        description: {
+            description: 'The job as the requests for quotes describe it to providers, in the brief\'s language: the trade, the work, quantities, the place, the time and what is asked of the offer, one line each, written from this reading. Never the customer\'s instructions to the concierge nor their private details (street address, phone, e-mail); the brief as sent stays in the workflow\'s `brief`. Null for workflows read before descriptions were written.',
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 2000,
+            examples: [
+                'Gewerk: Installateur\nArbeiten: Den Tausch einer Gastherme\nOrt: Wien\nZeitraum: zwischen dem 14. Dezember 2026 und dem 20. Dezember 2026'
             ]
         }
     }

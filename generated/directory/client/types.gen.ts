@@ -2437,6 +2437,10 @@ export type ConciergeUnderstanding = {
      * What the brief asks of the providers besides the trade (a fixed price, a date, a brand), as the agent found it.
      */
     requirements: Array<string>;
+    /**
+     * The job as the requests for quotes describe it to providers, in the brief's language: the trade, the work, quantities, the place, the time and what is asked of the offer, one line each, written from this reading. Never the customer's instructions to the concierge nor their private details (street address, phone, e-mail); the brief as sent stays in the workflow's `brief`. Null for workflows read before descriptions were written.
+     */
+    description: string | null;
 };
 
 /**

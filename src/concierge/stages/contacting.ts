@@ -6,6 +6,7 @@ import type { VerifiedDomain } from '../../mail/domains.ts';
 import { MailSendError } from '../../mail/transport.ts';
 import { isoSeconds, nowSeconds } from '../../platform/clock.ts';
 import { AgentFailed } from '../agent.ts';
+import { describeNeed } from '../need.ts';
 import { requestForQuote } from '../rfq.ts';
 import type { ContactRow, WorkflowRow } from '../store.ts';
 import { step } from '../view.ts';
@@ -55,7 +56,7 @@ async function write(
     language: u?.language ?? 'en',
     providerName: contact.name,
     fromName: row.from_name ?? row.from_address,
-    brief: row.brief,
+    need: u?.description ?? (u ? describeNeed(row.brief, u) : row.brief),
     place: u?.place?.name.split(',')[0] ?? null,
     country: u?.place?.country ?? null,
     when: u?.when ?? (u?.deadline ? { kind: 'by', from: null, to: u.deadline, text: null } : null),
