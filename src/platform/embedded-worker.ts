@@ -3,8 +3,10 @@
 // order they came; a transaction holds the database from BEGIN to its end, as PGlite's own lock
 // does, and the statements of other callers wait for it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { mkdirSync } from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
+import { readTemplate } from './pglite-template.ts';
 
 export type Request =
   /** `tx` 0: outside any transaction */
@@ -72,8 +74,7 @@ const port = parentPort;
 if (port) {
   const { dataDir } = workerData as { dataDir: string };
   try {
-    if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db = await PGlite.create(dataDir, {
+    const db = await open(dataDir, {
       parsers: { [INT8]: (value: string) => Number(value), [BYTEA]: bytesOf },
     });
     serve(db, port);
@@ -81,6 +82,27 @@ if (port) {
   } catch (err) {
     port.postMessage({ ready: false, error: toWire(err) } satisfies Started);
   }
+}
+
+/**
+ * Opens the database; a new one starts as a copy of the installed PGlite's fresh cluster
+ * (pglite-template.ts) when there is one, else PGlite runs initdb. A copy that fails to open is
+ * removed (only from a folder that was empty) and initdb runs.
+ */
+async function open(dataDir: string, options: PGliteOptions): Promise<PGlite> {
+  const memory = dataDir === 'memory://';
+  if (!memory) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const empty = memory || readdirSync(dataDir).length === 0;
+  const template = empty || !existsSync(join(dataDir, 'PG_VERSION')) ? readTemplate() : undefined;
+  if (template) {
+    try {
+      return await PGlite.create(dataDir, { ...options, loadDataDir: template });
+    } catch (err) {
+      if (!empty) throw err;
+      if (!memory) for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { recursive: true });
+    }
+  }
+  return PGlite.create(dataDir, options);
 }
 
 function serve(db: PGlite, port: NonNullable<typeof parentPort>): void {
