@@ -89,5 +89,46 @@ describe.each(await storages())('on %s', (storage) => {
       expect(plumbers!.found).toBe(plumbers!.n);
       expect(await ensureEmbeddings(db)).toEqual(UP_TO_DATE);
     });
+
+    const indexes = async () =>
+      (
+        await db.query<{ indexdef: string }>(
+          `select indexdef from pg_indexes where tablename = 'listings' order by indexname`,
+        )
+      ).map((r) => r.indexdef);
+
+    it('a large rewrite sets the indexes aside, and one stopped half-way goes on at the next start', async () => {
+      const before = await indexes();
+      expect(before.length).toBeGreaterThan(5);
+      await db.query(`update listings set embedding = $1`, [quantize(embedOne('something else entirely'))]);
+      await db.query(`update directory_meta set value = 'thesaurus-1' where key = 'embedding_version'`);
+      const large = { setIndexesAsideFrom: 0 };
+      // stopped after its first batch (as a kill would), with the indexes dropped
+      await expect(
+        ensureEmbeddings(
+          db,
+          () => {
+            throw new Error('stopped');
+          },
+          large,
+        ),
+      ).rejects.toThrow('stopped');
+      expect((await indexes()).length).toBeLessThan(before.length);
+      expect(await version()).toBe('thesaurus-1');
+      const progress: number[] = [];
+      const result = await ensureEmbeddings(db, (done) => progress.push(done), large);
+      expect(result).toEqual({ reembedded: COUNT, reindexed: 0, from: 'thesaurus-1' });
+      expect(progress).toEqual([COUNT]); // the first 1,000 were done by the stopped run
+      expect(await indexes()).toEqual(before);
+      expect(await version()).toBe(EMBEDDING_VERSION);
+      for (const index of [0, 999, 1000, COUNT - 1]) {
+        expect(await derivedAsThisBuild(index)).toEqual({ embedding: true, tsv: true });
+      }
+      const [left] = await db.query<{ n: number }>(
+        `select count(*)::int as n from directory_meta where key like 'rederive_%'`,
+      );
+      expect(left!.n).toBe(0);
+      expect(await ensureEmbeddings(db)).toEqual(UP_TO_DATE);
+    });
   });
 });

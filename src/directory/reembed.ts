@@ -5,8 +5,8 @@
 // new code's queries: semantic search would silently rank noise, and keyword search would miss
 // the trade in the new language. At start-up, before the indexes load, a directory whose
 // `embedding_version` or `keyword_version` differs from this build's is brought up to date
-// from the stored profiles, in batches (one statement each; an interrupted run starts over at
-// the next start). A directory filled by this build holds its versions already (store.ts).
+// from the stored profiles, in batches (one statement each; an interrupted run goes on from its
+// last batch at the next start). A directory filled by this build holds its versions already (store.ts).
 import type { Db } from '../platform/db.ts';
 import type { ListingRecord } from './store.ts';
 import {
@@ -35,12 +35,33 @@ export interface Rederived {
   from: string | null;
 }
 
+/**
+ * From this many listings the rewrite sets the listings' secondary indexes aside and builds them
+ * after: every rewritten row is a new version in all nine of them (tsv is indexed, so no update
+ * is HOT), about 1 ms of PostgreSQL's CPU a listing, 20 minutes a million; one build each after
+ * is about a minute a million.
+ */
+export const SET_INDEXES_ASIDE_FROM = 50_000;
+
+/** Where a rewrite left off (directory_meta): an interrupted run goes on from there. */
+interface Progress {
+  to: string;
+  vectors: boolean;
+  words: boolean;
+  after: number;
+}
+
 /** Recomputes every listing's embedding and `tsv` where the stored versions are not this build's. */
-export async function ensureEmbeddings(db: Db, onProgress?: (done: number) => void): Promise<Rederived> {
+export async function ensureEmbeddings(
+  db: Db,
+  onProgress?: (done: number, total: number) => void,
+  options: { setIndexesAsideFrom?: number } = {},
+): Promise<Rederived> {
   const meta = new Map(
     (
       await db.query<{ key: string; value: string }>(
-        `select key, value from directory_meta where key in ('embedding_version', 'keyword_version')`,
+        `select key, value from directory_meta
+         where key in ('embedding_version', 'keyword_version', 'rederive_progress')`,
       )
     ).map((r) => [r.key, r.value]),
   );
@@ -48,9 +69,25 @@ export async function ensureEmbeddings(db: Db, onProgress?: (done: number) => vo
   const vectors = from !== EMBEDDING_VERSION;
   // a directory from before keyword_version holds the first words (seven languages)
   const words = (meta.get('keyword_version') ?? 'trade-words-1') !== KEYWORD_VERSION;
-  let done = 0;
-  let after = 0;
-  while (vectors || words) {
+  if (!vectors && !words) {
+    await restoreIndexes(db); // a run stopped between its last batch and its versions
+    return { reembedded: 0, reindexed: 0, from };
+  }
+  const to = `${EMBEDDING_VERSION}/${KEYWORD_VERSION}`;
+  const left = meta.get('rederive_progress');
+  const resumed = left ? (JSON.parse(left) as Progress) : undefined;
+  let after =
+    resumed && resumed.to === to && resumed.vectors === vectors && resumed.words === words
+      ? resumed.after
+      : 0;
+  const [counts] = await db.query<{ total: number; done: number }>(
+    'select count(*)::int as total, (count(*) filter (where seq <= $1))::int as done from listings',
+    [after],
+  );
+  const total = counts?.total ?? 0;
+  let done = counts?.done ?? 0;
+  if (total >= (options.setIndexesAsideFrom ?? SET_INDEXES_ASIDE_FROM)) await setIndexesAside(db);
+  for (;;) {
     const rows = await db.query<{ seq: number; profile: Profile }>(
       `select seq, jsonb_build_object('name', profile->'name', 'legal_name', profile->'legal_name',
          'activities', profile->'activities', 'description', profile->'description',
@@ -89,15 +126,55 @@ export async function ensureEmbeddings(db: Db, onProgress?: (done: number) => vo
     );
     after = seqs[seqs.length - 1] ?? after;
     done += rows.length;
-    onProgress?.(done);
+    await setMeta(
+      db,
+      ['rederive_progress'],
+      [JSON.stringify({ to, vectors, words, after } satisfies Progress)],
+    );
+    onProgress?.(done, Math.max(total, done));
   }
+  await restoreIndexes(db);
+  await setMeta(db, ['embedding_version', 'keyword_version'], [EMBEDDING_VERSION, KEYWORD_VERSION]);
+  await db.query(`delete from directory_meta where key = 'rederive_progress'`);
+  return { reembedded: vectors ? done : 0, reindexed: words ? done : 0, from };
+}
+
+async function setMeta(db: Db, keys: string[], values: string[]): Promise<void> {
   await db.query(
     `insert into directory_meta (key, value) select k, v from unnest($1::text[], $2::text[]) as t(k, v)
      on conflict (key) do update set value = excluded.value`,
-    [
-      ['embedding_version', 'keyword_version'],
-      [EMBEDDING_VERSION, KEYWORD_VERSION],
-    ],
+    [keys, values],
   );
-  return { reembedded: vectors ? done : 0, reindexed: words ? done : 0, from };
+}
+
+/**
+ * Drops the listings' secondary indexes (not the keys' own), their definitions kept first in
+ * directory_meta, so that a run stopped half-way builds them at its next start.
+ */
+async function setIndexesAside(db: Db): Promise<void> {
+  const indexes = await db.query<{ indexname: string; indexdef: string }>(
+    `select indexname, indexdef from pg_indexes
+     where schemaname = current_schema() and tablename = 'listings'
+       and indexname not in (select conname from pg_constraint where conrelid = 'listings'::regclass)`,
+  );
+  if (indexes.length === 0) return;
+  // a second run (one stopped before) keeps the first one's list: it holds every index
+  await db.query(
+    `insert into directory_meta (key, value) values ('rederive_indexes', $1) on conflict (key) do nothing`,
+    [JSON.stringify(indexes.map((i) => i.indexdef))],
+  );
+  for (const { indexname } of indexes) await db.query(`drop index if exists "${indexname}"`);
+}
+
+/** Builds the indexes a rewrite set aside, if any. */
+async function restoreIndexes(db: Db): Promise<void> {
+  const [row] = await db.query<{ value: string }>(
+    `select value from directory_meta where key = 'rederive_indexes'`,
+  );
+  if (!row) return;
+  for (const definition of JSON.parse(row.value) as string[]) {
+    await db.query(definition.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
+  }
+  await db.query(`analyze listings`);
+  await db.query(`delete from directory_meta where key = 'rederive_indexes'`);
 }

@@ -88,7 +88,10 @@ export async function createDirectoryService(
       ...(options.demoRows ? { rows: options.demoRows } : {}),
       onProgress: progressReporter(logger, platform.config.logFormat, 'loading the demo directory'),
     });
-    const { reembedded, reindexed, from } = await ensureEmbeddings(platform.db);
+    const { reembedded, reindexed, from } = await ensureEmbeddings(
+      platform.db,
+      progressReporter(logger, platform.config.logFormat, 'bringing the listings up to this build'),
+    );
     if (reembedded > 0 || reindexed > 0) {
       logger.info(
         { reembedded, reindexed, from, to: EMBEDDING_VERSION, keywords: KEYWORD_VERSION },
