@@ -6,7 +6,11 @@
 //   npm run bench:directory -- [--storage pglite,postgres] [--listings 1000000] [--duration 15]
 //                              [--connections 4] [--burst-rate 600] [--burst-duration 10]
 //                              [--dir .tmp/bench] [--out FILE.json] [--only load|burst|scenarios]
-//                              [--workers N]
+//                              [--workers N] [--reuse]
+//
+// --reuse takes the database as it is (DATABASE_URL, or DIR/pglite-N) when it holds exactly N
+// listings, with no JSONL file and no marker of an import by this script (e.g. a directory
+// imported elsewhere); it stops if the count differs, and never empties the table.
 //
 // --workers N runs the PostgreSQL service as N instances on one port (WORKERS, src/cluster.ts:
 // threads of one process over one search index), with REDIS_URL (default: the test Redis,
@@ -49,6 +53,7 @@ const { values: opts } = parseArgs({
     out: { type: 'string' },
     only: { type: 'string' },
     workers: { type: 'string', default: '1' },
+    reuse: { type: 'boolean', default: false },
   },
 });
 const WORKERS = Number(opts.workers);
@@ -171,6 +176,11 @@ interface LoadFigures {
 
 async function ensureLoaded(db: Db, file: string, marker: string): Promise<LoadFigures> {
   const [row] = await db.query<{ n: number }>('select count(*)::int as n from listings');
+  if (opts.reuse) {
+    if (row?.n !== N) throw new Error(`--reuse: the database holds ${row?.n ?? 0} listings, not ${N}`);
+    log(`  reusing the database's ${N} listings as they are`);
+    return { reused: true, import_s: null, index_build_s: null, load_avg: load() };
+  }
   if (row?.n === N && existsSync(marker)) {
     log(`  reusing ${N} listings`);
     return JSON.parse(readFileSync(marker, 'utf8')) as LoadFigures;
@@ -434,7 +444,7 @@ function table(results: StorageFigures[]): string {
   return lines.join('\n');
 }
 
-const file = await ensureJsonl();
+const file = opts.reuse ? '' : await ensureJsonl();
 const results: StorageFigures[] = [];
 for (const storage of (opts.storage ?? '').split(',').filter(Boolean)) {
   if (storage !== 'pglite' && storage !== 'postgres') throw new Error(`unknown storage ${storage}`);
