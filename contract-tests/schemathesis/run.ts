@@ -352,6 +352,9 @@ async function main(): Promise<number> {
       const started = Date.now();
       try {
         failures.push(...(await runPass(st, [job.api], pass)));
+      } catch (err) {
+        // a server that never got ready fails its job; the other jobs still run and report
+        failures.push(`${job.api} on ${job.storage}: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
         await pass.cleanup();
       }
