@@ -4,7 +4,7 @@
 //   1. generate:check                       (rewrites generated/, which everything after reads)
 //   2. at once: format:check, lint, typecheck (one after another)
 //               schemathesis                (contract-tests/schemathesis/run.ts)
-//               vitest, project `parallel`  (files side by side)
+//               vitest, project `parallel`  (files side by side, three at a time)
 //   3. vitest, project `alone`              (files that time themselves, with nothing beside them)
 //
 // Each part's output is written to test-results/logs/<part>.log and printed whole when the part
