@@ -342,7 +342,7 @@ describe('the console in a browser', () => {
       // Revoke: the next call is refused.
       await page.getByRole('button', { name: 'Revoke console e2e' }).click();
       await expect
-        .poll(() => page.locator('tbody tr', { hasText: 'console e2e' }).textContent())
+        .poll(() => page.locator('tbody tr', { hasText: 'console e2e' }).textContent(), { timeout: 15_000 })
         .toContain('revoked');
       expect((await chat(rotated)).status).toBe(401);
       expect((await search(rotated)).status).toBe(401);

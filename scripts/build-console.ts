@@ -1,11 +1,11 @@
-// Bundles the console's browser code (src/console/web/main.ts and the generated SDK it uses) into
+// Bundles the console's browser code (src/console/web/router.ts, its pages and the generated SDK they use) into
 // generated/console/app.js with esbuild, minified, no source map: the file is committed, so
 // `npm start` serves it with no build step, and `npm run generate:check` fails when it is stale.
 // esbuild's output is deterministic for one version (pinned in package.json).
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['src/console/web/main.ts'],
+  entryPoints: ['src/console/web/router.ts'],
   bundle: true,
   minify: true,
   format: 'esm',

@@ -1,34 +1,20 @@
 // The console's Account page (issue 29): export everything stored about the account as one JSON
 // archive (GDPR Art. 15 and 20), and erase the account after re-entering the password (Art. 17),
-// cancellable during the grace period. The page helpers come from main.ts.
+// cancellable during the grace period.
 import {
   cancelAccountErasure,
   createAccountExport,
   deleteAccount,
   getAccountErasure,
   getAccountExport,
-} from '../../../generated/model/client/sdk.gen.ts';
-import type { AccountErasure, Session } from '../../../generated/model/client/types.gen.ts';
-
-type Child = Node | string | false | null | undefined;
-
-export interface PageKit {
-  h<K extends keyof HTMLElementTagNameMap>(
-    tag: K,
-    attrs?: Record<string, string | boolean | ((event: Event) => void)>,
-    ...children: Child[]
-  ): HTMLElementTagNameMap[K];
-  show(title: string, ...children: Child[]): void;
-  status(): HTMLParagraphElement;
-  say(el: HTMLElement, text: string, kind: 'error' | 'ok'): void;
-  messageOf(error: unknown): string;
-  session(): Session;
-}
+} from '../../../../generated/model/client/sdk.gen.ts';
+import type { AccountErasure } from '../../../../generated/model/client/types.gen.ts';
+import { currentSession } from '../api.ts';
+import { h, messageOf, say, show, status } from '../dom.ts';
 
 const when = (seconds: number) => new Date(seconds * 1000).toLocaleString();
 
-export async function accountPage(kit: PageKit): Promise<void> {
-  const { h, show, status, say, messageOf } = kit;
+export async function accountPage(): Promise<void> {
   const exportOut = status();
   const exportButton = h('button', { type: 'button' }, 'Export my data');
   exportButton.addEventListener('click', async () => {
@@ -60,7 +46,7 @@ export async function accountPage(kit: PageKit): Promise<void> {
   const erasureOut = status();
   const erasure = (await getAccountErasure()).data;
   const scheduled = erasure?.status === 'scheduled' ? erasure : undefined;
-  const erasureBox = scheduled ? scheduledBox(kit, scheduled, erasureOut) : eraseForm(kit, erasureOut);
+  const erasureBox = scheduled ? scheduledBox(scheduled, erasureOut) : eraseForm(erasureOut);
 
   show(
     'Account',
@@ -78,13 +64,12 @@ export async function accountPage(kit: PageKit): Promise<void> {
   );
 }
 
-function scheduledBox(kit: PageKit, erasure: AccountErasure, out: HTMLElement): HTMLElement {
-  const { h, say, messageOf } = kit;
+function scheduledBox(erasure: AccountErasure, out: HTMLElement): HTMLElement {
   const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel the erasure');
   cancel.addEventListener('click', async () => {
     const { error } = await cancelAccountErasure();
     if (error) return say(out, messageOf(error), 'error');
-    await accountPage(kit);
+    await accountPage();
   });
   const kept = erasure.receipt.kept;
   return h(
@@ -102,8 +87,7 @@ function scheduledBox(kit: PageKit, erasure: AccountErasure, out: HTMLElement): 
   );
 }
 
-function eraseForm(kit: PageKit, out: HTMLElement): HTMLElement {
-  const { h, say, messageOf, session } = kit;
+function eraseForm(out: HTMLElement): HTMLElement {
   const password = h('input', {
     type: 'password',
     name: 'password',
@@ -125,10 +109,10 @@ function eraseForm(kit: PageKit, out: HTMLElement): HTMLElement {
     event.preventDefault();
     if (!confirm('Erase this account and everything stored about it?')) return;
     const { error } = await deleteAccount({
-      body: { confirm: session().account_id, password: password.value },
+      body: { confirm: currentSession()?.account_id ?? '', password: password.value },
     });
     if (error) return say(out, messageOf(error), 'error');
-    await accountPage(kit);
+    await accountPage();
   });
   return form;
 }
