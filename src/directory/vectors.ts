@@ -19,7 +19,7 @@ import { createVectorStore, DIMENSIONS, quantizeQuery, type VectorStore } from '
 import { addPostings, type PostingsSink } from './keywords/postings.ts';
 import { KeywordLoad } from './memory-index/keywords.ts';
 import { type IndexHandles, type ListingColumns, SharedIndex } from './memory-index/shared-index.ts';
-import { type Identity, readSnapshot, type Refusal, writeSnapshot } from './memory-index/snapshot.ts';
+import { type Identity, readSnapshot, type Refusal } from './memory-index/snapshot.ts';
 
 export type { ListingColumns } from './memory-index/shared-index.ts';
 
@@ -120,7 +120,7 @@ export async function catchUpShared(upTo: number): Promise<void> {
   await refreshVectors(processIndex.source!, upTo);
 }
 
-function indexOf(db: object, options: OpenOptions = {}): Index {
+export function indexOf(db: object, options: OpenOptions = {}): Index {
   if (processIndex) return processIndex;
   let index = indexes.get(db);
   if (!index) {
@@ -315,25 +315,21 @@ async function load(index: Index, db: Queryable, upTo: number): Promise<boolean>
   const origin = index.origin;
   if (origin && origin.written === undefined) {
     origin.caughtUp += size - before;
-    // written once a start, after its first load (before the service says ready): after a
-    // build, or after a catch-up of more than a tenth
-    if (index.snapshot && (first || origin.caughtUp > size / 10)) {
-      try {
-        origin.written = writeSnapshot(shared, index.snapshot, await identityOf(db, maxSeq));
-      } catch (err) {
-        origin.written = (err as Error).message;
-      }
-    } else origin.written = 'not needed';
+    // written once a start, after its first load: after a build, or a catch-up of over a tenth
+    origin.written = index.snapshot && (first || origin.caughtUp > size / 10) ? SNAPSHOT_DUE : 'not needed';
   }
   return complete;
 }
+
+/** A snapshot the start-up load asked for: index-snapshot.ts writes it once the service is ready. */
+export const SNAPSHOT_DUE = 'due after ready';
 
 /**
  * What an index up to `maxSeq` was built from: a snapshot of it holds only for the same, the
  * versions of what rows derive from code included (a re-embedding or new `tsv` words rewrite
  * them in place: reembed.ts).
  */
-async function identityOf(db: Queryable, maxSeq: number): Promise<Identity> {
+export async function identityOf(db: Queryable, maxSeq: number): Promise<Identity> {
   const [row] = await db.query<{
     database: string;
     listings: number;

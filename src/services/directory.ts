@@ -59,6 +59,9 @@ export interface DirectoryService {
   close(): Promise<void>;
 }
 
+/** How long after ready the search index's snapshot is written (the first requests go first). */
+const SNAPSHOT_AFTER_READY_MS = 1000;
+
 export interface DirectoryServiceOptions {
   /** Where the concierge reaches the Model API (MODEL_API_URL, else the model API of this process). */
   modelUrl?: () => string;
@@ -75,6 +78,17 @@ export async function createDirectoryService(
 ): Promise<DirectoryService> {
   const count = platform.config.demoListings;
   let ready = false;
+  // the search index's snapshot (for the next start) holds this thread a moment: it is written
+  // after ready is said, or on closing if that comes first
+  let snapshotWrite: Promise<void> | undefined;
+  const writeSnapshot = () =>
+    (snapshotWrite ??= search.writeSnapshot().then(
+      (written) => {
+        if (typeof written === 'number') logger.info({ written }, 'search index snapshot written');
+        else if (written !== 'not needed') logger.warn({ why: written }, 'search index snapshot not written');
+      },
+      (err: unknown) => logger.warn({ err }, 'search index snapshot not written'),
+    ));
   const search = createSearch(platform.db, {
     cache: platform.config.searchCache,
     vectorKernel: platform.config.vectorKernel,
@@ -105,6 +119,7 @@ export async function createDirectoryService(
     const result = { listings: stored?.n ?? 0, loaded: inserted, ms: Date.now() - started };
     if (inserted > 0) logger.info({ inserted, ms: result.ms }, 'demo directory loaded');
     ready = true;
+    setTimeout(() => void writeSnapshot(), SNAPSHOT_AFTER_READY_MS).unref();
     return result;
   })();
   loading.catch((err: unknown) => logger.error({ err }, 'loading the demo directory failed'));
@@ -267,6 +282,7 @@ export async function createDirectoryService(
     ready: loading,
     close: async () => {
       await loading.catch(() => undefined);
+      if (ready) await writeSnapshot();
       await transport.close();
     },
   };

@@ -1,7 +1,8 @@
 // The search index's snapshot (SEARCH_INDEX_SNAPSHOT): a restart reads it instead of building
 // the index, applies the listings added since, and ranks exactly as an index built from the
-// database; a corrupt, cut or stale file is refused and the index built. Each "restart" is a new
-// handle on the same database (the index is kept per handle).
+// database; a corrupt, cut or stale file is refused and the index built. The load only asks for
+// the file: it is written after (index-snapshot.ts), once the service has said ready. Each
+// "restart" is a new handle on the same database (the index is kept per handle).
 import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,8 @@ import { openStorage } from '../../storage.ts';
 import { demoListing, loadDemoDirectory } from '../demo.ts';
 import { createSearch, type SearchParams } from '../search/search.ts';
 import { insertListings } from '../store.ts';
-import { indexOrigin, listingColumns, openVectors, refreshVectors } from '../vectors.ts';
+import { writeIndexSnapshot } from '../index-snapshot.ts';
+import { indexOrigin, listingColumns, openVectors, refreshVectors, SNAPSHOT_DUE } from '../vectors.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 const QUERIES: SearchParams[] = [
@@ -56,15 +58,19 @@ describe.each(await storages())('on %s', (storage) => {
     const handle = restart();
     openVectors(handle, { snapshot });
     await refreshVectors(handle);
+    // the load only asks for the file: a service writes it once it has said ready
+    const due = indexOrigin(handle)?.written;
+    await writeIndexSnapshot(handle);
     const search = createSearch(handle);
     const pages = [];
     for (const params of QUERIES) pages.push(await search.search(params, NOW, { baseUrl: 'https://d.test' }));
-    return { origin: indexOrigin(handle), pages, columns: listingColumns(handle) };
+    return { origin: indexOrigin(handle), due, pages, columns: listingColumns(handle) };
   };
 
   it('writes the index after a build, and a restart reads it and ranks the same', async () => {
     const built = await start(file);
     expect(built.origin).toMatchObject({ from: 'missing', caughtUp: 1200 });
+    expect(built.due).toBe(SNAPSHOT_DUE);
     expect(built.origin?.written).toBe(statSync(file).size);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(built.pages.every((p) => p.data.length > 0)).toBe(true);

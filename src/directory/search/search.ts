@@ -53,6 +53,7 @@ import {
   similarAmongInSlices,
   similarityOf,
 } from '../vectors.ts';
+import { writeIndexSnapshot } from '../index-snapshot.ts';
 import { cityNamed, nearestNames, preparePlaceNames } from '../data/place-names.ts';
 import { haversineKm } from '../geo.ts';
 import { typosAllowed } from '../keywords/distance.ts';
@@ -140,6 +141,11 @@ export class Search {
   /** How the index was loaded at start-up: from its snapshot file or the database. */
   indexOrigin(): IndexOrigin | undefined {
     return indexOrigin(this.#db);
+  }
+
+  /** Writes the index's snapshot if the start-up load asked for one: once ready (see vectors.ts). */
+  writeSnapshot(): Promise<number | string | undefined> {
+    return writeIndexSnapshot(this.#db);
   }
 
   /** The highest sequence number committed (see Snapshots.latestSeq). */
