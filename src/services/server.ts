@@ -7,8 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express } from 'express';
 import type { Config, ConnectionLimits } from '../config.ts';
-import { createDirectoryService, type DirectoryMail } from './directory.ts';
-import { createModelService } from './model.ts';
+import type { DirectoryMail } from './directory.ts';
 import { openPlatform, type Platform } from './context.ts';
 import { startInboundSmtp } from '../mail/inbound.ts';
 import { createLogger } from '../platform/logger.ts';
@@ -341,6 +340,8 @@ export async function startServices(
   await privacy.start();
   if (which.includes('model')) {
     const logger = createLogger(config.logLevel, 'model-api', config.logFormat);
+    // each service's modules load only where it runs (a model API alone holds no search code)
+    const { createModelService } = await import('./model.ts');
     const service = await createModelService(platform, logger, {
       directoryUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
       ownUrl: () => urls.model ?? urlOf(host, config.modelPort),
@@ -365,6 +366,7 @@ export async function startServices(
   }
   if (which.includes('directory')) {
     const logger = createLogger(config.logLevel, 'directory-api', config.logFormat);
+    const { createDirectoryService } = await import('./directory.ts');
     const service = await createDirectoryService(platform, logger, {
       modelUrl: () => urls.model ?? urlOf(host, config.modelPort),
       ownUrl: () => urls.directory ?? urlOf(host, config.directoryPort),
