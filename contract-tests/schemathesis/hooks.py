@@ -8,7 +8,6 @@
 import os
 
 import schemathesis
-from hypothesis import reject
 
 PROTECTED = os.environ.get("ST_PROTECTED_KEY_ID")
 DECOY = os.environ.get("ST_DECOY_KEY_ID")
@@ -16,14 +15,20 @@ DECOY = os.environ.get("ST_DECOY_KEY_ID")
 
 # The stateful phase infers links from response fields named after a resource (a workflow's
 # `webhook_endpoint_id`, a suppression's `campaign_id`). When such a field is null, schemathesis
-# 4.32 still follows the link and sends the JSON null as the text "None" in the path
+# 4.32 may still follow the link and send the JSON null as the text "None" in the path
 # (`GET /v1/webhook-endpoints/None`), which the spec's id pattern rightly refuses with a 400, and
-# reports it as valid data rejected. A null reference names no resource: such a step is discarded
-# (Hypothesis's reject, as schemathesis does itself for steps it cannot use), not sent.
+# reports it as valid data rejected. A null reference names no resource: such a case is filtered
+# out while it is drawn (`filter_case` runs inside Hypothesis's generation, with the link's values
+# applied), so it is never sent. Rejecting it later, in `before_call`, does not work: schemathesis
+# wraps anything a `before_call` hook raises, Hypothesis's reject() included, as a "Hook Error".
+@schemathesis.hook
+def filter_case(context, case):
+    return not (case.path_parameters and any(value is None for value in case.path_parameters.values()))
+
+
+# Calls that would revoke or rotate the run's own key act on the decoy instead.
 @schemathesis.hook
 def before_call(context, case, **kwargs):
-    if case.path_parameters and any(value is None for value in case.path_parameters.values()):
-        reject()
     if PROTECTED and DECOY and case.method.upper() in ("DELETE", "POST") and case.path_parameters:
         if case.path_parameters.get("id") == PROTECTED:
             case.path_parameters["id"] = DECOY
