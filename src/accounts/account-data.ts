@@ -10,6 +10,8 @@ import {
 } from '../platform/account-data.ts';
 import type { Queryable } from '../platform/db.ts';
 
+export { keyIdsOf } from './store.ts';
+
 /** What a statement needs (the law keeps billing records): the usage records and the account's id. */
 export const BILLING_RECORDS_KEPT: KeptRecord = {
   what: 'usage records: per call the service, model, counts, cost and day, with the ids of the account, project and key; no content, no names',
@@ -23,10 +25,12 @@ export async function projectIdsOf(q: Queryable, accountId: string): Promise<str
   return rows.map((r) => r.id);
 }
 
-/** The ids of the account's keys, live or not (erasure ends them on every instance first). */
-export async function keyIdsOf(q: Queryable, accountId: string): Promise<string[]> {
-  const rows = await q.query<{ id: string }>('select id from api_keys where account_id = $1', [accountId]);
-  return rows.map((r) => r.id);
+/** Revokes every key of the account still in force (its erasure's first step). */
+export async function revokeAllKeys(q: Queryable, accountId: string, at: number): Promise<void> {
+  await q.query(
+    `update api_keys set status = 'revoked', revoked_at = $2 where account_id = $1 and status <> 'revoked'`,
+    [accountId, at],
+  );
 }
 
 const SUMS = `sum(input_tokens), sum(output_tokens), sum(audio_seconds), sum(images), sum(steps), sum(units),

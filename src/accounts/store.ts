@@ -85,6 +85,12 @@ export interface AuthenticatedKey {
   viaPreviousSecret: boolean;
 }
 
+/** The ids of the account's keys, live or not (erasure and a plan change drop them from every cache). */
+export async function keyIdsOf(q: Queryable, accountId: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>('select id from api_keys where account_id = $1', [accountId]);
+  return rows.map((r) => r.id);
+}
+
 export class AccountStore {
   readonly db: Db;
 

@@ -2,6 +2,7 @@
 // they do is in plans.ts.
 import type { Plan, PlanId } from '../../generated/model/client/types.gen.ts';
 import type { Authenticator } from '../accounts/auth.ts';
+import { keyIdsOf } from '../accounts/store.ts';
 import type { Db } from '../platform/db.ts';
 import { formatEur } from '../platform/metering.ts';
 import { pageReply } from '../platform/pagination.ts';
@@ -14,10 +15,7 @@ export function createPlansRouter(options: { db: Db; auth: Authenticator; vatRat
 
   /** The account's keys carry its plan in the authenticator's cache: drop them, on every instance. */
   const enforceNow = async (accountId: string) => {
-    const keys = await options.db.query<{ id: string }>('select id from api_keys where account_id = $1', [
-      accountId,
-    ]);
-    for (const key of keys) await options.auth.invalidate(key.id);
+    for (const id of await keyIdsOf(options.db, accountId)) await options.auth.invalidate(id);
   };
 
   api.on('listPlans', () => ({

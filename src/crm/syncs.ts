@@ -425,11 +425,8 @@ export class CrmSyncs {
   }
 
   async #countMembers(sync: SyncRow): Promise<void> {
-    const [row] = await this.#db.query<{ n: number }>(
-      `select count(*)::int as n from target_list_members where target_list_id = $1 and ($2::text is null or listing_id = $2)`,
-      [sync.target_list_id, sync.listing_id],
-    );
-    await this.#db.query('update crm_syncs set total = $2 where id = $1', [sync.id, row?.n ?? 0]);
+    const total = await this.#targetLists.memberCount(sync.target_list_id, sync.listing_id);
+    await this.#db.query('update crm_syncs set total = $2 where id = $1', [sync.id, total]);
   }
 
   async #links(
@@ -446,17 +443,15 @@ export class CrmSyncs {
   }
 
   async #pushMembers(sync: SyncRow, client: CrmClient): Promise<void> {
-    const [list] = await this.#db.query<{ id: string }>('select id from target_lists where id = $1', [
-      sync.target_list_id,
-    ]);
-    if (!list) throw new ListGone(`The target list ${sync.target_list_id} was deleted.`);
+    if (!(await this.#targetLists.exists(sync.target_list_id)))
+      throw new ListGone(`The target list ${sync.target_list_id} was deleted.`);
     let cursor = sync.member_cursor;
     for (;;) {
-      const batch = await this.#db.query<MemberRow>(
-        `select listing_id, position, email, listing from target_list_members
-         where target_list_id = $1 and position > $2 and ($3::text is null or listing_id = $3)
-         order by position limit $4`,
-        [sync.target_list_id, cursor, sync.listing_id, client.batchSize],
+      const batch: MemberRow[] = await this.#targetLists.membersAfter(
+        sync.target_list_id,
+        cursor,
+        sync.listing_id,
+        client.batchSize,
       );
       if (batch.length === 0) return;
       const ids = batch.map((m) => m.listing_id);

@@ -436,3 +436,9 @@ export function fromListing(listing: Listing): ListingRecord {
     })),
   };
 }
+
+/** How many listings the directory holds. */
+export async function countListings(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ n: number }>('select count(*)::int as n from listings');
+  return row?.n ?? 0;
+}

@@ -5,7 +5,7 @@
 // daily retention sweep. The features' parts (their own account-data.ts) do the reading and
 // erasing of their own tables; this module only composes them.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { keyIdsOf, projectIdsOf } from '../accounts/account-data.ts';
+import { keyIdsOf, projectIdsOf, revokeAllKeys } from '../accounts/account-data.ts';
 import { endConsoleAccess } from '../console/account-data.ts';
 import type {
   AccountDataPart,
@@ -287,10 +287,7 @@ export class Privacy {
     if (!row || row.status !== 'scheduled') return;
     const accountId = row.account_id;
     // Keys first, on every instance: nothing acts for the account from here on.
-    await db.query(
-      `update api_keys set status = 'revoked', revoked_at = $2 where account_id = $1 and status <> 'revoked'`,
-      [accountId, nowSeconds()],
-    );
+    await revokeAllKeys(db, accountId, nowSeconds());
     for (const keyId of await keyIdsOf(db, accountId)) await this.#o.invalidateKey(keyId);
     // held in memory only, to mail the receipt once everything is erased; a retried attempt
     // finds none and mails nothing

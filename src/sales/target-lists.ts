@@ -222,6 +222,36 @@ export class TargetLists {
     return pageOf(rows, query.limit, memberOf, (r) => ({ k: r.position, id: r.id }));
   }
 
+  /** Whether the target list `id` still exists (the CRM sync stops when it was deleted). */
+  async exists(id: string): Promise<boolean> {
+    const rows = await this.#db.query('select 1 from target_lists where id = $1', [id]);
+    return rows.length > 0;
+  }
+
+  /** How many members the list `id` has (of one listing, when `listingId` is given). */
+  async memberCount(id: string, listingId: string | null): Promise<number> {
+    const [row] = await this.#db.query<{ n: number }>(
+      `select count(*)::int as n from target_list_members where target_list_id = $1 and ($2::text is null or listing_id = $2)`,
+      [id, listingId],
+    );
+    return row?.n ?? 0;
+  }
+
+  /** The list's members after `position`, in order (of one listing, when given): the CRM sync pushes them. */
+  async membersAfter(
+    id: string,
+    position: number,
+    listingId: string | null,
+    limit: number,
+  ): Promise<Array<{ listing_id: string; position: number; email: string; listing: Listing }>> {
+    return this.#db.query(
+      `select listing_id, position, email, listing from target_list_members
+       where target_list_id = $1 and position > $2 and ($3::text is null or listing_id = $3)
+       order by position limit $4`,
+      [id, position, listingId, limit],
+    );
+  }
+
   async addMember(projectId: string, id: string, listingId: string): Promise<TargetListMember> {
     const listing = await getPlaceDetails(this.#db, listingId, new Date(), {
       baseUrl: this.#options.baseUrl,

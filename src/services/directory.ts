@@ -33,6 +33,7 @@ import { loadDemoDirectory } from '../directory/demo.ts';
 import { createDirectoryRouter } from '../directory/routes.ts';
 import { EMBEDDING_VERSION, ensureEmbeddings, KEYWORD_VERSION } from '../directory/reembed.ts';
 import { createSearch } from '../directory/search/search.ts';
+import { countListings } from '../directory/store.ts';
 import type { DemoRows } from '../directory/demo-rows.ts';
 
 /** Outgoing and incoming mail of the Sales interface (src/mail/). */
@@ -115,8 +116,7 @@ export async function createDirectoryService(
     const loadStarted = Date.now();
     await search.prepare(); // loads the vector index, then what ranking keeps beside it
     logger.info({ ...search.indexOrigin(), ms: Date.now() - loadStarted }, 'search index loaded');
-    const [stored] = await platform.db.query<{ n: number }>('select count(*)::int as n from listings');
-    const result = { listings: stored?.n ?? 0, loaded: inserted, ms: Date.now() - started };
+    const result = { listings: await countListings(platform.db), loaded: inserted, ms: Date.now() - started };
     if (inserted > 0) logger.info({ inserted, ms: result.ms }, 'demo directory loaded');
     ready = true;
     setTimeout(() => void writeSnapshot(), SNAPSHOT_AFTER_READY_MS).unref();
