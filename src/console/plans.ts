@@ -15,7 +15,7 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { type Page, pageNewestFirst } from '../platform/pagination.ts';
-import { flushUsage, formatEur, NANO_PER_EUR } from '../platform/metering.ts';
+import { flushUsage, formatEur, NANO_PER_EUR, priceText } from '../platform/metering.ts';
 
 export interface PlanInfo {
   name: string;
@@ -24,6 +24,9 @@ export interface PlanInfo {
   /** accounts.plan while subscribed, when the plan changes what the API enforces. */
   enforces?: string;
 }
+
+/** What each human reply to a Sales campaign costs, on top of the plan (docs/sales.md). */
+export const SALES_REPLY_NANO = NANO_PER_EUR / 2;
 
 export const PLANS: Record<PlanId, PlanInfo> = {
   pay_as_you_go: {
@@ -40,8 +43,7 @@ export const PLANS: Record<PlanId, PlanInfo> = {
   },
   sales: {
     name: 'Sales',
-    description:
-      'Sales outreach on the directory API: launching, scheduling and resuming campaigns needs it (target lists, sending domains and drafts do not); each human reply is billed 0.50 EUR on top.',
+    description: `Sales outreach on the directory API: launching, scheduling and resuming campaigns needs it (target lists, sending domains and drafts do not); each human reply is billed ${priceText(SALES_REPLY_NANO)} on top.`,
     monthlyNano: 199 * NANO_PER_EUR,
   },
   concierge: {

@@ -8,19 +8,18 @@
 // written in one transaction, and a partial unique index admits one billed reply per message.
 import { createHash } from 'node:crypto';
 import type { Reply, ReplyKind } from '../../generated/directory/client/types.gen.ts';
+import { SALES_REPLY_NANO } from '../console/plans.ts';
 import { InboundRejected, type InboundMail } from '../mail/inbound.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { formatEur, NANO_PER_EUR, recordUsage } from '../platform/metering.ts';
+import { formatEur, recordUsage } from '../platform/metering.ts';
 import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import type { CampaignRow, MessageRow, RecipientRow } from './campaigns.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import { markBounced } from './sender.ts';
 
-/** A successful outbound contact: 0.50 EUR (docs/sales.md). */
-export const REPLY_PRICE_NANO = NANO_PER_EUR / 2;
 const MAX_TEXT = 100_000;
 const TOKEN_ADDRESS = /^r-([a-z2-7]{20})@(.+)$/;
 
@@ -230,7 +229,7 @@ export class Replies {
           inboundId,
           receivedAt,
           billed,
-          billed ? REPLY_PRICE_NANO : 0,
+          billed ? SALES_REPLY_NANO : 0,
           nowSeconds(),
         ],
       );
@@ -249,7 +248,7 @@ export class Replies {
             model: 'sales',
             endpoint: 'reply',
             units: 1,
-            costNano: REPLY_PRICE_NANO,
+            costNano: SALES_REPLY_NANO,
             status: 200,
             latencyMs: 0,
           },
