@@ -352,27 +352,35 @@ export class Campaigns {
     );
   }
 
-  /** The conditions of sending, checked at launch, schedule and resume (and again at the start). */
-  async #mayStart(row: CampaignRow): Promise<void> {
-    if (!(await hasActivePlan(this.#db, row.account_id, 'sales'))) {
-      throw new PermissionDeniedError(
-        'subscription_required',
-        `Sending campaigns needs the Sales plan (${PLANS.sales.monthlyNano / NANO_PER_EUR} EUR a month): subscribe with POST /v1/subscriptions {"plan": "sales"} on the Model API, or in the console.`,
-      );
+  /** What the start of a campaign depends on, read now (a failed read throws: no decision on it). */
+  async #startFacts(row: CampaignRow): Promise<StartFacts> {
+    const planActive = await hasActivePlan(this.#db, row.account_id, 'sales');
+    let domainRefusal: ApiError | null = null;
+    try {
+      await this.#domains.verifiedDomain(row.project_id, row.sending_domain_id);
+    } catch (err) {
+      // unverified or gone is the domain's answer; anything else is a failure to read it
+      if (!(err instanceof ApiError && (err.code === 'sending_domain_not_verified' || err.status === 404)))
+        throw err;
+      domainRefusal = err;
     }
-    await this.#domains.verifiedDomain(row.project_id, row.sending_domain_id);
     const [list] = await this.#db.query<{ status: string }>('select status from target_lists where id = $1', [
       row.target_list_id,
     ]);
-    if (list?.status !== 'ready') {
-      throw new ConflictError(
-        'target_list_not_ready',
-        list
-          ? `The target list ${row.target_list_id} is ${list.status}; a campaign is sent to a ready list.`
-          : `The target list ${row.target_list_id} was deleted.`,
-        { param: 'target_list_id' },
-      );
-    }
+    return { planActive, domainRefusal, listStatus: list?.status ?? null };
+  }
+
+  /**
+   * Why `row` may not start (or go on sending) now, as the error a launch, schedule or resume
+   * answers; null when it may. Launch and the sender decide by this one rule.
+   */
+  async startRefusal(row: CampaignRow): Promise<ApiError | null> {
+    return mayStart(row, await this.#startFacts(row));
+  }
+
+  async #mayStart(row: CampaignRow): Promise<void> {
+    const refusal = await this.startRefusal(row);
+    if (refusal) throw refusal;
   }
 
   /** A new chain of scheduling jobs (the old one goes stale), its first job due at `at`. */
@@ -592,19 +600,41 @@ export class Campaigns {
     );
     return rows.length > 0;
   }
+}
 
-  /** The checks of a scheduled start, as an error to pause for (or null when it may start). */
-  async startBlocker(row: CampaignRow): Promise<NonNullable<Campaign['paused_reason']> | null> {
-    try {
-      await this.#mayStart(row);
-      return null;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'subscription_required') return 'plan_inactive';
-      if (err instanceof ApiError && err.code === 'sending_domain_not_verified')
-        return 'sending_domain_not_verified';
-      if (err instanceof ApiError && err.status === 404) return 'sending_domain_not_verified';
-      if (err instanceof ApiError && err.code === 'target_list_not_ready') return 'requested';
-      throw err;
-    }
+/** What a campaign's start depends on: the account's Sales plan, its sending domain, its list. */
+export interface StartFacts {
+  planActive: boolean;
+  /** The domain store's refusal (not verified, or gone), or null when the domain is verified. */
+  domainRefusal: ApiError | null;
+  /** The target list's status, or null when it was deleted. */
+  listStatus: string | null;
+}
+
+/** The one rule of a campaign's start: the refusal for `row` given `facts`, or null when it may start. */
+export function mayStart(row: CampaignRow, facts: StartFacts): ApiError | null {
+  if (!facts.planActive) {
+    return new PermissionDeniedError(
+      'subscription_required',
+      `Sending campaigns needs the Sales plan (${PLANS.sales.monthlyNano / NANO_PER_EUR} EUR a month): subscribe with POST /v1/subscriptions {"plan": "sales"} on the Model API, or in the console.`,
+    );
   }
+  if (facts.domainRefusal) return facts.domainRefusal;
+  if (facts.listStatus !== 'ready') {
+    return new ConflictError(
+      'target_list_not_ready',
+      facts.listStatus
+        ? `The target list ${row.target_list_id} is ${facts.listStatus}; a campaign is sent to a ready list.`
+        : `The target list ${row.target_list_id} was deleted.`,
+      { param: 'target_list_id' },
+    );
+  }
+  return null;
+}
+
+/** The reason a campaign pauses for when `mayStart` refuses it (a list not ready waits as `requested`). */
+export function pauseReasonOf(refusal: ApiError): NonNullable<Campaign['paused_reason']> {
+  if (refusal.code === 'subscription_required') return 'plan_inactive';
+  if (refusal.code === 'target_list_not_ready') return 'requested';
+  return 'sending_domain_not_verified';
 }

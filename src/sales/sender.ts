@@ -26,6 +26,7 @@ import {
   campaignOf,
   type Campaigns,
   type MessageRow,
+  pauseReasonOf,
   type RecipientRow,
   TICK,
   type TickJob,
@@ -131,9 +132,10 @@ export class Sender {
     if (row.status === 'scheduled') return this.#startScheduled(row, job);
     if (row.status !== 'sending') return;
 
-    const blocker = await this.#campaigns.startBlocker(row).catch(() => null);
-    if (blocker === 'plan_inactive' || blocker === 'sending_domain_not_verified') {
-      await this.#campaigns.pauseFor(row.id, blocker);
+    // a sending campaign pauses when its plan or domain is gone (its list is taken already)
+    const refusal = await this.#campaigns.startRefusal(row);
+    if (refusal && refusal.code !== 'target_list_not_ready') {
+      await this.#campaigns.pauseFor(row.id, pauseReasonOf(refusal));
       return;
     }
     const now = Date.now();
@@ -257,9 +259,9 @@ export class Sender {
       });
       return;
     }
-    const blocker = await this.#campaigns.startBlocker(row);
-    if (blocker !== null) {
-      await this.#campaigns.pauseFor(row.id, blocker);
+    const refusal = await this.#campaigns.startRefusal(row);
+    if (refusal) {
+      await this.#campaigns.pauseFor(row.id, pauseReasonOf(refusal));
       return;
     }
     await this.#db.transaction(async (tx) => {
