@@ -8,6 +8,7 @@ function door(answers: (Partial<OutboundAnswer> | Error)[]): Outbound & { calls:
     calls: 0,
     check: () => Promise.reject(new Error('unused')),
     fetch: () => Promise.reject(new Error('unused')),
+    address: () => Promise.reject(new Error('unused')),
     open: () => {
       throw new Error('unused');
     },

@@ -4,6 +4,10 @@
 // as they would have been sent, to the .eml outbox under DATA_DIR (outbox.ts). Either way
 // nodemailer composes the message and signs it with the sending domain's DKIM key, which is
 // decrypted only inside `send` (DkimKey.privateKey()).
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { dirname } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import { writeToOutbox } from './outbox.ts';
@@ -101,9 +105,20 @@ export class MailSendError extends Error {
   }
 }
 
+type SocketCallback = (err: Error | null, socket?: { connection: Socket }) => void;
+
+/** Where a connection to `host` may go (the outbound guard's `address`). */
+export type AddressOf = (host: string) => Promise<{ address: string }>;
+
 export interface MailTransport {
   readonly via: 'smtp' | 'outbox';
   send(mail: OutgoingMail): Promise<SentMail>;
+  /**
+   * Whether mail can leave now, without sending any: the relay's greeting (a connection of its
+   * own to the address `addressOf` allows, EHLO, STARTTLS and AUTH when the URL asks, QUIT), or
+   * the outbox folder writable. Rejects with the reason.
+   */
+  greet(addressOf: AddressOf, timeoutMs: number): Promise<void>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -249,6 +264,40 @@ function smtpTransport(url: string, options: TransportOptions): MailTransport {
         throw sendErrorOf(err);
       }
     },
+    async greet(addressOf, greetTimeoutMs) {
+      const target = new URL(url);
+      const where = `smtp ${target.host}`;
+      // nodemailer's own parsing of the URL (port, TLS, credentials), with the socket opened here
+      // to the address the guard allows; TLS is still verified against the relay's name
+      const probe: Transporter = nodemailer.createTransport({
+        url,
+        connectionTimeout: greetTimeoutMs,
+        greetingTimeout: greetTimeoutMs,
+        socketTimeout: greetTimeoutMs,
+        getSocket: (options: { host?: string; port?: number; secure?: boolean }, done: SocketCallback) => {
+          const host = options.host ?? 'localhost';
+          const port = Number(options.port) || (options.secure ? 465 : 587);
+          addressOf(host).then(
+            ({ address }) => {
+              const socket = connect({ host: address, port, timeout: greetTimeoutMs });
+              socket.once('connect', () => done(null, { connection: socket }));
+              socket.once('timeout', () =>
+                socket.destroy(new Error(`no connection within ${greetTimeoutMs} ms`)),
+              );
+              socket.once('error', (err) => done(err));
+            },
+            (err: Error) => done(err),
+          );
+        },
+      } as Parameters<typeof nodemailer.createTransport>[0]);
+      try {
+        await probe.verify();
+      } catch (err) {
+        throw new Error(`${where}: ${(err as Error).message}`);
+      } finally {
+        probe.close();
+      }
+    },
     async close() {
       transporter.close();
     },
@@ -287,6 +336,13 @@ function outboxTransport(options: TransportOptions): MailTransport {
           cause: err,
         });
       }
+    },
+    async greet() {
+      await access(options.outboxDir, constants.W_OK).catch(async (err: NodeJS.ErrnoException) => {
+        // not made yet: the first mail makes it where its parent is writable
+        if (err.code !== 'ENOENT') throw new Error(`the outbox ${options.outboxDir} is not writable`);
+        await access(dirname(options.outboxDir), constants.W_OK);
+      });
     },
     async close() {
       composer.close();

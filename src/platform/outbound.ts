@@ -261,6 +261,12 @@ export interface Outbound {
    * caller's abort reason, or the network's.
    */
   open(url: URL, init: OutboundOpen): OutboundCall;
+  /**
+   * The address a connection of `origin` to `host` may use now, by the same lookup and ranges as
+   * the calls above: for a protocol other than HTTP (the mail relay's SMTP). Rejects with
+   * OutboundRefused when every address is forbidden.
+   */
+  address(host: string, origin: OutboundOrigin): Promise<LookupAddress>;
   close(): Promise<void>;
 }
 
@@ -356,6 +362,24 @@ export function outbound(policy: OutboundPolicy): Outbound {
       };
     },
     open: (url, init) => openCall(url, init, pools[init.origin], checkLiteral),
+    address: (host, origin) =>
+      new Promise((resolve, reject) => {
+        const bare = host.replace(/^\[|\]$/g, '');
+        if (isIP(bare)) {
+          try {
+            checkLiteral(
+              new URL(`http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}`),
+              origin,
+            );
+          } catch (err) {
+            return reject(err as Error);
+          }
+          return resolve({ address: bare, family: isIP(bare) });
+        }
+        guardedLookup(policy, origin)(bare, {}, (err, address, family) =>
+          err ? reject(err) : resolve({ address: address as string, family: family ?? 4 }),
+        );
+      }),
     close: async () => {
       for (const pool of Object.values(pools)) {
         pool.http.destroy();
