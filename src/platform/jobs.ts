@@ -39,6 +39,8 @@ export interface QueuePolicy {
    * queue; no bound by default.
    */
   perGroup?: number;
+  /** How long a completed job's row is kept, in seconds; pg-boss's 7 days by default. */
+  keepSeconds?: number;
 }
 
 export interface SendOptions {
@@ -166,6 +168,7 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
         heartbeatSeconds: 10,
         deadLetter: dead,
         notify: !wakesItself,
+        ...(policy.keepSeconds === undefined ? {} : { deleteAfterSeconds: policy.keepSeconds }),
       });
       // a queue made before this instance woke its own workers still asks pg-boss to notify
       if (wakesItself) await boss.updateQueue(name, { notify: false });
