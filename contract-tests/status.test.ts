@@ -1,7 +1,13 @@
-// The public status page: both services probed by themselves every 30 s once ready, stored one
-// row per component and slot (several instances keep one history), uptime per day and over 30
-// and 90 days against the SLA, a component that fails shown down.
+// The public status page: each interface of both services (the seeds' Search, Places, Sales and
+// Concierge with their SLAs, and the Model API's chat, media and agents) probed by the service
+// itself every 30 s once ready, by a real small call through its own code; stored one row per
+// component and slot (several instances keep one history), uptime per day and over 30 and 90
+// days against the SLA, a component that fails shown down while the others stay up.
+import { type AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailTransport } from '../src/mail/transport.ts';
+import { outbound } from '../src/platform/outbound.ts';
 import { renderStatus } from '../src/status/pages.ts';
 import { probeOnce, SLOT_SECONDS, statusSummary } from '../src/status/status.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
@@ -10,11 +16,37 @@ interface Summary {
   status: string;
   components: Array<{
     id: string;
+    name: string;
+    service: string;
     status: string;
+    detail: string | null;
+    probe: string;
     uptime_30d: number | null;
     sla: number;
+    latency_ms: number | null;
     days: Array<{ date: string; uptime: number | null }>;
   }>;
+}
+
+/** The seeds' interfaces and SLAs (the directory document's; the model document names none). */
+const SEED = [
+  ['chat', 'model', 99.9],
+  ['media', 'model', 99.9],
+  ['agents', 'model', 99.9],
+  ['search', 'directory', 99.9],
+  ['places', 'directory', 99.9],
+  ['sales', 'directory', 99.5],
+  ['concierge', 'directory', 99.5],
+];
+
+/** A mail relay that greets and accepts nothing: what the sales probe's EHLO reaches. */
+async function relay(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const STORAGES = await storages();
@@ -22,15 +54,20 @@ const STORAGES = await storages();
 describe.each(STORAGES)('status page on %s', (storage: Storage) => {
   let servers: TestServers;
   let base: string;
+  let mail: Awaited<ReturnType<typeof relay>>;
 
   beforeAll(async () => {
-    servers = await startTestServers(storage);
+    mail = await relay();
+    servers = await startTestServers(storage, { env: { SMTP_URL: `smtp://127.0.0.1:${mail.port}` } });
     await servers.ready;
     base = servers.urls.model as string;
   });
-  afterAll(async () => servers?.stop());
+  afterAll(async () => {
+    await servers?.stop();
+    await mail?.close();
+  });
 
-  it('shows both services and storage up, in JSON and in HTML, on both services', async () => {
+  it('shows every interface of the seeds up with its SLA, in JSON and in HTML, on both services', async () => {
     let summary: Summary | undefined;
     await expect
       .poll(
@@ -38,16 +75,16 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
           summary = (await (await fetch(`${base}/status.json`)).json()) as Summary;
           // the first probes of the components are stored one by one: wait for all of them
           const probed = summary.components.every((c) => c.days.at(-1)?.uptime !== null);
-          return probed ? summary.status : 'waiting for every first probe';
+          if (!probed) return 'waiting for every first probe';
+          const down = summary.components.filter((c) => c.status !== 'operational');
+          return down.length === 0 ? summary.status : down.map((c) => `${c.id}: ${c.detail}`).join('; ');
         },
         { timeout: 10_000 },
       )
       .toBe('operational');
-    expect(summary?.components.map((c) => [c.id, c.status])).toEqual([
-      ['model', 'operational'],
-      ['directory', 'operational'],
-      ['storage', 'operational'],
-    ]);
+    expect(summary?.components.map((c) => [c.id, c.service, c.sla])).toEqual(SEED);
+    expect(summary?.components.every((c) => c.status === 'operational' && c.detail === null)).toBe(true);
+    expect(summary?.components.every((c) => c.probe.length > 0 && c.latency_ms !== null)).toBe(true);
     const today = new Date().toISOString().slice(0, 10);
     for (const c of summary?.components ?? []) {
       expect(c.days).toHaveLength(90);
@@ -59,10 +96,30 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
     expect(html.headers.get('content-security-policy')).toContain("default-src 'none'");
     const text = await html.text();
     expect(text).toContain('All systems operational');
-    expect(text).toContain('Directory API (search and places)');
+    for (const c of summary?.components ?? []) {
+      expect(text).toContain(`<h2 id="c-${c.id}">${c.name} <span class="service">`);
+      expect(text).toContain(`SLA ${c.sla} %.`);
+    }
+    expect(text).toContain('SLA 99.5 %.');
     expect(text).not.toContain('<script');
     const directory = await fetch(`${servers.urls.directory}/status.json`);
     expect(((await directory.json()) as Summary).status).toBe('operational');
+  });
+
+  it('records the interface whose dependency broke down, the others up: the mail relay refusing', async () => {
+    await mail.close(); // the relay stops: connections to its port are refused
+    const next = Date.now() + SLOT_SECONDS * 1000; // the next slot, which no timer has probed yet
+    await probeOnce(servers.platform.db, servers.components, next);
+    const summary = await statusSummary(servers.platform.db, servers.components, next);
+    expect(summary.status).toBe('degraded');
+    expect(summary.components.map((c) => [c.id, c.status])).toEqual(
+      SEED.map(([id]) => [id, id === 'sales' ? 'down' : 'operational']),
+    );
+    const sales = summary.components.find((c) => c.id === 'sales');
+    expect(sales?.detail).toMatch(/^mail: smtp 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    const html = renderStatus(summary);
+    expect(html).toContain('Some systems are down');
+    expect(html).toContain('Last probe failed: mail: smtp 127.0.0.1:');
   });
 
   it('keeps one history: the first probe of a slot stands, another instance adds nothing', async () => {
@@ -160,7 +217,7 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
     const incident = {
       title: 'Slow <script>alert(1)</script> searches',
       impact: 'minor',
-      components: ['directory'],
+      components: ['search'],
     };
     const refused = await post(customer.secret, incident);
     expect(refused.status).toBe(403);
@@ -190,5 +247,27 @@ describe.each(STORAGES)('status page on %s', (storage: Storage) => {
       'PATCH',
     );
     expect(missing.status).toBe(404);
+  });
+});
+
+describe('the sales probe reaches the mail relay through the outbound guard', () => {
+  it('greets a relay on the operator’s own network, and refuses the cloud metadata address', async () => {
+    const door = outbound({ allowPrivate: false });
+    const mail = await relay();
+    try {
+      const greet = (url: string) =>
+        createMailTransport({ smtpUrl: url, outboxDir: '/nonexistent' }).greet(
+          (host) => door.address(host, 'operator'),
+          2000,
+        );
+      await expect(greet(`smtp://localhost:${mail.port}`)).resolves.toBeUndefined();
+      // link-local is refused for every origin: no connection is opened at all
+      await expect(greet('smtp://169.254.169.254:25')).rejects.toThrow(
+        /169\.254\.169\.254 is a linkLocal address/,
+      );
+    } finally {
+      await mail.close();
+      await door.close();
+    }
   });
 });

@@ -25,6 +25,7 @@ export const OPERATIONS = {
   getPlacePhoto: { method: 'get', path: '/v1/places/photos/{id}' },
   getReply: { method: 'get', path: '/v1/replies/{id}' },
   getSendingDomain: { method: 'get', path: '/v1/sending-domains/{id}' },
+  getStatus: { method: 'get', path: '/status.json' },
   getSuppression: { method: 'get', path: '/v1/suppressions/{email}' },
   getTargetList: { method: 'get', path: '/v1/target-lists/{id}' },
   getUnsubscribePage: { method: 'get', path: '/v1/unsubscribe/{token}' },
@@ -85,6 +86,7 @@ export interface Operations {
   getPlacePhoto: { data: T.GetPlacePhotoData; responses: T.GetPlacePhotoResponses };
   getReply: { data: T.GetReplyData; responses: T.GetReplyResponses };
   getSendingDomain: { data: T.GetSendingDomainData; responses: T.GetSendingDomainResponses };
+  getStatus: { data: T.GetStatusData; responses: T.GetStatusResponses };
   getSuppression: { data: T.GetSuppressionData; responses: T.GetSuppressionResponses };
   getTargetList: { data: T.GetTargetListData; responses: T.GetTargetListResponses };
   getUnsubscribePage: { data: T.GetUnsubscribePageData; responses: T.GetUnsubscribePageResponses };

@@ -43,6 +43,7 @@ export const OPERATIONS = {
   getResponse: { method: 'get', path: '/v1/responses/{id}' },
   getSession: { method: 'get', path: '/v1/sessions/current' },
   getStatement: { method: 'get', path: '/v1/statements/{month}' },
+  getStatus: { method: 'get', path: '/status.json' },
   getUsage: { method: 'get', path: '/v1/usage' },
   listConversationItems: { method: 'get', path: '/v1/conversations/{conversation_id}/items' },
   listInputItems: { method: 'get', path: '/v1/responses/{id}/input_items' },
@@ -105,6 +106,7 @@ export interface Operations {
   getResponse: { data: T.GetResponseData; responses: T.GetResponseResponses };
   getSession: { data: T.GetSessionData; responses: T.GetSessionResponses };
   getStatement: { data: T.GetStatementData; responses: T.GetStatementResponses };
+  getStatus: { data: T.GetStatusData; responses: T.GetStatusResponses };
   getUsage: { data: T.GetUsageData; responses: T.GetUsageResponses };
   listConversationItems: { data: T.ListConversationItemsData; responses: T.ListConversationItemsResponses };
   listInputItems: { data: T.ListInputItemsData; responses: T.ListInputItemsResponses };

@@ -24,6 +24,7 @@ import { type InboundMail } from '../mail/inbound.ts';
 import { createSendingDomainRouter } from '../mail/routes.ts';
 import { createMailTransport, type MailTransport } from '../mail/transport.ts';
 import { createStatusPages } from '../status/pages.ts';
+import { createStatusRouter } from '../status/routes.ts';
 import { type DirectoryOperationId, serves } from '../platform/route.ts';
 import { createDirectoryUsageRouter } from '../usage/routes.ts';
 import { WebhookDelivery } from '../webhooks/delivery.ts';
@@ -35,6 +36,7 @@ import { EMBEDDING_VERSION, ensureEmbeddings, KEYWORD_VERSION } from '../directo
 import { createSearch } from '../directory/search/search.ts';
 import { countListings } from '../directory/store.ts';
 import type { DemoRows } from '../directory/demo-rows.ts';
+import { directoryProbes, type Probes } from './probes.ts';
 
 /** Outgoing and incoming mail of the Sales interface (src/mail/). */
 export interface DirectoryMail {
@@ -57,6 +59,8 @@ export interface DirectoryService {
    * listings it holds, how many this start loaded, and the time from the start of the load.
    */
   ready: Promise<{ listings: number; loaded: number; ms: number }>;
+  /** The status page's probes of its interfaces (probes.ts). */
+  probes: Probes;
   close(): Promise<void>;
 }
 
@@ -273,6 +277,7 @@ export async function createDirectoryService(
       createSendingDomainRouter(domains),
       createConciergeRouter(workflows),
       createCrmRouter({ connections: crmConnections, syncs: crmSyncs }),
+      createStatusRouter(platform.db),
     ),
     isReady: () => platform.readiness(ready),
   });
@@ -280,6 +285,15 @@ export async function createDirectoryService(
     app,
     mail,
     ready: loading,
+    probes: directoryProbes({
+      db: platform.db,
+      search,
+      transport,
+      jobs: platform.jobs,
+      door: platform.outbound,
+      modelUrl,
+      baseUrl: () => platform.config.publicDirectoryUrl ?? options.ownUrl?.() ?? salesBaseUrl,
+    }),
     close: async () => {
       await loading.catch(() => undefined);
       if (ready) await writeSnapshot();

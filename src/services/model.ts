@@ -33,9 +33,10 @@ import { createConsoleRouter } from '../console/routes.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
 import { outboxMailer } from '../mail/outbox.ts';
-import { createIncidentsRouter } from '../status/routes.ts';
+import { createIncidentsRouter, createStatusRouter } from '../status/routes.ts';
 import { createLimitsRouter } from '../limits/routes.ts';
 import { createStatusPages } from '../status/pages.ts';
+import { modelProbes, type Probes } from './probes.ts';
 
 export interface ModelService {
   app: Express;
@@ -43,6 +44,8 @@ export interface ModelService {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Ends the open WebSocket sessions (before the HTTP server drains, which they would hold up). */
   closeSessions(): Promise<void>;
+  /** The status page's probes of its interfaces (probes.ts). */
+  probes: Probes;
   close(): Promise<void>;
 }
 
@@ -173,6 +176,7 @@ export async function createModelService(
         key: (accountId, id) => platform.accounts.getKey(accountId, id),
       }),
       createIncidentsRouter(platform.db),
+      createStatusRouter(platform.db),
       createLimitsRouter({
         db: platform.db,
         settings: platform.config.limits,
@@ -204,6 +208,7 @@ export async function createModelService(
     app,
     upgrade: (req, socket, head) => realtime.upgrade(req, socket, head),
     closeSessions: () => realtime.close(),
+    probes: modelProbes({ engines, media, jobs: platform.jobs }),
     close: async () => {
       await realtime.close();
       engines.close();

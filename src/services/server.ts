@@ -19,8 +19,9 @@ import { createPrivacyRouter } from '../privacy/routes.ts';
 import { Privacy } from '../privacy/service.ts';
 import { newRequestId } from '../platform/request-id.ts';
 import { bindAll, isListenError, type Listener, portError } from '../ports.ts';
-import { type Component, databaseRoundTrip, httpReady, startProber } from '../status/status.ts';
-import { STATUS_COMPONENTS } from '../status/pages.ts';
+import { type Component, startProber } from '../status/status.ts';
+import { STATUS_COMPONENTS } from '../status/components.ts';
+import { type Probes, withReadiness } from './probes.ts';
 import { directoryReadyBanner, firstRunBanner } from './banner.ts';
 import { type DemoRows, directoryStartsEmpty, startDemoRows } from '../directory/demo-rows.ts';
 
@@ -37,6 +38,8 @@ export interface Running {
   /** The directory's mail (sending domains, transport, inbound handler), when it runs. */
   mail?: DirectoryMail;
   platform: Platform;
+  /** The status page's components this process probes, every 30 s once ready (src/status). */
+  components: Component[];
   /** Resolves when every service started is ready (/readyz); rejects if one fails to start. */
   ready: Promise<void>;
   /** Serves a connection accepted elsewhere (the cluster's primary) on this service. */
@@ -302,6 +305,7 @@ export async function startServices(
       : undefined);
 
   const stops: Array<() => Promise<void>> = [];
+  const probes: Probes = {};
   const ready: Promise<unknown>[] = [];
   let platform: Platform;
   try {
@@ -352,6 +356,10 @@ export async function startServices(
       }),
     });
     serve('model', service.app, service.upgrade);
+    Object.assign(
+      probes,
+      withReadiness(platform.outbound, urls.model ?? urlOf(host, config.modelPort), service.probes),
+    );
     const stop = drainOf('model');
     logger.info(
       { url: urls.model, console: `${config.publicModelUrl}/console`, status: `${urls.model}/status` },
@@ -373,6 +381,10 @@ export async function startServices(
       ...(demoRows ? { demoRows } : {}),
     });
     serve('directory', service.app);
+    Object.assign(
+      probes,
+      withReadiness(platform.outbound, urls.directory ?? urlOf(host, config.directoryPort), service.probes),
+    );
     const stop = drainOf('directory');
     ready.push(service.ready);
     directoryMail = service.mail;
@@ -411,10 +423,8 @@ export async function startServices(
     serve('metrics', scrape);
     stops.push(drainOf('metrics'));
   }
-  // The status page's probes: each service this process runs, and storage, every 30 s once ready.
+  // The status page's probes: the interfaces of each service this process runs, every 30 s once ready.
   const allReady = Promise.all(ready).then(() => undefined);
-  const probes: Record<string, () => Promise<void>> = { storage: databaseRoundTrip(platform.db) };
-  for (const name of which) if (urls[name]) probes[name] = httpReady(urls[name]);
   const components: Component[] = STATUS_COMPONENTS.flatMap((c) => {
     const probe = probes[c.id];
     return probe ? [{ ...c, probe }] : [];
@@ -441,6 +451,7 @@ export async function startServices(
     ...(metricsUrl === undefined ? {} : { metricsUrl }),
     ...(directoryMail === undefined ? {} : { mail: directoryMail }),
     platform,
+    components,
     ready: allReady,
     accept(service, socket) {
       const accept = accepts[service];

@@ -1,19 +1,15 @@
-// The public status page: `/status` (HTML, no script, no login) and `/status.json`, on both
-// services. Outside the API contract, like /healthz: a public document for people and monitors.
+// The public status page for people: `/status` (HTML, no script, no login), on both services.
+// Its JSON, `/status.json`, is an operation of both specs (routes.ts).
 import { type Request, type Response, Router } from 'express';
 import type { Db } from '../platform/db.ts';
+import { STATUS_COMPONENTS } from './components.ts';
 import { type ComponentStatus, type StatusSummary, statusSummary } from './status.ts';
-
-/** The components, their names and SLAs (99.9 % Search and Places). */
-export const STATUS_COMPONENTS = [
-  { id: 'model', name: 'Model API (chat, embeddings, keys, usage)', sla: 99.9 },
-  { id: 'directory', name: 'Directory API (search and places)', sla: 99.9 },
-  { id: 'storage', name: 'Storage', sla: 99.9 },
-] as const;
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const SERVICE_NAME = { model: 'Model API', directory: 'Directory API' } as const;
 
 const STATUS_TEXT = { operational: 'Operational', down: 'Down', unknown: 'No data yet' } as const;
 
@@ -77,12 +73,15 @@ export function renderStatus(summary: StatusSummary): string {
   const components = summary.components
     .map(
       (c) => `<section class="component" aria-labelledby="c-${c.id}">
-  <h2 id="c-${c.id}">${escape(c.name)} <span class="state ${c.status}">${STATUS_TEXT[c.status]}</span></h2>
+  <h2 id="c-${c.id}">${escape(c.name)}${c.service ? ` <span class="service">${SERVICE_NAME[c.service]}</span>` : ''} <span class="state ${c.status}">${STATUS_TEXT[c.status]}</span></h2>
   ${bars(c)}
   <p class="axis"><span>90 days ago</span><span>today</span></p>
-  <p>${uptimeText(c, summary.updated)}; SLA ${c.sla} %${
-    c.meets_sla_30d === null ? '' : c.meets_sla_30d ? ' (met)' : ' (missed)'
-  }. Probed every 30 s${c.latency_ms === null ? '' : `; last answer in ${c.latency_ms} ms`}.</p>
+  <p class="sla">SLA ${c.sla} %. ${uptimeText(c, summary.updated)}${
+    c.meets_sla_30d === null ? '' : c.meets_sla_30d ? ' (SLA met)' : ' (SLA missed)'
+  }.</p>
+  <p class="probe">Probed every 30 s${c.latency_ms === null ? '' : `, last answer in ${c.latency_ms} ms`}: ${escape(c.probe)}</p>${
+    c.detail === null ? '' : `\n  <p class="detail">Last probe failed: ${escape(c.detail)}</p>`
+  }
 </section>`,
     )
     .join('\n');
@@ -121,12 +120,15 @@ ${components}
 const CSS = `body{margin:0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff;line-height:1.45}
 main{max-width:760px;margin:0 auto;padding:24px}
 h1{font-size:1.6rem;margin:0 0 12px}
-h2{font-size:1.1rem;margin:24px 0 8px;display:flex;justify-content:space-between;gap:12px}
+h2{font-size:1.1rem;margin:24px 0 8px;display:flex;align-items:baseline;gap:12px}
 .overall{font-size:1.2rem;font-weight:700;padding:12px 16px;border-radius:8px;border:1px solid #c8c8c8}
 .overall.operational{background:#e6f4ea;color:#0a5224}
 .overall.degraded{background:#fce8e6;color:#8c1116}
 .overall.unknown{background:#f4f5f7}
-.state{font-weight:600;font-size:1rem}
+.state{font-weight:600;font-size:1rem;margin-left:auto}
+.service{font-weight:400;font-size:.9rem;color:#4a4a4a}
+.probe{color:#4a4a4a;font-size:.9rem;margin:4px 0}
+.detail{color:#8c1116;font-size:.9rem;margin:4px 0}
 .state.operational{color:#0a5224}.state.down{color:#8c1116}.state.unknown{color:#4a4a4a}
 .bars{width:100%;height:28px}
 .axis{display:flex;justify-content:space-between;color:#4a4a4a;font-size:.85rem;margin:2px 0 8px}
@@ -138,12 +140,6 @@ a{color:#0b57d0}
 export function createStatusPages(db: Db): Router {
   const router = Router();
   const summary = () => statusSummary(db, [...STATUS_COMPONENTS]);
-  router.get('/status.json', async (_req: Request, res: Response) => {
-    res
-      .set('Cache-Control', 'no-cache')
-      .set('Access-Control-Allow-Origin', '*')
-      .json(await summary());
-  });
   router.get('/status', async (_req: Request, res: Response) => {
     res
       .set({

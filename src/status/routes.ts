@@ -1,13 +1,15 @@
-// Incidents of the public status page, posted by the operator: an `admin` key of the operator's
-// account (the account of BOOTSTRAP_ADMIN_KEY or of the key printed on the first start, named
-// `bootstrap` in accounts). Any other account's key is refused, whatever its scopes.
-import type { Incident } from '../../generated/model/client/types.gen.ts';
+// The status as JSON (`/status.json`, both services, no key), and the incidents of the public
+// status page, posted by the operator: an `admin` key of the operator's account (the account of
+// BOOTSTRAP_ADMIN_KEY or of the key printed on the first start, named `bootstrap` in accounts).
+// Any other account's key is refused, whatever its scopes.
+import type { Incident, StatusPage } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { operatorOnly } from '../platform/operator.ts';
 import { operationRouter, type OperationRouter } from '../platform/route.ts';
-import type { Incident as StoredIncident } from './status.ts';
+import { STATUS_COMPONENTS } from './components.ts';
+import { type Incident as StoredIncident, statusSummary } from './status.ts';
 import { nowSeconds } from '../platform/clock.ts';
 
 /** A row of the incidents table, as the status page reads it too. */
@@ -52,5 +54,16 @@ export function createIncidentsRouter(db: Db) {
     return { status: 200, body: toIncident(row) };
   });
 
+  return api;
+}
+
+/** `GET /status.json`, the same on both services. */
+export function createStatusRouter(db: Db) {
+  const api: OperationRouter = operationRouter();
+  api.on('getStatus', async () => ({
+    status: 200,
+    body: (await statusSummary(db, [...STATUS_COMPONENTS])) as StatusPage,
+    headers: { 'Cache-Control': 'no-cache', 'Access-Control-Allow-Origin': '*' },
+  }));
   return api;
 }

@@ -1,37 +1,114 @@
-// The public status: each component probed every 30 s by the service itself, each result stored
-// in one row per component and 30-second slot (the first instance to probe a slot writes it, so
-// several instances or workers keep one history), and summed into uptime per day and over 30
-// and 90 days against the SLA: over the slots since the first probe, a slot without one (the
-// service was stopped) counting as not up. Probing is an idempotent handler (`probeOnce`) run by a timer in
+// The public status: each component (an interface of a service: components.ts) probed every 30 s
+// by the service itself with a real small call through its own code, each result stored in one
+// row per component and 30-second slot (the first instance to probe a slot writes it, so several
+// instances or workers keep one history), and summed into uptime per day and over 30 and 90 days
+// against the SLA: over the slots since the first probe, a slot without one (the service was
+// stopped) counting as not up. Probing is an idempotent handler (`probeOnce`) run by a timer in
 // each instance: the slot's row is written once, whoever probes first, so no job is needed.
+import type { StatusComponent } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
+import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { Outbound } from '../platform/outbound.ts';
 
 export const SLOT_SECONDS = 30;
 const DAY = 86_400;
 const PROBE_TIMEOUT_MS = 5_000;
 
-export interface Component {
+export type ComponentId = StatusComponent['id'];
+
+/** What the page says of a component: its id, name, service, SLA and what its probe does. */
+export interface ComponentInfo {
   id: string;
   name: string;
+  service?: StatusComponent['service'];
   /** The uptime promised, in percent (99.9 % Search and Places). */
   sla: number;
+  /** What the probe does, as a sentence. */
+  does?: string;
+}
+
+export interface Component extends ComponentInfo {
   /** Resolves when the component answers as it should; throws (or times out) when not. */
   probe(): Promise<void>;
 }
 
-/** A probe of a service's own /readyz over HTTP, as a client reaches it. */
-export function httpReady(url: string): () => Promise<void> {
+/**
+ * A service's own /readyz as a client reaches it, through the outbound guard as an address of the
+ * operator's (the service's own address is loopback, which only that origin may reach).
+ */
+export function httpReady(door: Outbound, url: string): () => Promise<void> {
   return async () => {
-    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`${url}/readyz answered ${res.status}`);
+    const call = door.open(new URL('/readyz', url), {
+      method: 'GET',
+      headers: {},
+      origin: 'operator',
+      connectTimeoutMs: PROBE_TIMEOUT_MS,
+      firstByteTimeoutMs: PROBE_TIMEOUT_MS,
+      totalTimeoutMs: PROBE_TIMEOUT_MS,
+      maxBodyBytes: 4096,
+    });
+    try {
+      const { status } = await call.response;
+      // read to its end: the connection goes back to the pool
+      for await (const chunk of call.body()) void chunk;
+      if (status !== 200) throw new Error(`${url}/readyz answered ${status}`);
+    } catch (err) {
+      throw call.cause(err);
+    } finally {
+      call.close();
+    }
   };
 }
 
-export function databaseRoundTrip(db: Db): () => Promise<void> {
+const PROBE_QUEUE = 'status.probe';
+const queues = new WeakMap<Jobs, Promise<void>>();
+
+/**
+ * A job through the queue and back: sent, claimed by a worker of any instance that shares the
+ * queue, completed. Every caller within a slot shares one round trip (memoised per 30-s slot).
+ */
+export function queueRoundTrip(jobs: Jobs): () => Promise<void> {
+  let last: { slot: number; trip: Promise<void> } | undefined;
+  const trip = async () => {
+    let defined = queues.get(jobs);
+    if (!defined) {
+      defined = jobs.define(PROBE_QUEUE, async () => undefined, {
+        retryLimit: 0,
+        expireInSeconds: 30,
+        keepSeconds: 3600,
+      });
+      queues.set(jobs, defined);
+    }
+    await defined;
+    const id = await jobs.send(PROBE_QUEUE, {});
+    const until = Date.now() + PROBE_TIMEOUT_MS;
+    for (let wait = 20; Date.now() < until; wait = Math.min(wait * 2, 250)) {
+      const state = (await jobs.get(PROBE_QUEUE, id))?.state;
+      if (state === 'completed') return;
+      if (state === 'failed' || state === 'cancelled') throw new Error(`the queue's probe job ${state}`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    await jobs.cancel(PROBE_QUEUE, id).catch(() => undefined);
+    throw new Error('no worker ran a job of the queue within 5 s');
+  };
+  return () => {
+    const slot = Math.floor(Date.now() / 1000 / SLOT_SECONDS);
+    if (last?.slot !== slot) last = { slot, trip: trip() };
+    return last.trip;
+  };
+}
+
+/** Every check in turn; the first that fails fails the probe, its message prefixed by its name. */
+export function allOf(checks: Record<string, () => Promise<unknown>>): () => Promise<void> {
   return async () => {
-    await db.query('select 1');
+    for (const [name, check] of Object.entries(checks)) {
+      try {
+        await check();
+      } catch (err) {
+        throw new Error(`${name}: ${String((err as Error).message ?? err)}`);
+      }
+    }
   };
 }
 
@@ -63,14 +140,25 @@ export async function probeOnce(db: Db, components: Component[], now = Date.now(
   );
 }
 
-/** Probes at once, then every 30 s, until stopped. A failed write is logged, never thrown. */
+/**
+ * Probes at once, then every 30 s, until stopped. A failed write is logged, never thrown. The
+ * first round only warms what a first call loads (the tokenizer, the image workers, the search
+ * index: seconds on a busy machine) and is not stored.
+ */
 export function startProber(db: Db, components: Component[], logger: Logger): { stop(): void } {
   const run = () =>
     probeOnce(db, components).catch((err: unknown) => logger.warn({ err }, 'status probe not stored'));
-  void run();
+  let stopped = false;
+  const warm = Promise.allSettled(components.map((c) => c.probe()));
+  void warm.then(() => (stopped ? undefined : run()));
   const timer = setInterval(run, SLOT_SECONDS * 1000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
 
 export interface DayUptime {
@@ -89,8 +177,12 @@ export interface DayUptime {
 export interface ComponentStatus {
   id: string;
   name: string;
-  status: 'operational' | 'down' | 'unknown';
+  service: StatusComponent['service'] | undefined;
   sla: number;
+  probe: string;
+  status: 'operational' | 'down' | 'unknown';
+  /** Why the last probe failed, or null. */
+  detail: string | null;
   uptime_30d: number | null;
   uptime_90d: number | null;
   meets_sla_30d: boolean | null;
@@ -102,6 +194,7 @@ export interface ComponentStatus {
 }
 
 export interface Incident {
+  object?: 'incident';
   id: string;
   title: string;
   body: string;
@@ -123,7 +216,7 @@ const percent = (up: number, total: number) => (total === 0 ? null : Math.round(
 
 export async function statusSummary(
   db: Db,
-  components: Array<Pick<Component, 'id' | 'name' | 'sla'>>,
+  components: ComponentInfo[],
   now = Date.now(),
 ): Promise<StatusSummary> {
   const nowS = Math.floor(now / 1000);
@@ -141,8 +234,14 @@ export async function statusSummary(
     [fromSlot],
   );
   const nowSlot = Math.floor(nowS / SLOT_SECONDS);
-  const latest = await db.query<{ component: string; slot: number; ok: boolean; latency_ms: number }>(
-    `select distinct on (component) component, slot, ok, latency_ms from status_probes
+  const latest = await db.query<{
+    component: string;
+    slot: number;
+    ok: boolean;
+    latency_ms: number;
+    detail: string | null;
+  }>(
+    `select distinct on (component) component, slot, ok, latency_ms, detail from status_probes
      where slot >= $1 order by component, slot desc`,
     [Math.floor(nowS / SLOT_SECONDS) - 10],
   );
@@ -188,8 +287,11 @@ export async function statusSummary(
     return {
       id: component.id,
       name: component.name,
-      status: last ? (last.ok ? 'operational' : 'down') : 'unknown',
+      service: component.service,
       sla: component.sla,
+      probe: component.does ?? '',
+      status: last ? (last.ok ? 'operational' : 'down') : 'unknown',
+      detail: last && !last.ok ? last.detail : null,
       uptime_30d: uptime30,
       uptime_90d: over(90),
       meets_sla_30d: uptime30 === null ? null : uptime30 >= component.sla,
@@ -210,6 +312,7 @@ export async function statusSummary(
     updated: nowS,
     components: summaries,
     incidents: incidents.map((i) => ({
+      object: 'incident' as const,
       ...i,
       created: Number(i.created),
       resolved_at: i.resolved_at === null ? null : Number(i.resolved_at),

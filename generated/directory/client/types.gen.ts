@@ -7,6 +7,170 @@ export type ClientOptions = {
 export type Webhooks = ReceiveWorkflowEventWebhookRequest | ReceiveReplyEventWebhookRequest | ReceiveCampaignEventWebhookRequest | ReceiveCrmSyncEventWebhookRequest | ReceiveEndpointDisabledEventWebhookRequest | ReceiveTestEventWebhookRequest;
 
 /**
+ * StatusDay
+ *
+ * One UTC day of a component's history.
+ */
+export type StatusDay = {
+    /**
+     * The day, `YYYY-MM-DD` (UTC).
+     */
+    date: string;
+    /**
+     * The percentage of the day's slots since the history began that were probed and up (a slot without a probe counts as not up), or null when the history does not reach the day.
+     */
+    uptime: number | null;
+    /**
+     * The day's slots that were probed.
+     */
+    probes: number;
+    /**
+     * The day's slots whose probe failed.
+     */
+    failures: number;
+    /**
+     * The day's slots since the history began with no probe (every instance was stopped).
+     */
+    missing: number;
+};
+
+/**
+ * StatusComponent
+ *
+ * One interface of a service, probed every 30 s by a real small call through the service's own code (a search, a place lookup, a job through the queue, the mail relay's greeting, a chat completion...; never billed, metered or rate-limited as a customer's call), each probe stored as one row per 30-second slot and kept 90 days.
+ */
+export type StatusComponent = {
+    /**
+     * The component's id, as incidents name it.
+     */
+    id: 'chat' | 'media' | 'agents' | 'search' | 'places' | 'sales' | 'concierge';
+    /**
+     * The component's name as the page shows it.
+     */
+    name: string;
+    /**
+     * The service it belongs to, `model` (the Model API) or `directory` (the Directory API).
+     */
+    service: 'model' | 'directory';
+    /**
+     * The uptime promised, in percent: 99.9 for Search and Places, 99.5 for Sales and Concierge, 99.9 for the Model API's chat, media and agents.
+     */
+    sla: number;
+    /**
+     * What the probe does, as a sentence.
+     */
+    probe: string;
+    /**
+     * `operational` when the last probe passed, `down` when it failed, `unknown` when no probe was stored in the last five minutes (no instance is running).
+     */
+    status: 'operational' | 'down' | 'unknown';
+    /**
+     * Why the last probe failed (`mail: smtp 127.0.0.1:2525: connect ECONNREFUSED 127.0.0.1:2525`), or null when it passed or there is none.
+     */
+    detail: string | null;
+    /**
+     * The percentage of the 30-second slots of the last 30 days since the first probe (`since`) whose probe passed, to three decimals; a slot with no probe (every instance stopped, as during a restart) counts as not up. Null when there is no probe yet.
+     */
+    uptime_30d: number | null;
+    /**
+     * The same over the last 90 days.
+     */
+    uptime_90d: number | null;
+    /**
+     * Whether `uptime_30d` is at least `sla`, or null when there is no probe yet.
+     */
+    meets_sla_30d: boolean | null;
+    /**
+     * When the history counted begins (the first probe kept, at most 90 days ago), in Unix seconds, or null when there is none: uptime is over no more than that.
+     */
+    since: number | null;
+    /**
+     * When the last probe ran (the start of its slot), in Unix seconds, or null when none in the last five minutes.
+     */
+    last_probe: number | null;
+    /**
+     * How long the last probe took, in milliseconds, or null.
+     */
+    latency_ms: number | null;
+    /**
+     * The last 90 UTC days, oldest first (always 90).
+     */
+    days: Array<StatusDay>;
+};
+
+/**
+ * Created
+ *
+ * When the object was created, in Unix seconds.
+ */
+export type Created = number;
+
+/**
+ * Incident
+ *
+ * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
+ */
+export type Incident = {
+    /**
+     * The id of the incident.
+     */
+    id: string;
+    /**
+     * The object type, always `incident`.
+     */
+    object: 'incident';
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `chat`, `media`, `agents` (model API), `search`, `places`, `sales`, `concierge` (directory API).
+     */
+    components: Array<'chat' | 'media' | 'agents' | 'search' | 'places' | 'sales' | 'concierge'>;
+    created: Created;
+    /**
+     * When it was resolved, in Unix seconds, or null while it lasts.
+     */
+    resolved_at: number | null;
+};
+
+/**
+ * StatusPage
+ *
+ * The public status of both services (`/status.json`, the same on both): each interface's current state, its uptime against its SLA over only the history there is, its days, and the operator's incidents of the last 90 days.
+ */
+export type StatusPage = {
+    /**
+     * The object type, always `status`.
+     */
+    object: 'status';
+    /**
+     * `operational` when every component is, `degraded` when one is down, `unknown` when one has no probe in the last five minutes and none is down.
+     */
+    status: 'operational' | 'degraded' | 'unknown';
+    /**
+     * When this was computed, in Unix seconds.
+     */
+    updated: number;
+    /**
+     * The interfaces, the Model API's first.
+     */
+    components: Array<StatusComponent>;
+    /**
+     * The incidents of the last 90 days, newest first, at most 50.
+     */
+    incidents: Array<Incident>;
+};
+
+/**
  * SearchMode
  *
  * How `q` is matched: `keyword` (full-text match on names, activities and descriptions, accent- and case-insensitive), `semantic` (vector similarity of meaning, so "boiler repair" finds heating engineers) or `hybrid` (both, fused; the default).
@@ -317,13 +481,6 @@ export type Photo = {
      */
     readonly attribution: string;
 };
-
-/**
- * Created
- *
- * When the object was created, in Unix seconds.
- */
-export type Created = number;
 
 /**
  * Listing
@@ -3770,6 +3927,70 @@ export type WebhookEvent = ({
 } & TestPingWebhookEvent);
 
 /**
+ * Incident
+ *
+ * An incident shown on the public status page (`/status`, `/status.json`) for 90 days.
+ */
+export type IncidentWritable = {
+    /**
+     * The id of the incident.
+     */
+    id: string;
+    /**
+     * The object type, always `incident`.
+     */
+    object: 'incident';
+    /**
+     * A one-line summary, 1 to 200 characters.
+     */
+    title: string;
+    /**
+     * What happened and what is being done, up to 4,000 characters.
+     */
+    body: string;
+    /**
+     * `minor`, `major` or `critical`.
+     */
+    impact: 'minor' | 'major' | 'critical';
+    /**
+     * The components affected: `chat`, `media`, `agents` (model API), `search`, `places`, `sales`, `concierge` (directory API).
+     */
+    components: Array<'chat' | 'media' | 'agents' | 'search' | 'places' | 'sales' | 'concierge'>;
+    /**
+     * When it was resolved, in Unix seconds, or null while it lasts.
+     */
+    resolved_at: number | null;
+};
+
+/**
+ * StatusPage
+ *
+ * The public status of both services (`/status.json`, the same on both): each interface's current state, its uptime against its SLA over only the history there is, its days, and the operator's incidents of the last 90 days.
+ */
+export type StatusPageWritable = {
+    /**
+     * The object type, always `status`.
+     */
+    object: 'status';
+    /**
+     * `operational` when every component is, `degraded` when one is down, `unknown` when one has no probe in the last five minutes and none is down.
+     */
+    status: 'operational' | 'degraded' | 'unknown';
+    /**
+     * When this was computed, in Unix seconds.
+     */
+    updated: number;
+    /**
+     * The interfaces, the Model API's first.
+     */
+    components: Array<StatusComponent>;
+    /**
+     * The incidents of the last 90 days, newest first, at most 50.
+     */
+    incidents: Array<IncidentWritable>;
+};
+
+/**
  * Listing
  *
  * A company profile of the directory: who the company is (name, NACE Rev. 2 activities, description), where and how to reach it (address, position, phone, email, website, opening hours), and the trust signals that search ranks by (claim status, rating, review count, median response time). Photos are present only for claimed listings.
@@ -4334,6 +4555,22 @@ export type WebhookEndpointIdPath = WebhookEndpointId;
  * The id of the webhook message.
  */
 export type WebhookMessageIdPath = WebhookMessageId;
+
+export type GetStatusData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/status.json';
+};
+
+export type GetStatusResponses = {
+    /**
+     * The status.
+     */
+    200: StatusPage;
+};
+
+export type GetStatusResponse = GetStatusResponses[keyof GetStatusResponses];
 
 export type SearchListingsData = {
     body?: never;
