@@ -274,7 +274,9 @@ describe(`documented error statuses of every built operation (${STORAGE})`, () =
     );
   });
 
-  describe.each(BUILT.map((op) => ({ id: `${op.api} ${op.operationId}`, op })))('$id', ({ op }) => {
+  // GET /status.json takes no key, parameter or body: it documents no 4xx to walk
+  const walked = BUILT.filter((op) => Object.keys(op.responses).some((status) => status.startsWith('4')));
+  describe.each(walked.map((op) => ({ id: `${op.api} ${op.operationId}`, op })))('$id', ({ op }) => {
     if (documents(op, 401))
       it('401 without a key and with an unknown key', async () => {
         await expectConforms(op, await fetchExample(base(op), op, { key: null }), 401);
