@@ -125,7 +125,15 @@ export async function openJobs(db: Db, options: JobsOptions): Promise<Jobs> {
         db: { executeSql: async (text, values) => ({ rows: await script(text, values) }) },
         backend: 'pglite',
       })
-    : new PgBoss({ ...common, connectionString: db.url ?? '', max: 4, application_name: 'eurus-jobs' });
+    : new PgBoss({
+        ...common,
+        connectionString: db.url ?? '',
+        max: 4,
+        application_name: 'eurus-jobs',
+        // pg-boss's 10 s default fires when the event loop was held that long (the directory's
+        // index built at 1M on a busy machine): the connection was there, the start failed
+        connectionTimeoutMillis: 60_000,
+      });
   boss.on('error', (err: Error) => options.logger.warn({ err }, 'job queue error'));
   boss.on('warning', (warning: unknown) => options.logger.debug({ warning }, 'job queue warning'));
   await boss.start();
