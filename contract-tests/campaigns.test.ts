@@ -22,6 +22,7 @@ import {
   createSendingDomain,
   createSuppression,
   createTargetList,
+  deleteSendingDomain,
   deleteTargetList,
   getCampaign,
   getReply,
@@ -622,6 +623,10 @@ describe.each(await storages())('campaigns on %s', (storage) => {
     expect(past.error).toMatchObject({ error: { code: 'send_at_in_past', param: 'send_at' } });
     expect((await deleteTargetList({ client, path: { id: l.id } })).error).toMatchObject({
       error: { code: 'target_list_in_use' },
+    });
+    // the campaign's domain stays while the campaign may send from it
+    expect((await deleteSendingDomain({ client, path: { id: domain.id } })).error).toMatchObject({
+      error: { code: 'sending_domain_in_use' },
     });
     expect((await pauseCampaign({ client, path: { id } })).data).toMatchObject({
       status: 'paused',

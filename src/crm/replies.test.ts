@@ -77,8 +77,12 @@ describe('replies as notes', () => {
     await delivery.start();
     const targetLists = new TargetLists(db, jobs, { search: {} as Search, baseUrl: '', logger });
     connections = new CrmConnections(db, box, door);
-    syncs = new CrmSyncs(db, jobs, { connections, targetLists, webhooks: delivery }, { logger });
-    syncs.setReplySource(source);
+    syncs = new CrmSyncs(
+      db,
+      jobs,
+      { connections, targetLists, webhooks: delivery, replies: source },
+      { logger },
+    );
     await syncs.start();
 
     await db.query(

@@ -166,12 +166,18 @@ export class CrmSyncs {
   readonly #targetLists: TargetLists;
   readonly #webhooks: WebhookDelivery;
   readonly #options: CrmSyncOptions;
-  #replies: ReplySource | undefined;
+  readonly #replies: ReplySource;
 
   constructor(
     db: Db,
     jobs: Jobs,
-    parts: { connections: CrmConnections; targetLists: TargetLists; webhooks: WebhookDelivery },
+    parts: {
+      connections: CrmConnections;
+      targetLists: TargetLists;
+      webhooks: WebhookDelivery;
+      /** Where the human replies come from (src/sales/replies.ts `crmReplySource`). */
+      replies: ReplySource;
+    },
     options: CrmSyncOptions,
   ) {
     this.#db = db;
@@ -179,12 +185,8 @@ export class CrmSyncs {
     this.#connections = parts.connections;
     this.#targetLists = parts.targetLists;
     this.#webhooks = parts.webhooks;
+    this.#replies = parts.replies;
     this.#options = options;
-  }
-
-  /** Where replies come from; without one, syncs push members only. */
-  setReplySource(source: ReplySource): void {
-    this.#replies = source;
   }
 
   async start(): Promise<void> {
@@ -391,7 +393,7 @@ export class CrmSyncs {
     try {
       if (sync.started_at === null) await this.#countMembers(sync);
       await this.#pushMembers(sync, client);
-      if (sync.include_replies && this.#replies) await this.#pushReplies(sync, client, this.#replies);
+      if (sync.include_replies) await this.#pushReplies(sync, client, this.#replies);
       await this.#finish(sync.id, null);
     } catch (err) {
       if (err instanceof Gone) return;

@@ -25,6 +25,7 @@ describe('DNS look-ups of sending domains', () => {
       expect(err).toMatchObject({ timedOut: true });
 
       const store = new SendingDomainStore(db, secretBox(Buffer.alloc(32, 7)), {
+        inUse: async () => false,
         inboundHost: 'mx.eurus.test',
         spfInclude: 'spf.eurus.test',
         lookup,

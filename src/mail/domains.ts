@@ -81,14 +81,14 @@ function newSelector(): string {
 export interface DomainStoreOptions extends RecordSettings {
   /** The resolvers `verify` asks (DNS_SERVERS). */
   lookup: Lookup;
+  /** Whether a campaign that is scheduled, sending or paused uses the domain (src/sales owns campaigns). */
+  inUse(projectId: string, domainId: string): Promise<boolean>;
 }
 
 export class SendingDomainStore {
   readonly #db: Db;
   readonly #box: SecretBox | undefined;
   readonly #options: DomainStoreOptions;
-  /** Says whether a campaign that is scheduled or sending uses the domain (the campaigns' owner sets it). */
-  inUse: (projectId: string, domainId: string) => Promise<boolean> = async () => false;
 
   constructor(db: Db, box: SecretBox | undefined, options: DomainStoreOptions) {
     this.#db = db;
@@ -181,7 +181,7 @@ export class SendingDomainStore {
 
   async delete(projectId: string, id: string): Promise<void> {
     await this.#row(projectId, id);
-    if (await this.inUse(projectId, id)) {
+    if (await this.#options.inUse(projectId, id)) {
       throw new ConflictError(
         'sending_domain_in_use',
         `The sending domain ${id} is used by a scheduled or sending campaign; cancel or finish it first.`,

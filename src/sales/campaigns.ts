@@ -592,14 +592,6 @@ export class Campaigns {
   }
 
   /** Whether a campaign that has not ended uses the sending domain (it cannot be deleted). */
-  async domainInUse(projectId: string, domainId: string): Promise<boolean> {
-    const rows = await this.#db.query(
-      `select 1 from campaigns where project_id = $1 and sending_domain_id = $2
-         and status in ('scheduled', 'sending', 'paused') limit 1`,
-      [projectId, domainId],
-    );
-    return rows.length > 0;
-  }
 }
 
 /** What a campaign's start depends on: the account's Sales plan, its sending domain, its list. */
@@ -637,4 +629,14 @@ export function pauseReasonOf(refusal: ApiError): NonNullable<Campaign['paused_r
   if (refusal.code === 'subscription_required') return 'plan_inactive';
   if (refusal.code === 'target_list_not_ready') return 'requested';
   return 'sending_domain_not_verified';
+}
+
+/** Whether a campaign that is scheduled, sending or paused sends from the domain (it may not be deleted). */
+export async function domainInUse(db: Queryable, projectId: string, domainId: string): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 from campaigns where project_id = $1 and sending_domain_id = $2
+       and status in ('scheduled', 'sending', 'paused') limit 1`,
+    [projectId, domainId],
+  );
+  return rows.length > 0;
 }

@@ -104,11 +104,12 @@ export class Replies {
   readonly #db: Db;
   readonly #webhooks: WebhookDelivery;
   /** Called in the transaction that stores a human reply (the CRM sync queues a push of it). */
-  onStored: ReplyStored | undefined;
+  readonly #onStored: ReplyStored | undefined;
 
-  constructor(db: Db, webhooks: WebhookDelivery) {
+  constructor(db: Db, webhooks: WebhookDelivery, onStored?: ReplyStored) {
     this.#db = db;
     this.#webhooks = webhooks;
+    this.#onStored = onStored;
   }
 
   /** The reply hosts (`reply.<domain>`, lower case) the mail was addressed to. */
@@ -257,7 +258,7 @@ export class Replies {
       if (kind === 'human') {
         await this.#replied(tx, campaign, locked);
         await this.#webhooks.emit(campaign.project_id, 'reply.received', replyOf(row!), { tx });
-        await this.onStored?.(tx, {
+        await this.#onStored?.(tx, {
           projectId: campaign.project_id,
           targetListId: locked.target_list_id,
           listingId: locked.listing_id,
@@ -283,35 +284,6 @@ export class Replies {
        where id = $1 and status in ('pending', 'contacted')`,
       [recipient.member_id, now],
     );
-  }
-
-  /** The human replies of a target list's members (of one listing), by id, after `afterId`. */
-  async forCrm(
-    targetListId: string,
-    options: { listingId: string | null; afterId: string | null; limit: number },
-  ): Promise<ReplyForCrm[]> {
-    const rows = await this.#db.query<ReplyRow>(
-      `select * from replies where target_list_id = $1 and kind = 'human'
-         and ($2::text is null or listing_id = $2) and ($3::text is null or id > $3)
-       order by id limit $4`,
-      [targetListId, options.listingId, options.afterId, options.limit],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      listingId: r.listing_id,
-      subject: r.subject,
-      text: r.text,
-      from: r.from_address,
-      fromName: r.from_name,
-      receivedAt: Number(r.received_at),
-    }));
-  }
-
-  /** Marks replies as pushed to a CRM (in the sync's transaction). */
-  async markSynced(tx: Queryable, replyIds: string[]): Promise<void> {
-    if (replyIds.length > 0) {
-      await tx.query('update replies set crm_synced = true where id = any($1::text[])', [replyIds]);
-    }
   }
 
   async get(projectId: string, id: string): Promise<Reply> {
@@ -349,4 +321,41 @@ export class Replies {
     );
     return pageOf(rows, query.limit, replyOf, (r) => ({ k: Number(r.created), id: r.id }));
   }
+}
+
+/**
+ * The human replies of a target list's members as the CRM sync reads them (src/crm/syncs.ts
+ * `ReplySource`): by id after `afterId` (of one listing), and the mark that they are in a CRM.
+ */
+export function crmReplySource(db: Db): {
+  replies(
+    targetListId: string,
+    options: { listingId: string | null; afterId: string | null; limit: number },
+  ): Promise<ReplyForCrm[]>;
+  markSynced(tx: Queryable, replyIds: string[]): Promise<void>;
+} {
+  return {
+    async replies(targetListId, options) {
+      const rows = await db.query<ReplyRow>(
+        `select * from replies where target_list_id = $1 and kind = 'human'
+           and ($2::text is null or listing_id = $2) and ($3::text is null or id > $3)
+         order by id limit $4`,
+        [targetListId, options.listingId, options.afterId, options.limit],
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        listingId: r.listing_id,
+        subject: r.subject,
+        text: r.text,
+        from: r.from_address,
+        fromName: r.from_name,
+        receivedAt: Number(r.received_at),
+      }));
+    },
+    async markSynced(tx, replyIds) {
+      if (replyIds.length > 0) {
+        await tx.query('update replies set crm_synced = true where id = any($1::text[])', [replyIds]);
+      }
+    },
+  };
 }

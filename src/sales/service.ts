@@ -4,14 +4,14 @@
 import type { SendingDomainStore } from '../mail/domains.ts';
 import type { InboundMail } from '../mail/inbound.ts';
 import type { MailTransport } from '../mail/transport.ts';
-import type { Db, Queryable } from '../platform/db.ts';
+import type { Db } from '../platform/db.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import { Campaigns } from './campaigns.ts';
 import { upgradeOptOutHashes } from './opt-out-hashes.ts';
-import { type ReplyForCrm, Replies, type ReplyStored } from './replies.ts';
+import { Replies, type ReplyStored } from './replies.ts';
 import { createSalesRouter } from './routes.ts';
 import { Sender } from './sender.ts';
 import { Suppressions } from './suppressions.ts';
@@ -47,21 +47,12 @@ export interface Sales {
   router: ReturnType<typeof createSalesRouter>;
   /** What the inbound SMTP listener calls for each message it accepts. */
   onMail(mail: InboundMail): Promise<void>;
-  /** The human replies of a list's members, for the CRM sync (src/crm/syncs.ts `ReplySource`). */
-  replySource: {
-    replies(
-      targetListId: string,
-      options: { listingId: string | null; afterId: string | null; limit: number },
-    ): Promise<ReplyForCrm[]>;
-    markSynced(tx: Queryable, replyIds: string[]): Promise<void>;
-  };
 }
 
 export async function startSales(deps: SalesDeps): Promise<Sales> {
   const targetLists = deps.targetLists;
   await upgradeOptOutHashes(deps.db, deps.secrets, deps.logger);
   const campaigns = new Campaigns(deps.db, deps.jobs, { domains: deps.domains });
-  deps.domains.inUse = (projectId, domainId) => campaigns.domainInUse(projectId, domainId);
   const sender = new Sender(
     deps.db,
     deps.jobs,
@@ -80,8 +71,7 @@ export async function startSales(deps: SalesDeps): Promise<Sales> {
     },
   );
   await sender.start();
-  const replies = new Replies(deps.db, deps.webhooks);
-  replies.onStored = deps.onReplyStored;
+  const replies = new Replies(deps.db, deps.webhooks, deps.onReplyStored);
   return {
     router: createSalesRouter({
       targetLists,
@@ -91,9 +81,5 @@ export async function startSales(deps: SalesDeps): Promise<Sales> {
       unsubscribes: new Unsubscribes(deps.db, deps.secrets, deps.otherOptOuts),
     }),
     onMail: (mail) => replies.handle(mail),
-    replySource: {
-      replies: (targetListId, options) => replies.forCrm(targetListId, options),
-      markSynced: (tx, ids) => replies.markSynced(tx, ids),
-    },
   };
 }

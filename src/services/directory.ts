@@ -15,6 +15,8 @@ import { ConsoleStore } from '../console/store.ts';
 import { httpAgent, RuntimeKey } from '../concierge/agent.ts';
 import { createConciergeRouter } from '../concierge/routes.ts';
 import { Workflows } from '../concierge/workflows.ts';
+import { domainInUse } from '../sales/campaigns.ts';
+import { crmReplySource } from '../sales/replies.ts';
 import { startSales } from '../sales/service.ts';
 import { isSuppressed } from '../sales/suppressions.ts';
 import { TargetLists } from '../sales/target-lists.ts';
@@ -158,6 +160,7 @@ export async function createDirectoryService(
     inboundHost: platform.config.mail.inboundHost,
     spfInclude: platform.config.mail.spfInclude,
     lookup: dnsLookup({ servers: platform.config.mail.dnsServers }),
+    inUse: (projectId, domainId) => domainInUse(platform.db, projectId, domainId),
   });
   const transport = createMailTransport({
     smtpUrl: platform.config.mail.smtpUrl,
@@ -188,7 +191,7 @@ export async function createDirectoryService(
   const crmSyncs = new CrmSyncs(
     platform.db,
     platform.jobs,
-    { connections: crmConnections, targetLists, webhooks: delivery },
+    { connections: crmConnections, targetLists, webhooks: delivery, replies: crmReplySource(platform.db) },
     { logger },
   );
   await crmSyncs.start();
@@ -230,7 +233,6 @@ export async function createDirectoryService(
     onReplyStored: (tx, reply) => crmSyncs.replyStored(tx, reply),
   });
   mail.setInboundHandler(sales.onMail);
-  crmSyncs.setReplySource(sales.replySource);
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,
