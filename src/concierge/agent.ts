@@ -83,8 +83,29 @@ export interface AgentRun {
   costNano: number;
 }
 
+/** One answer in JSON to a schema, from the text model the agents runtime runs on: no tools. */
+export interface StructuredCall {
+  instructions: string;
+  input: string;
+  name: string;
+  schema: Record<string, unknown>;
+  seed: number;
+  metadata: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface StructuredRun {
+  responseId: string;
+  /** The model's answer as it gave it (JSON, unchecked). */
+  text: string;
+  steps: number;
+  costNano: number;
+}
+
 export interface Agent {
   run(call: AgentCall): Promise<AgentRun>;
+  /** `POST /v1/responses` with `text.format` a JSON schema, strict. */
+  structured(call: StructuredCall): Promise<StructuredRun>;
 }
 
 /** The platform's key for the runtime: made once, kept sealed, replaced when revoked. */
@@ -179,7 +200,7 @@ const costOf = (response: AgentResponse) => {
 };
 
 /** The agent over HTTP: the Model API at `modelUrl()`, with the runtime key. */
-export function httpAgent(modelUrl: () => string, key: RuntimeKey): Agent {
+export function httpAgent(modelUrl: () => string, key: Pick<RuntimeKey, 'secret' | 'replace'>): Agent {
   async function post(body: CreateResponseRequest, signal: AbortSignal | undefined): Promise<AgentResponse> {
     const secret = await key.secret();
     const client = createClient(
@@ -216,7 +237,29 @@ export function httpAgent(modelUrl: () => string, key: RuntimeKey): Agent {
     return response;
   }
 
+  const textOf = (response: AgentResponse) =>
+    response.output
+      .flatMap((item) => (item.type === 'message' ? item.content : []))
+      .map((part) => ('text' in part ? part.text : ''))
+      .join('');
+
   return {
+    async structured(call) {
+      const response = await post(
+        {
+          model: 'agents',
+          instructions: call.instructions,
+          input: call.input,
+          seed: call.seed,
+          store: false,
+          metadata: call.metadata,
+          text: { format: { type: 'json_schema', name: call.name, schema: call.schema, strict: true } },
+        },
+        call.signal,
+      );
+      return { responseId: response.id, text: textOf(response), ...costOf(response) };
+    },
+
     async run(call) {
       const base = {
         model: 'agents' as const,
@@ -268,10 +311,7 @@ export function httpAgent(modelUrl: () => string, key: RuntimeKey): Agent {
         run.responseId = response.id;
         run.responseIds.push(response.id);
       }
-      run.text = response.output
-        .flatMap((item) => (item.type === 'message' ? item.content : []))
-        .map((part) => ('text' in part ? part.text : ''))
-        .join('');
+      run.text = textOf(response);
       return run;
     },
   };

@@ -8,7 +8,14 @@ import { type InboundMail, InboundRejected } from '../mail/inbound.ts';
 import type { JobContext } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import { suppress } from '../sales/suppressions.ts';
-import { type AgentCall, AgentFailed, type AgentRun } from './agent.ts';
+import {
+  type AgentCall,
+  AgentFailed,
+  type AgentRun,
+  type StructuredCall,
+  type StructuredRun,
+} from './agent.ts';
+import { checkedReading, READING_INSTRUCTIONS, READING_SCHEMA } from './model-reading.ts';
 import { readQuote } from './quotes.ts';
 import { INSTRUCTIONS, seedOf } from './stages/stage.ts';
 import type { ContactRow, WorkflowRow, WorkflowStore } from './store.ts';
@@ -35,6 +42,11 @@ export interface AnswersDeps {
   logger: Logger;
   /** Attempts of a read after the first before the comparison reads the answer in code. */
   retries: number;
+  /**
+   * Asks the upstream model for its reading of an answer (MODEL_ENGINES names one for the agents
+   * runtime's model); absent with the built-in engine, which cannot read, and the rules read alone.
+   */
+  structured?: (row: WorkflowRow, call: StructuredCall) => Promise<StructuredRun>;
 }
 
 export class Answers {
@@ -99,11 +111,9 @@ export class Answers {
     const row = await store.load(contact.workflow_id);
     if (!row || row.status !== 'running') return;
     // providers are near the brief's place: its country's currency and VAT
-    const reading = readQuote(
-      contact.reply.text,
-      new Date(contact.reply.received_at * 1000),
-      row.understanding?.place?.country ?? null,
-    );
+    const received = new Date(contact.reply.received_at * 1000);
+    const rules = readQuote(contact.reply.text, received, row.understanding?.place?.country ?? null);
+    const reading = await this.#modelReading(row, contact, rules, received, ctx.signal);
     let run: AgentRun;
     try {
       run = await this.#deps.agent(row, readCall(contact, reading, ctx.signal));
@@ -120,6 +130,37 @@ export class Answers {
       ]);
     });
     await store.endWaitIfAnswered(row.id);
+  }
+
+  /** The model's reading checked against the answer, or the rules' when there is no model or it failed. */
+  async #modelReading(
+    row: WorkflowRow,
+    contact: ContactRow,
+    rules: QuoteReading,
+    received: Date,
+    signal: AbortSignal,
+  ): Promise<QuoteReading> {
+    const ask = this.#deps.structured;
+    const text = contact.reply?.text;
+    if (ask === undefined || text === undefined) return rules;
+    try {
+      const run = await ask(row, {
+        instructions: READING_INSTRUCTIONS,
+        input: text.slice(0, 8000),
+        name: 'quote_reading',
+        schema: READING_SCHEMA as unknown as Record<string, unknown>,
+        seed: seedOf(contact.id),
+        metadata: { workflow_id: contact.workflow_id, stage: 'awaiting_replies' },
+        signal,
+      });
+      return checkedReading(run.text, text, received, rules);
+    } catch (err) {
+      this.#deps.logger.warn(
+        { err, contact: contact.id },
+        'the model could not read an answer; the rules read it',
+      );
+      return rules;
+    }
   }
 }
 

@@ -24,7 +24,7 @@ import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import type { WebhookStore } from '../webhooks/store.ts';
-import { type Agent, type AgentCall, AgentFailed, type AgentRun } from './agent.ts';
+import { type Agent, type AgentCall, AgentFailed, type AgentRun, type StructuredCall } from './agent.ts';
 import { Answers, isAnswer } from './answers.ts';
 import { asParam, assertSubscribed, checkBrief, resolvePlace, termsOf } from './brief.ts';
 import { type OptingOut, optOut, optOutOf } from './opt-out.ts';
@@ -62,6 +62,8 @@ export interface WorkflowOptions {
   baseUrl: string;
   /** Whether the runtime key can be kept (a secrets key exists). */
   runtimeAvailable: boolean;
+  /** Whether an upstream model reads providers' answers (MODEL_ENGINES names one), the rules checking its figures. */
+  modelReads?: boolean;
 }
 
 export class Workflows {
@@ -81,6 +83,15 @@ export class Workflows {
       agent: (row, call) => this.#agent(row, call),
       logger: options.logger,
       retries: STAGE_RETRIES,
+      ...(options.modelReads
+        ? {
+            structured: async (row: WorkflowRow, call: StructuredCall) => {
+              const run = await options.agent.structured(call);
+              await this.#store.addAgentCost(row.id, run);
+              return run;
+            },
+          }
+        : {}),
     });
   }
 

@@ -12,6 +12,7 @@ import { createCrmRouter } from '../crm/routes.ts';
 import { CrmSyncs } from '../crm/syncs.ts';
 import { createSessionHandler } from '../console/session.ts';
 import { ConsoleStore } from '../console/store.ts';
+import { DEFAULT_AGENTS_MODEL } from '../agents/runtime.ts';
 import { httpAgent, RuntimeKey } from '../concierge/agent.ts';
 import { createConciergeRouter } from '../concierge/routes.ts';
 import { Workflows } from '../concierge/workflows.ts';
@@ -183,6 +184,8 @@ export async function createDirectoryService(
     logger,
     baseUrl: salesBaseUrl,
     runtimeAvailable: runtimeKey.available,
+    // the built-in engine cannot read; an upstream model can, its figures checked by the rules
+    modelReads: config.engines[DEFAULT_AGENTS_MODEL].type === 'upstream',
   });
   await workflows.start();
   const crmConnections = new CrmConnections(platform.db, platform.secrets, platform.outbound, {

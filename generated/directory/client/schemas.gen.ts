@@ -5583,7 +5583,7 @@ export const QuoteReadingSchema = {
             ]
         },
         dropped: {
-            description: 'Figures a model reading gave that the answer\'s text does not contain, left out and said.',
+            description: 'Figures a model reading gave that the answer\'s text does not contain (or `reading` when its answer was not the schema\'s JSON): refused, and the reading is then the rules\' own (`read_by: rules`). Empty when no model read the answer or every figure held.',
             type: 'array',
             maxItems: 20,
             items: {

@@ -2807,7 +2807,7 @@ export type QuoteReading = {
      */
     read_by: 'rules' | 'model';
     /**
-     * Figures a model reading gave that the answer's text does not contain, left out and said.
+     * Figures a model reading gave that the answer's text does not contain (or `reading` when its answer was not the schema's JSON): refused, and the reading is then the rules' own (`read_by: rules`). Empty when no model read the answer or every figure held.
      */
     dropped: Array<{
         /**
