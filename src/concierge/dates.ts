@@ -126,6 +126,9 @@ const WEEKDAY_OF = new Map<string, number>();
 WEEKDAYS.forEach((names, i) => names.forEach((n) => WEEKDAY_OF.set(n, i)));
 const WEEKDAY = `(${[...WEEKDAY_OF.keys()].sort((a, b) => b.length - a.length).join('|')})`;
 
+const NEXT_WEEK =
+  /(?<![\p{L}])(?:next week|nachste woche|kommende woche|la semaine prochaine|semaine prochaine|la proxima semana|la semana que viene|la settimana prossima|settimana prossima|la prossima settimana|volgende week|komende week|w przyszlym tygodniu|przyszly tydzien|na proxima semana|para a semana)(?![\p{L}])/gu;
+
 const RELATIVE: [RegExp, (today: Day) => Day][] = [
   [
     /(?<![\p{L}])(?:today|heute|aujourd'hui|aujourd’hui|hoy|oggi|vandaag|dzis|dzisiaj|hoje|immediately|right away|straight away|ab sofort|sofort|umgehend|immediatement|des maintenant|tout de suite|de inmediato|inmediatamente|enseguida|subito|da subito|immediatamente|direct|meteen|per direct|od zaraz|od razu|natychmiast|imediatamente|de imediato|ja)(?![\p{L}])/gu,
@@ -136,10 +139,7 @@ const RELATIVE: [RegExp, (today: Day) => Day][] = [
     /(?<![\p{L}])(?:day after tomorrow|ubermorgen|apres-demain|pasado manana|dopodomani|overmorgen|pojutrze|depois de amanha)(?![\p{L}])/gu,
     (t) => addDays(t, 2),
   ],
-  [
-    /(?<![\p{L}])(?:next week|nachste woche|kommende woche|la semaine prochaine|semaine prochaine|la proxima semana|la semana que viene|la settimana prossima|settimana prossima|la prossima settimana|volgende week|komende week|w przyszlym tygodniu|przyszly tydzien|na proxima semana|para a semana)(?![\p{L}])/gu,
-    (t) => addDays(mondayOf(t), 7),
-  ],
+  [NEXT_WEEK, (t) => addDays(mondayOf(t), 7)],
 ];
 
 /**
@@ -372,6 +372,16 @@ export function whenIn(text: string, today: Day): When | null {
     };
   }
   const first = dates[0];
+  // "next week" alone is that week, Monday to Sunday
+  const nextWeek = new RegExp(NEXT_WEEK.source, 'u').exec(folded);
+  if (nextWeek && first && dates.length === 1 && first.at === nextWeek.index) {
+    return {
+      kind: 'window',
+      from: first.date,
+      to: addDays(first.date, 6),
+      text: quote(nextWeek.index, nextWeek.index + nextWeek[0].length),
+    };
+  }
   if (first) return { kind: 'by', from: null, to: first.date, text: quote(first.at, first.end) };
   const asap = new RegExp(ASAP, 'u').exec(folded);
   if (asap)

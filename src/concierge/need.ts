@@ -183,12 +183,12 @@ const LABELS: Record<Language, Labels> = {
 // Words with which a customer asks us to do something, not the provider: a clause that starts so
 // is the customer's instruction; what follows its purpose word ("to", "für", "pour"...) is the job.
 const ASKING = new RegExp(
-  String.raw`^(?:please\s+|bitte\s+|merci\s+de\s+|por\s+favor\s+|per\s+favore\s+|graag\s+|proszę\s+)?(?:(?:i|we)\s+(?:need|want|are\s+looking\s+for|am\s+looking\s+for|look\s+for)|find|search\s+for|look\s+for|get|(?:ich|wir)\s+(?:suche|suchen|brauche|brauchen|benötige|benötigen)|suche|finde|finden\s+sie|such|je\s+cherche|nous\s+cherchons|cherche|cherchez|trouvez|trouve|trouver|j'ai\s+besoin\s+d[e']|nous\s+avons\s+besoin\s+d[e']|busco|buscamos|busca|busque|encuentra|encuentre|necesito|necesitamos|cerco|cerchiamo|cerca|cercate|trova|trovate|ho\s+bisogno\s+di|abbiamo\s+bisogno\s+di|ik\s+zoek|wij\s+zoeken|we\s+zoeken|zoek|vind|szukam|szukamy|znajdź|znajdz|potrzebuję|potrzebujemy)\b`,
+  String.raw`^(?:please\s+|bitte\s+|merci\s+de\s+|por\s+favor\s+|per\s+favore\s+|graag\s+|proszę\s+)?(?:(?:i|we)\s+(?:need|want|are\s+looking\s+for|am\s+looking\s+for|look\s+for)|find|search\s+for|look\s+for|get|(?:ich|wir)\s+(?:suche|suchen|brauche|brauchen|benötige|benötigen)|suche|finde|finden\s+sie|such|je\s+cherche|nous\s+cherchons|cherche|cherchez|trouvez|trouve|trouver|j'ai\s+besoin\s+d[e']|nous\s+avons\s+besoin\s+d[e']|busco|buscamos|busca|busque|encuentra|encuentre|necesito|necesitamos|cerco|cerchiamo|cerca|cercate|trova|trovate|ho\s+bisogno\s+di|abbiamo\s+bisogno\s+di|ik\s+zoek|wij\s+zoeken|we\s+zoeken|zoek|vind|szukam|szukamy|znajdź|znajdz|potrzebuję|potrzebujemy)(?![\p{L}])`,
   'iu',
 );
 // Instructions about the quotes themselves: a clause of these alone says nothing of the job.
 const ABOUT_QUOTES = new RegExp(
-  String.raw`\b(?:compare|comparing|call\s+me|ring\s+me|write\s+to\s+me|email\s+me|rufen\s+sie|anrufen|erreichbar|appelez|joignable|llame|llamar|chiamate|chiamare|bel\s+me|zadzwoń|ask(?:\s+them)?\s+for|request|contact|get\s+(?:\w+\s+)?quotes?|quotes?|vergleiche\w*|frag\w*|anfrag\w*|angebot\w*|kontaktier\w*|compar\w*|demand\w*|devis|contact\w*|presupuesto\w*|pid\w*|confront\w*|chied\w*|preventiv\w*|vergelijk\w*|vraag|vragen|offerte\w*|porównaj\w*|porownaj\w*|zapytaj\w*|ofert\w*|wycen\w*)\b`,
+  String.raw`\b(?:compare|comparing|call\s+me|ring\s+me|write\s+to\s+me|email\s+me|rufen\s+sie|anrufen|erreichbar|appelez|joignable|llame|llamar|chiamate|chiamare|bel\s+me|zadzwoń|ask(?:\s+them)?\s+for|request|contact|get\s+(?:\w+\s+)?quotes?|quotes?|vergleiche\w*|frag\w*|anfrag\w*|angebot\w*|kontaktier\w*|compar\w*|demand\w*|devis|contact\w*|presupuesto\w*|pid\w*|pedir|pida|pide|confront\w*|chied\w*|preventiv\w*|vergelijk\w*|vraag|vragen|offerte\w*|porównaj\w*|porownaj\w*|zapytaj\w*|ofert\w*|wycen\w*)\b`,
   'iu',
 );
 const PURPOSE = new RegExp(
@@ -229,6 +229,10 @@ const TRAILING = new RegExp(
   String.raw`(?:\s+(?:at|on|or|and|to|bei|an|in|oder|und|à|au|ou|et|en|o|y|a|e|op|of|w|lub|i|na))+\s*$`,
   'iu',
 );
+
+// A short clause that is a courtesy, a wish said in the wishes line, or the customer's contact.
+const SHORT_ASIDE =
+  /^(?:please|bitte|merci|por favor|per favore|graag|proszę|with|mit|avec|con|met|z|ze|com|including|inklusive|inkl|y compris|incluido|compreso|inclusief)(?![\p{L}])|(?:e-?mail|phone|telefon|téléphone|teléfono|telefono|telefoon|tel\.?|contact|kontakt)\s*:?$/iu;
 
 const clean = (s: string) =>
   s
@@ -293,6 +297,7 @@ export function workOf(brief: string, u: ConciergeUnderstanding, said: string | 
     clause = clean(clause.replace(TRAILING, ''));
     if (clause.split(/\s+/).length < 2 || !/\p{L}{3,}/u.test(clause)) continue;
     if (ABOUT_QUOTES.test(clause) && clause.split(/\s+/).length <= 4) continue;
+    if (SHORT_ASIDE.test(clause) && clause.split(/\s+/).length <= 4) continue;
     kept.push(clause);
   }
   const work = kept.join('; ');

@@ -316,8 +316,12 @@ export function tradeOf(text: string, activityHint?: string): Understanding['tra
     const term = concept ? firstTerm(concept.terms.en) : name.toLowerCase();
     return { activity: activityHint, name, term: pluralize(term) };
   }
+  // a trade the brief names ("electricians") wins over the things of the job ("a flat", "garage")
+  const named = namedConcepts(text);
+  for (const index of named) weights.set(index, Math.max(weights.get(index) ?? 0, 1));
   const byCode = new Map<string, { weight: number; concept: number; best: number }>();
   for (const [index, weight] of weights) {
+    if (named.size > 0 && !named.has(index)) continue;
     const code = CONCEPTS[index]?.nace[0];
     if (code === undefined) continue;
     const entry = byCode.get(code) ?? { weight: 0, concept: index, best: 0 };
@@ -341,6 +345,37 @@ export function tradeOf(text: string, activityHint?: string): Understanding['tra
 }
 
 const firstTerm = (terms: string) => terms.split('|')[0] ?? terms;
+
+let tradeNames: { stem: string; max: number; concept: number }[] | undefined;
+
+/** The usual names of the trades (each language's first term), stemmed for plurals and cases. */
+function names(): { stem: string; max: number; concept: number }[] {
+  tradeNames ??= CONCEPTS.flatMap((concept, i) =>
+    LANGS.map((lang) => foldText(firstTerm(concept.terms[lang]))).map((name) => ({
+      stem: name.length > 5 ? name.slice(0, name.length - 2) : name,
+      max: name.length + 4,
+      concept: i,
+    })),
+  );
+  return tradeNames;
+}
+
+/** Whether a folded word is the name of a trade: "electricians", "idraulici", "hydraulików". */
+function namesOf(word: string): number[] {
+  return names()
+    .filter((n) => !n.stem.includes(' ') && word.startsWith(n.stem) && word.length <= n.max)
+    .map((n) => n.concept);
+}
+
+/** The concepts whose trade a text names, by the trade's usual name in any language. */
+function namedConcepts(text: string): Set<number> {
+  const words = tokens(text).map((t) => t.folded);
+  const folded = ` ${words.join(' ')} `;
+  const found = new Set<number>();
+  for (const w of words) for (const c of namesOf(w)) found.add(c);
+  for (const n of names()) if (n.stem.includes(' ') && folded.includes(` ${n.stem}`)) found.add(n.concept);
+  return found;
+}
 
 // Words after which a capitalised name is a place: "in Wien", "near Lyon", "bei Graz", "à Lyon".
 const PLACE_PREPOSITIONS = new Set(
@@ -461,8 +496,8 @@ export function countIn(text: string, activity: string | undefined): number | nu
     const n = /^\d{1,2}$/.test(word) ? Number(word) : NUMBER_WORDS[word];
     if (n === undefined || n < 1 || n > 20) continue;
     for (const next of words.slice(i + 1, i + 4)) {
-      const hits = conceptsOf(next.text);
-      if ([...hits.keys()].some((c) => CONCEPTS[c]?.nace.some((code) => code.startsWith(activity)))) return n;
+      const hits = [...conceptsOf(next.text).keys(), ...namesOf(next.folded)];
+      if (hits.some((c) => CONCEPTS[c]?.nace.some((code) => code.startsWith(activity)))) return n;
     }
   }
   return null;
