@@ -261,6 +261,11 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
     );
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     expect(validWorkflow(done), explain(validWorkflow)).toBe(true);
+    // two quotes compared from three contacted: billed as accepted, and the step says why
+    expect(done.billed).toBe('2.000000000');
+    expect(done.steps.find((s) => s.kind === 'billed')?.message).toBe(
+      'Billed 2.00 EUR (standard): 2 quotes compared from 3 providers contacted.',
+    );
     const events = await until('the signed event', () =>
       receiver.of(done.id).length > 0 ? receiver.of(done.id) : undefined,
     );

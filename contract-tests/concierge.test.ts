@@ -158,7 +158,9 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
       'searched',
       'shortlisted',
       'compared',
+      'billed',
     ]);
+    expect(done.billed).toBe('0.500000000');
     for (const s of done.steps.filter((x) => ['planned', 'searched', 'compared'].includes(x.kind)))
       expect(s.agent_response_id).toMatch(/^resp_/);
     // what the agent searched is shown as it called the hub's tool

@@ -31,6 +31,28 @@ export function complexityOf(contact: boolean, providers: number): WorkflowCompl
   return providers <= 5 ? 'standard' : 'complex';
 }
 
+/**
+ * What a succeeded workflow is billed, by the work done (docs/concierge.md): fewer than two quotes
+ * that can be compared on their totals is a comparison on the directory's data, `simple`; else
+ * the providers actually contacted set it (`standard` up to 5, `complex` more). Never more than
+ * the price set when the brief was accepted.
+ */
+export function billingOf(
+  accepted: WorkflowComplexity,
+  result: { contacted: number | null; providers: { quote: { comparable: boolean } | null }[] },
+): { complexity: WorkflowComplexity; priceNano: number; reason: string } {
+  if (result.contacted === null)
+    return { complexity: accepted, priceNano: PRICES_NANO[accepted], reason: 'no provider contacted' };
+  const quotes = result.providers.filter((p) => p.quote?.comparable).length;
+  const done: WorkflowComplexity = quotes < 2 ? 'simple' : complexityOf(true, result.contacted);
+  const complexity = PRICES_NANO[done] <= PRICES_NANO[accepted] ? done : accepted;
+  const reason =
+    quotes < 2
+      ? `${quotes === 0 ? 'no quote' : 'one quote'} to compare, so a comparison on the directory's data`
+      : `${quotes} quotes compared from ${result.contacted} providers contacted`;
+  return { complexity, priceNano: PRICES_NANO[complexity], reason };
+}
+
 /** A request that passed the checks that need nothing but itself. */
 export interface CheckedBrief {
   input: CreateConciergeBriefRequest;

@@ -50,6 +50,7 @@ export interface WorkflowRow {
   respond_by: number | null;
   complexity: WorkflowComplexity;
   price_nano: number;
+  billed_nano: number | string | null;
   webhook_endpoint_id: string | null;
   understanding: Understanding | null;
   candidates: StoredCandidate[];
@@ -281,12 +282,13 @@ export class WorkflowStore {
     result: NonNullable<Workflow['result']>,
     steps: WorkflowStep[],
     now: number,
+    billedNano: number,
   ): Promise<WorkflowRow | undefined> {
     const [done] = await tx.query<WorkflowRow>(
       `update concierge_workflows set status = 'succeeded', stage = null, result = $2, completed_at = $3,
-         steps = steps || $4::jsonb
+         steps = steps || $4::jsonb, billed_nano = $5
        where id = $1 and status = 'running' and stage = 'comparing' returning *`,
-      [id, json(result), now, json(steps)],
+      [id, json(result), now, json(steps), billedNano],
     );
     return done;
   }

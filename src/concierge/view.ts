@@ -95,6 +95,8 @@ export function workflowOf(row: WorkflowRow, contacts: ContactRow[]): Workflow {
     deadline: h.deadline ?? null,
     complexity: row.complexity,
     price: formatEur(Number(row.price_nano)),
+    billed:
+      row.billed_nano === null || row.billed_nano === undefined ? null : formatEur(Number(row.billed_nano)),
     currency: 'EUR',
     webhook_endpoint_id: row.webhook_endpoint_id,
     // understandings stored before `when` and `description` existed have none

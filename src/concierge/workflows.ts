@@ -19,14 +19,14 @@ import { ApiError, BadRequestError, ConflictError } from '../platform/errors.ts'
 import { newId } from '../platform/ids.ts';
 import type { JobContext, Jobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
-import { recordUsage } from '../platform/metering.ts';
+import { priceText, recordUsage } from '../platform/metering.ts';
 import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import type { WebhookStore } from '../webhooks/store.ts';
 import { type Agent, type AgentCall, AgentFailed, type AgentRun, type StructuredCall } from './agent.ts';
 import { Answers, isAnswer } from './answers.ts';
-import { asParam, assertSubscribed, checkBrief, resolvePlace, termsOf } from './brief.ts';
+import { asParam, assertSubscribed, billingOf, checkBrief, resolvePlace, termsOf } from './brief.ts';
 import { type OptingOut, optOut, optOutOf } from './opt-out.ts';
 import { awaitReplies } from './stages/awaiting-replies.ts';
 import { compareProviders } from './stages/comparing.ts';
@@ -300,7 +300,20 @@ export class Workflows {
     if ('result' in outcome) {
       await this.#store.transaction(async (tx) => {
         const now = nowSeconds();
-        const done = await this.#store.succeed(tx, row.id, outcome.result, outcome.steps, now);
+        const billing = billingOf(row.complexity, outcome.result);
+        const billed = step(
+          null,
+          'billed',
+          `Billed ${priceText(billing.priceNano)} (${billing.complexity}): ${billing.reason}.`,
+        );
+        const done = await this.#store.succeed(
+          tx,
+          row.id,
+          outcome.result,
+          [...outcome.steps, billed],
+          now,
+          billing.priceNano,
+        );
         if (!done) return;
         await recordUsage(
           tx,
@@ -316,7 +329,7 @@ export class Workflows {
             model: 'concierge',
             endpoint: '/v1/concierge/briefs',
             units: 1,
-            costNano: Number(done.price_nano),
+            costNano: billing.priceNano,
             status: 200,
             latencyMs: (now - Number(done.created)) * 1000,
           },

@@ -4814,7 +4814,7 @@ export const WorkflowStageSchema = {
 
 export const WorkflowComplexitySchema = {
     title: 'WorkflowComplexity',
-    description: 'How demanding a brief is, decided by rule when it is accepted and shown before the agent starts; it sets the price, billed only when the workflow succeeds: `simple` (no provider contacted, a comparison on the directory\'s data) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (6 to 20 providers contacted) 5.00 EUR.',
+    description: 'How demanding a brief is, decided by rule when it is accepted and shown before the agent starts; it sets the price, billed only when the workflow succeeds: `simple` (no provider contacted, a comparison on the directory\'s data) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (6 to 20 providers contacted) 5.00 EUR. That price is the most the task is billed: on success it is billed by the work done (the workflow\'s `billed`), `simple` when fewer than two quotes could be compared.',
     type: 'string',
     enum: [
         'simple',
@@ -5782,7 +5782,7 @@ export const WorkflowStepSchema = {
             ]
         },
         kind: {
-            description: 'What happened: `accepted` (complexity and price set), `planned` (the brief was read), `searched` (the agent searched the directory), `shortlisted` (providers chosen, with reasons), `contacted` (a provider was asked for a quote), `not_contacted` (a provider was left out: suppressed, no address, the mail was refused), `reply_received` (a provider answered), `reply_read` (the answer was read for price and availability), `compared` (the comparison was written), `cancelled`, `failed` or `note`.',
+            description: 'What happened: `accepted` (complexity and price set), `planned` (the brief was read), `searched` (the agent searched the directory), `shortlisted` (providers chosen, with reasons), `contacted` (a provider was asked for a quote), `not_contacted` (a provider was left out: suppressed, no address, the mail was refused), `reply_received` (a provider answered), `reply_read` (the answer was read for price and availability), `compared` (the comparison was written), `billed` (what the success was billed, and why), `cancelled`, `failed` or `note`.',
             type: 'string',
             enum: [
                 'accepted',
@@ -5794,6 +5794,7 @@ export const WorkflowStepSchema = {
                 'reply_received',
                 'reply_read',
                 'compared',
+                'billed',
                 'cancelled',
                 'failed',
                 'note'
@@ -6313,6 +6314,7 @@ export const WorkflowSchema = {
         'deadline',
         'complexity',
         'price',
+        'billed',
         'currency',
         'webhook_endpoint_id',
         'understanding',
@@ -6490,7 +6492,18 @@ export const WorkflowSchema = {
         },
         price: {
             $ref: '#/components/schemas/Money',
-            description: 'The price of the task, billed only when the workflow succeeds.'
+            description: 'The price of the task as accepted, the most it is billed, and only when the workflow succeeds.'
+        },
+        billed: {
+            description: 'What the task was billed, set when the workflow succeeds (null before, and when it was cancelled or failed): the price of the work done, at most `price`. Fewer than two quotes whose totals can be compared is a comparison on the directory\'s data, billed as `simple`; else the providers actually contacted set it (`standard` up to 5, `complex` 6 or more). A `billed` step says why.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/Money'
+                },
+                {
+                    type: 'null'
+                }
+            ]
         },
         currency: {
             $ref: '#/components/schemas/Currency'

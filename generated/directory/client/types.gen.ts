@@ -2501,7 +2501,7 @@ export type WorkflowStage = 'planning' | 'searching' | 'contacting' | 'awaiting_
 /**
  * WorkflowComplexity
  *
- * How demanding a brief is, decided by rule when it is accepted and shown before the agent starts; it sets the price, billed only when the workflow succeeds: `simple` (no provider contacted, a comparison on the directory's data) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (6 to 20 providers contacted) 5.00 EUR.
+ * How demanding a brief is, decided by rule when it is accepted and shown before the agent starts; it sets the price, billed only when the workflow succeeds: `simple` (no provider contacted, a comparison on the directory's data) 0.50 EUR, `standard` (up to 5 providers contacted) 2.00 EUR, `complex` (6 to 20 providers contacted) 5.00 EUR. That price is the most the task is billed: on success it is billed by the work done (the workflow's `billed`), `simple` when fewer than two quotes could be compared.
  */
 export type WorkflowComplexity = 'simple' | 'standard' | 'complex';
 
@@ -2893,9 +2893,9 @@ export type WorkflowStep = {
      */
     stage: WorkflowStage | null;
     /**
-     * What happened: `accepted` (complexity and price set), `planned` (the brief was read), `searched` (the agent searched the directory), `shortlisted` (providers chosen, with reasons), `contacted` (a provider was asked for a quote), `not_contacted` (a provider was left out: suppressed, no address, the mail was refused), `reply_received` (a provider answered), `reply_read` (the answer was read for price and availability), `compared` (the comparison was written), `cancelled`, `failed` or `note`.
+     * What happened: `accepted` (complexity and price set), `planned` (the brief was read), `searched` (the agent searched the directory), `shortlisted` (providers chosen, with reasons), `contacted` (a provider was asked for a quote), `not_contacted` (a provider was left out: suppressed, no address, the mail was refused), `reply_received` (a provider answered), `reply_read` (the answer was read for price and availability), `compared` (the comparison was written), `billed` (what the success was billed, and why), `cancelled`, `failed` or `note`.
      */
-    kind: 'accepted' | 'planned' | 'searched' | 'shortlisted' | 'contacted' | 'not_contacted' | 'reply_received' | 'reply_read' | 'compared' | 'cancelled' | 'failed' | 'note';
+    kind: 'accepted' | 'planned' | 'searched' | 'shortlisted' | 'contacted' | 'not_contacted' | 'reply_received' | 'reply_read' | 'compared' | 'billed' | 'cancelled' | 'failed' | 'note';
     /**
      * What happened, in English, for humans.
      */
@@ -3192,9 +3192,13 @@ export type Workflow = {
      */
     complexity: WorkflowComplexity;
     /**
-     * The price of the task, billed only when the workflow succeeds.
+     * The price of the task as accepted, the most it is billed, and only when the workflow succeeds.
      */
     price: Money;
+    /**
+     * What the task was billed, set when the workflow succeeds (null before, and when it was cancelled or failed): the price of the work done, at most `price`. Fewer than two quotes whose totals can be compared is a comparison on the directory's data, billed as `simple`; else the providers actually contacted set it (`standard` up to 5, `complex` 6 or more). A `billed` step says why.
+     */
+    billed: Money | null;
     currency: Currency;
     /**
      * The one webhook endpoint that receives this workflow's events, or null for every endpoint of the project subscribed to them.
