@@ -19,6 +19,8 @@ interface Start {
   directory_s: number;
   /** CPU seconds the process had used when both were ready */
   cpu_s: number;
+  /** a first start: whether its database started as the demo directory `npm ci` made */
+  demo_cache?: boolean;
 }
 
 /** Starts both services on `dataDir` and waits for both to be ready; returns the times and the log. */
@@ -90,13 +92,16 @@ try {
     const dataDir = join(run.work, `data-${i}`);
     const first = await start(run, dataDir, `first-${i}.log`);
     await tryKey(first.log, first.urls);
+    const log = readFileSync(first.log, 'utf8');
+    first.start.demo_cache =
+      log.includes('demo directory made at install') && !log.includes('demo directory loaded');
     await first.stop();
     const again = await start(run, dataDir, `restart-${i}.log`);
     await again.stop();
     results.push({ first: first.start, restart: again.start });
     console.log(
       `run ${i}: first start ready in ${first.start.directory_s} s (model API ${first.start.model_s} s, ` +
-        `${first.start.cpu_s} s CPU); restart ${again.start.directory_s} s (${again.start.cpu_s} s CPU)`,
+        `${first.start.cpu_s} s CPU, ${first.start.demo_cache ? 'from' : 'without'} the demo cache); restart ${again.start.directory_s} s (${again.start.cpu_s} s CPU)`,
     );
   }
 } finally {

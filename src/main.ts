@@ -13,6 +13,7 @@ import { loadConfig } from './config.ts';
 import type { IndexHandles } from './directory/memory-index/shared-index.ts';
 import { catchUpShared, shareIndex } from './directory/vectors.ts';
 import type { ServiceName } from './platform/app.ts';
+import { usableDemoCache } from './demo-cache.ts';
 import { directoryStartsEmpty, startDemoRows } from './directory/demo-rows.ts';
 import { createLogger } from './platform/logger.ts';
 import { PortError, probePorts } from './ports.ts';
@@ -97,7 +98,7 @@ if (member) {
   );
   // a first start's demo listings are made on a second thread from now, while the services load
   const demoRows =
-    which.includes('directory') && directoryStartsEmpty(config)
+    which.includes('directory') && directoryStartsEmpty(config) && !usableDemoCache(config)
       ? startDemoRows(config.demoListings)
       : undefined;
   const { startServices } = await import('./services/server.ts');

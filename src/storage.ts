@@ -30,6 +30,8 @@ export function openStorage(options: {
   poolSize?: number;
   /** PGlite: told if the embedded database's worker dies. */
   onLost?: (err: EmbeddedDatabaseLost) => void;
+  /** PGlite: a dumped cluster a new database starts as (the demo directory's, demo-cache.ts). */
+  cluster?: string | undefined;
 }): Promise<Db> {
   return openDb(options, MIGRATIONS);
 }

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccountStore } from '../accounts/store.ts';
 import { nowSeconds } from '../platform/clock.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 
 export const SESSION_TTL_S = 7 * 24 * 3600;
@@ -51,6 +51,22 @@ export function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * This installation's name for its console throttles (migration 0700 makes it): made when missing,
+ * as in a database that started as the demo directory made at install, which holds none.
+ */
+export async function ensureThrottleNamespace(db: Queryable): Promise<void> {
+  await db.query(
+    `insert into console_settings (name, value) values ('throttle_namespace', md5(random()::text || clock_timestamp()::text))
+     on conflict (name) do nothing`,
+  );
+}
+
+/** Forgets the installation's throttle name: a database copied to other installations holds none. */
+export async function forgetThrottleNamespace(db: Queryable): Promise<void> {
+  await db.query(`delete from console_settings where name = 'throttle_namespace'`);
 }
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

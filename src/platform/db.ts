@@ -28,10 +28,14 @@ export interface Db extends Queryable {
 const INT8 = 20;
 const toNumber = (value: string) => Number(value);
 
-async function openPglite(dataDir: string, onLost?: (err: EmbeddedDatabaseLost) => void): Promise<Db> {
+async function openPglite(
+  dataDir: string,
+  onLost?: (err: EmbeddedDatabaseLost) => void,
+  cluster?: string,
+): Promise<Db> {
   if (dataDir !== 'memory://') keepPrivate(dataDir);
   // a worker thread owns it, so its statements never hold the thread that serves HTTP
-  const db = await openEmbedded(dataDir, onLost ? { onLost } : {});
+  const db = await openEmbedded(dataDir, { ...(onLost ? { onLost } : {}), cluster });
   // its initdb wrote the first files 0666 (later ones it makes 0600 itself)
   if (dataDir !== 'memory://') keepPrivate(dataDir);
   return {
@@ -144,12 +148,14 @@ export async function openDb(
     poolSize?: number;
     /** PGlite: told if the embedded database's worker dies (every statement fails from then on). */
     onLost?: (err: EmbeddedDatabaseLost) => void;
+    /** PGlite: a dumped cluster a new database starts as (the demo directory's, demo-cache.ts). */
+    cluster?: string | undefined;
   },
   folders: string[] = [PLATFORM_MIGRATIONS],
 ): Promise<Db> {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : await openPglite(options.dataDir, options.onLost);
+    : await openPglite(options.dataDir, options.onLost, options.cluster);
   await migrate(db, folders);
   return db;
 }

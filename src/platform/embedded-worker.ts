@@ -3,7 +3,7 @@
 // order they came; a transaction holds the database from BEGIN to its end, as PGlite's own lock
 // does, and the statements of other callers wait for it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { readTemplate } from './pglite-template.ts';
@@ -72,9 +72,9 @@ export function toWire(err: unknown): WireError {
 
 const port = parentPort;
 if (port) {
-  const { dataDir } = workerData as { dataDir: string };
+  const { dataDir, cluster } = workerData as { dataDir: string; cluster?: string };
   try {
-    const db = await open(dataDir, {
+    const db = await open(dataDir, cluster, {
       parsers: { [INT8]: (value: string) => Number(value), [BYTEA]: bytesOf },
     });
     serve(db, port);
@@ -85,24 +85,38 @@ if (port) {
 }
 
 /**
- * Opens the database; a new one starts as a copy of the installed PGlite's fresh cluster
- * (pglite-template.ts) when there is one, else PGlite runs initdb. A copy that fails to open is
- * removed (only from a folder that was empty) and initdb runs.
+ * Opens the database; a new one starts as a copy of `cluster` (a dumped cluster, e.g. the demo
+ * directory's, when the caller has one), else of the installed PGlite's fresh cluster
+ * (pglite-template.ts), else PGlite runs initdb. A copy that fails to open is removed (only from
+ * a folder that was empty) and the next way is tried.
  */
-async function open(dataDir: string, options: PGliteOptions): Promise<PGlite> {
+async function open(dataDir: string, cluster: string | undefined, options: PGliteOptions): Promise<PGlite> {
   const memory = dataDir === 'memory://';
   if (!memory) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const empty = memory || readdirSync(dataDir).length === 0;
-  const template = empty || !existsSync(join(dataDir, 'PG_VERSION')) ? readTemplate() : undefined;
-  if (template) {
-    try {
-      return await PGlite.create(dataDir, { ...options, loadDataDir: template });
-    } catch (err) {
-      if (!empty) throw err;
-      if (!memory) for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { recursive: true });
+  if (empty || !existsSync(join(dataDir, 'PG_VERSION'))) {
+    for (const copy of [() => readCluster(cluster), readTemplate]) {
+      const template = copy();
+      if (!template) continue;
+      try {
+        return await PGlite.create(dataDir, { ...options, loadDataDir: template });
+      } catch (err) {
+        if (!empty) throw err;
+        if (!memory)
+          for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { recursive: true });
+      }
     }
   }
   return PGlite.create(dataDir, options);
+}
+
+function readCluster(file: string | undefined): Blob | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return new Blob([readFileSync(file)]);
+  } catch {
+    return undefined;
+  }
 }
 
 function serve(db: PGlite, port: NonNullable<typeof parentPort>): void {

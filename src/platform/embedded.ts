@@ -39,11 +39,13 @@ export interface Embedded extends Queryable {
 export interface EmbeddedOptions {
   /** Told once if the worker dies (not when closed). */
   onLost?: (err: EmbeddedDatabaseLost) => void;
+  /** A dumped cluster (dumpDataDir's tar.gz) a new database starts as, instead of a fresh one. */
+  cluster?: string | undefined;
 }
 
 export async function openEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<Embedded> {
   const worker = new Worker(new URL('./embedded-worker.ts', import.meta.url), {
-    workerData: { dataDir },
+    workerData: { dataDir, ...(options.cluster ? { cluster: options.cluster } : {}) },
     // its JavaScript holds one statement's rows at a time: a small young generation, whatever
     // --max-semi-space-size the HTTP thread runs with
     resourceLimits: { maxYoungGenerationSizeMb: 16 },

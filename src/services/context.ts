@@ -11,6 +11,9 @@ import type { Config } from '../config.ts';
 import { AccountLimitsStore } from '../limits/account-limits.ts';
 import { type Limiter, memoryLimiter, redisLimiter } from '../limits/limiter.ts';
 import { type Db } from '../platform/db.ts';
+import { ensureThrottleNamespace } from '../console/store.ts';
+import { usableDemoCache } from '../demo-cache.ts';
+import { directoryStartsEmpty } from '../directory/demo-rows.ts';
 import { openStorage } from '../storage.ts';
 import { type Jobs, openJobs } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -52,10 +55,14 @@ function keepFoldersPrivate(config: Config): void {
 
 export async function openPlatform(config: Config, logger: Logger): Promise<Platform> {
   keepFoldersPrivate(config);
+  const cluster = directoryStartsEmpty(config) ? usableDemoCache(config) : undefined;
+  if (cluster) logger.info({ cluster }, 'a new database: starting as the demo directory made at install');
   const db = await openStorage({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    // a new PGlite database starts as the demo directory made at install time, when it matches
+    cluster,
     // nothing can be stored any more: a restart (by the supervisor) reopens the data on disk, and
     // the usage journal and the job queue's rows carry what was in flight
     onLost: (err) => {
@@ -63,6 +70,8 @@ export async function openPlatform(config: Config, logger: Logger): Promise<Plat
       process.exit(1);
     },
   });
+  // per installation, made fresh when the database started as the demo directory (which has none)
+  await ensureThrottleNamespace(db);
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl) : memoryLimiter();
   const accounts = new AccountStore(db);

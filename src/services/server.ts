@@ -23,6 +23,7 @@ import { type Component, startProber } from '../status/status.ts';
 import { STATUS_COMPONENTS } from '../status/components.ts';
 import { type Probes, withReadiness } from './probes.ts';
 import { directoryReadyBanner, firstRunBanner } from './banner.ts';
+import { usableDemoCache } from '../demo-cache.ts';
 import { type DemoRows, directoryStartsEmpty, startDemoRows } from '../directory/demo-rows.ts';
 
 export type { ServiceName } from '../platform/app.ts';
@@ -300,7 +301,7 @@ export async function startServices(
   // cancels it. A cluster's instances leave it to the one that loads (demo.ts makes them then).
   const demoRows =
     options.demoRows ??
-    (!handed && which.includes('directory') && directoryStartsEmpty(config)
+    (!handed && which.includes('directory') && directoryStartsEmpty(config) && !usableDemoCache(config)
       ? startDemoRows(config.demoListings)
       : undefined);
 
