@@ -1,6 +1,6 @@
 // `npm run bench:first-start [-- --runs 3]`: how long `npm start` takes until both services are
-// ready, on a first start (an empty data folder: the database made, the 20,000 demo listings
-// loaded) and on a restart of the same folder, each run with a folder of its own. Started as
+// ready, on a first start (an empty data folder: the database copied from the demo directory
+// `npm ci` made, else made and the 20,000 demo listings loaded) and on a restart of the same folder, each run with a folder of its own. Started as
 // `npm start` starts them (`node --max-semi-space-size=64 src/main.ts`, no BOOTSTRAP_ADMIN_KEY),
 // ready meaning `/readyz` answers 200 on both; the key the first start prints is tried on both
 // APIs. Also the CPU time the process used until then (both its threads). Figures in
