@@ -1,4 +1,4 @@
-// Providers' answers read by an upstream model through our own Responses API (`text.format` a
+// Providers' answers and customers' briefs read by an upstream model through our own Responses API (`text.format` a
 // JSON schema), every figure then checked by code against the answer. The model API's
 // MODEL_ENGINES puts `queen` (the agents runtime's model) on an OpenAI-compatible upstream on
 // loopback that answers as a model would, and `king` on a second instance of our model API (the
@@ -6,9 +6,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpAgent } from '../src/concierge/agent.ts';
+import { type AgentCall, httpAgent, type StructuredCall } from '../src/concierge/agent.ts';
+import {
+  BRIEF_INSTRUCTIONS,
+  BRIEF_SCHEMA,
+  briefInput,
+  checkedUnderstanding,
+} from '../src/concierge/model-brief.ts';
+import { plan } from '../src/concierge/stages/planning.ts';
+import type { StageRun } from '../src/concierge/stages/stage.ts';
+import type { WorkflowRow } from '../src/concierge/store.ts';
 import { checkedReading, READING_INSTRUCTIONS, READING_SCHEMA } from '../src/concierge/model-reading.ts';
 import { readQuote } from '../src/concierge/quotes.ts';
+import { type BriefHints, understand } from '../src/concierge/understand.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
 const received = new Date('2026-11-26T12:00:00Z');
@@ -17,6 +27,8 @@ const BERLIN_NET =
 
 /** What the loopback model answers next, and what it was asked. */
 let next = '';
+/** Whether the loopback model answers 500 to a request for JSON of a schema. */
+let failing = false;
 const asked: Record<string, unknown>[] = [];
 let model: http.Server;
 let reference: TestServers;
@@ -30,6 +42,11 @@ beforeAll(async () => {
     req.on('end', () => {
       const request = JSON.parse(body) as Record<string, unknown>;
       asked.push(request);
+      if (failing && request.response_format !== undefined) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'upstream down', type: 'server_error' } }));
+        return;
+      }
       const usage = { prompt_tokens: 50, completion_tokens: 40, total_tokens: 90 };
       if (request.stream === true) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -178,6 +195,202 @@ describe('an answer read by the upstream model, its figures checked by code', ()
       } else {
         expect(reading).toEqual({ ...readQuote(reply, received, 'DE'), dropped: reading.dropped });
       }
+    }
+  });
+});
+
+async function readBrief(brief: string, hints: BriefHints = {}, agentsModel?: string) {
+  const run = await agent().structured({
+    instructions: BRIEF_INSTRUCTIONS,
+    input: briefInput(brief, received),
+    name: 'brief_reading',
+    schema: BRIEF_SCHEMA as unknown as Record<string, unknown>,
+    seed: 7,
+    metadata: agentsModel ? { agents_model: agentsModel } : {},
+  });
+  return checkedUnderstanding(run.text, brief, hints, received, understand(brief, hints, null, received));
+}
+
+// the rules read "flat" as an estate agent's and miss "three quotes": the model reads it right
+const LYON = 'We need our flat rewired in Lyon next week, three quotes please.';
+const HAMBURG =
+  'Wir suchen drei Installateure in Hamburg für den Tausch einer Gastherme in der Woche vom 14. Dezember.';
+
+const briefAnswer = (over: Record<string, unknown>) =>
+  JSON.stringify({
+    language: 'en',
+    activity: null,
+    place: null,
+    country: null,
+    max_providers: null,
+    when_kind: null,
+    when_from: null,
+    when_to: null,
+    when_text: null,
+    requirements: [],
+    ...over,
+  });
+
+describe('a brief read by the upstream model, each part checked by code', () => {
+  it('asks through the Responses API with the JSON schema, and keeps a reading that holds', async () => {
+    const rules = understand(LYON, {}, null, received);
+    expect(rules).toMatchObject({ trade: { activity: '68.31' }, max_providers: 5 });
+    next = briefAnswer({
+      activity: '43.21',
+      place: 'Lyon',
+      country: 'FR',
+      max_providers: 3,
+      when_kind: 'window',
+      when_from: '2026-11-30',
+      when_to: '2026-12-06',
+      when_text: 'next week',
+    });
+    const u = await readBrief(LYON);
+    expect(asked.at(-1)!.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'brief_reading' },
+    });
+    expect(u).toMatchObject({
+      read_by: 'model',
+      dropped: [],
+      language: 'en',
+      trade: { activity: '43.21', name: 'Electrical installation' },
+      place: { query: 'Lyon', country: 'FR' },
+      max_providers: 3,
+      when: { kind: 'window', from: '2026-11-30', to: '2026-12-06', text: 'next week' },
+      deadline: '2026-12-06',
+    });
+    expect(u.description).toContain('Place: Lyon');
+  });
+
+  it('refuses a count or a date the brief does not write, and keeps the rules for that part', async () => {
+    next = briefAnswer({
+      language: 'de',
+      activity: '43.22',
+      place: 'Hamburg',
+      max_providers: 4,
+      when_kind: 'window',
+      when_from: '2026-12-14',
+      when_to: '2026-12-24',
+      when_text: 'in der Woche vom 14. Dezember',
+    });
+    const u = await readBrief(HAMBURG);
+    expect(u.read_by).toBe('model');
+    expect(u.dropped).toEqual([
+      { field: 'max_providers', value: '4', reason: 'no such number in the brief' },
+      {
+        field: 'when.to',
+        value: '2026-12-24',
+        reason: 'no such date in the brief, nor derived from its words',
+      },
+    ]);
+    expect(u).toMatchObject({
+      max_providers: 3,
+      when: { kind: 'window', from: '2026-12-14', to: '2026-12-20' },
+      deadline: '2026-12-20',
+      trade: { activity: '43.22' },
+      place: { country: 'DE' },
+    });
+  });
+
+  it('refuses a NACE class not in the trade table and a place the gazetteer or the brief does not have', async () => {
+    next = briefAnswer({ activity: '43.27', place: 'Atlantis', max_providers: 3 });
+    const u = await readBrief(LYON);
+    expect(u.dropped).toEqual([
+      {
+        field: 'trade.activity',
+        value: '43.27',
+        reason: "no such NACE class in the directory's trade table",
+      },
+      { field: 'place', value: 'Atlantis', reason: 'not written in the brief' },
+    ]);
+    expect(u).toMatchObject({ read_by: 'model', trade: { activity: '68.31' }, place: { query: 'Lyon' } });
+    expect(u.max_providers).toBe(3);
+    next = briefAnswer({ place: 'Lyon', country: 'DE' });
+    expect((await readBrief(LYON)).dropped).toEqual([
+      { field: 'place', value: 'Lyon', reason: 'no such place in the gazetteer' },
+    ]);
+  });
+
+  it('keeps the rules reading whole when the model answers no JSON of the schema', async () => {
+    next = 'Three electricians in Lyon.';
+    const u = await readBrief(LYON);
+    expect(u).toEqual({
+      ...understand(LYON, {}, null, received),
+      dropped: [
+        {
+          field: 'understanding',
+          value: 'Three electricians in Lyon.',
+          reason: 'not the JSON the schema asks for',
+        },
+      ],
+    });
+    expect(u.read_by).toBe('rules');
+  });
+
+  it('lets the hints win over the model', async () => {
+    next = briefAnswer({ activity: '43.21', max_providers: 3 });
+    const u = await readBrief(LYON, { activity: '43.22', max_providers: 2 });
+    expect(u).toMatchObject({ read_by: 'model', trade: { activity: '43.22' }, max_providers: 2 });
+  });
+
+  it('on the reference engine upstream: whatever it answers, a kept part is one the brief holds', async () => {
+    for (const brief of [LYON, HAMBURG, 'Trzech hydraulików w Krakowie, do 11 grudnia.']) {
+      const rules = understand(brief, {}, null, received);
+      const u = await readBrief(brief, {}, 'king');
+      if (u.read_by === 'rules') {
+        expect(u).toEqual({ ...rules, dropped: u.dropped });
+        continue;
+      }
+      if (u.max_providers !== rules.max_providers) expect(brief).toMatch(/three|drei|trzech|\d/i);
+      for (const day of [u.when?.from, u.when?.to].filter(Boolean))
+        expect([rules.when?.from, rules.when?.to]).toContain(day);
+    }
+  });
+});
+
+describe('the planning stage with an upstream model', () => {
+  const row = {
+    id: 'wf_model_brief',
+    brief: LYON,
+    hints: {},
+    created: Math.floor(received.getTime() / 1000),
+  } as unknown as WorkflowRow;
+  const stageRun = (model: boolean): StageRun => {
+    const a = agent();
+    return {
+      signal: new AbortController().signal,
+      agent: (call: AgentCall) => a.run(call),
+      ...(model ? { structured: (call: StructuredCall) => a.structured(call) } : {}),
+    } as unknown as StageRun;
+  };
+  const understandingOf = async (model: boolean) => {
+    const moved = await plan(row, stageRun(model));
+    return moved && 'set' in moved ? moved.set?.understanding : undefined;
+  };
+
+  it('plans on the checked model reading, and on the rules alone without a model', async () => {
+    next = briefAnswer({ activity: '43.21', place: 'Lyon', max_providers: 3 });
+    expect(await understandingOf(true)).toMatchObject({
+      read_by: 'model',
+      trade: { activity: '43.21' },
+      max_providers: 3,
+    });
+    expect(await understandingOf(false)).toEqual(understand(LYON, {}, null, received));
+  });
+
+  it('plans on the rules when the upstream fails: the brief never fails for it', async () => {
+    failing = true;
+    try {
+      const u = await understandingOf(true);
+      expect(u).toMatchObject({
+        ...understand(LYON, {}, null, received),
+        read_by: 'rules',
+        dropped: [{ field: 'understanding', value: '' }],
+      });
+      expect(u?.dropped[0]?.reason).toMatch(/^the model did not answer/);
+    } finally {
+      failing = false;
     }
   });
 });

@@ -565,6 +565,39 @@ const REQUIREMENTS: [RegExp, string][] = [
   [/urgent|dringend|asap|sofort|urgence|urgente|spoed|pilne/i, 'urgency'],
 ];
 
+/** The requirements a reading may name (what the requests for quotes know how to ask for). */
+export const REQUIREMENT_LABELS = REQUIREMENTS.map(([, label]) => label);
+
+/** A gazetteer place as the understanding shows it. */
+function placeOf(query: string, place: GazetteerPlace): NonNullable<Understanding['place']> {
+  const countryName = new Intl.DisplayNames(['en'], { type: 'region' }).of(place.country);
+  return {
+    query,
+    name: [place.name, place.region, countryName].filter(Boolean).join(', '),
+    lat: place.lat,
+    lon: place.lon,
+    country: place.country,
+  };
+}
+
+/** The place a name stands for in the gazetteer (inflected forms too: "Krakowie"), the largest, or null. */
+export function placeNamed(query: string, country?: string): Understanding['place'] {
+  const key = tokens(query)
+    .map((w) => w.folded)
+    .join(' ');
+  if (key === '') return null;
+  const found = [key, ...(key.includes(' ') ? [] : inflections(key))]
+    .flatMap((k) => places().get(k) ?? [])
+    .filter((p) => country === undefined || p.country === country)[0];
+  return found ? placeOf(query, found) : null;
+}
+
+/** The number a word of a brief names ("three", "drei", "3"), or undefined. */
+export function numberOf(word: string): number | undefined {
+  const folded = foldText(word);
+  return /^\d{1,2}$/.test(folded) ? Number(folded) : NUMBER_WORDS[folded];
+}
+
 /** Reads a brief with its hints applied. `resolved` is the hinted place, geocoded by the caller. */
 export function understand(
   brief: string,
@@ -585,16 +618,7 @@ export function understand(
     };
   } else {
     const found = placeIn(brief, hints.country);
-    if (found) {
-      const countryName = new Intl.DisplayNames(['en'], { type: 'region' }).of(found.place.country);
-      place = {
-        query: found.query,
-        name: [found.place.name, found.place.region, countryName].filter(Boolean).join(', '),
-        lat: found.place.lat,
-        lon: found.place.lon,
-        country: found.place.country,
-      };
-    }
+    if (found) place = placeOf(found.query, found.place);
   }
   const counted = countIn(brief, trade?.activity);
   // the time as people mean it: "week of 14 December" is a window, its Sunday the deadline
@@ -614,6 +638,8 @@ export function understand(
     when,
     requirements,
     description: null,
+    read_by: 'rules',
+    dropped: [],
   };
   return { ...read, description: describeNeed(brief, read, said?.text ?? null) };
 }

@@ -99,12 +99,14 @@ export function workflowOf(row: WorkflowRow, contacts: ContactRow[]): Workflow {
       row.billed_nano === null || row.billed_nano === undefined ? null : formatEur(Number(row.billed_nano)),
     currency: 'EUR',
     webhook_endpoint_id: row.webhook_endpoint_id,
-    // understandings stored before `when` and `description` existed have none
+    // understandings stored before `when`, `description` and `read_by` existed have none
     understanding: row.understanding
       ? {
           ...row.understanding,
           when: row.understanding.when ?? null,
           description: row.understanding.description ?? null,
+          read_by: row.understanding.read_by ?? 'rules',
+          dropped: row.understanding.dropped ?? [],
         }
       : null,
     shortlist: row.shortlist,

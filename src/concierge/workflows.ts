@@ -24,7 +24,14 @@ import { decodeCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
 import type { WebhookStore } from '../webhooks/store.ts';
-import { type Agent, type AgentCall, AgentFailed, type AgentRun, type StructuredCall } from './agent.ts';
+import {
+  type Agent,
+  type AgentCall,
+  AgentFailed,
+  type AgentRun,
+  type StructuredCall,
+  type StructuredRun,
+} from './agent.ts';
 import { Answers, isAnswer } from './answers.ts';
 import { asParam, assertSubscribed, billingOf, checkBrief, resolvePlace, termsOf } from './brief.ts';
 import { type OptingOut, optOut, optOutOf } from './opt-out.ts';
@@ -62,7 +69,7 @@ export interface WorkflowOptions {
   baseUrl: string;
   /** Whether the runtime key can be kept (a secrets key exists). */
   runtimeAvailable: boolean;
-  /** Whether an upstream model reads providers' answers (MODEL_ENGINES names one), the rules checking its figures. */
+  /** Whether an upstream model reads briefs and providers' answers (MODEL_ENGINES names one), checked by code. */
   modelReads?: boolean;
 }
 
@@ -84,13 +91,7 @@ export class Workflows {
       logger: options.logger,
       retries: STAGE_RETRIES,
       ...(options.modelReads
-        ? {
-            structured: async (row: WorkflowRow, call: StructuredCall) => {
-              const run = await options.agent.structured(call);
-              await this.#store.addAgentCost(row.id, run);
-              return run;
-            },
-          }
+        ? { structured: (row: WorkflowRow, call: StructuredCall) => this.#structured(row, call) }
         : {}),
     });
   }
@@ -277,6 +278,9 @@ export class Workflows {
         store: this.#store,
         mail: this.#options.mail,
         agent: (call) => this.#agent(current, { ...call, signal: ctx.signal }),
+        ...(this.#options.modelReads
+          ? { structured: (call: StructuredCall) => this.#structured(current, call) }
+          : {}),
       });
       await this.#apply(current, job.stage, outcome);
     } catch (err) {
@@ -351,6 +355,12 @@ export class Workflows {
     });
     // answers may all be in before the wait begins (bounces at once)
     if (moved && outcome.to === 'awaiting_replies') await this.#store.endWaitIfAnswered(row.id);
+  }
+
+  async #structured(row: WorkflowRow, call: StructuredCall): Promise<StructuredRun> {
+    const run = await this.#options.agent.structured(call);
+    await this.#store.addAgentCost(row.id, run);
+    return run;
   }
 
   async #agent(row: WorkflowRow, call: AgentCall): Promise<AgentRun> {

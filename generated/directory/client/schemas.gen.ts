@@ -4837,7 +4837,9 @@ export const ConciergeUnderstandingSchema = {
         'deadline',
         'when',
         'requirements',
-        'description'
+        'description',
+        'read_by',
+        'dropped'
     ],
     properties: {
         language: {
@@ -5067,6 +5069,54 @@ export const ConciergeUnderstandingSchema = {
             examples: [
                 'Gewerk: Installateur\nArbeiten: Den Tausch einer Gastherme\nOrt: Wien\nZeitraum: zwischen dem 14. Dezember 2026 und dem 20. Dezember 2026'
             ]
+        },
+        read_by: {
+            description: 'Who read the brief: `rules` (the concierge\'s own code) or `model` (the upstream model through the Model API with a JSON schema, every part of its reading then checked by code: the count and dates written in the brief or derived from its words as the rules derive them, the trade a NACE class of the directory, the place one the gazetteer knows and the brief names). A part the model got wrong, or did not give, is the rules\' reading (see `dropped`); hints always win over both.',
+            type: 'string',
+            enum: [
+                'rules',
+                'model'
+            ],
+            examples: [
+                'rules'
+            ]
+        },
+        dropped: {
+            description: 'The parts of a model reading the checks refused, each replaced by the rules\' reading of that part (`understanding` when the model\'s answer was not the schema\'s JSON, or it did not answer in time). Empty when no model read the brief or every part held.',
+            type: 'array',
+            maxItems: 20,
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'field',
+                    'value',
+                    'reason'
+                ],
+                properties: {
+                    field: {
+                        description: 'The member of the understanding the model\'s value was for.',
+                        type: 'string',
+                        examples: [
+                            'max_providers'
+                        ]
+                    },
+                    value: {
+                        description: 'What the model gave, as text (clipped).',
+                        type: 'string',
+                        examples: [
+                            '4'
+                        ]
+                    },
+                    reason: {
+                        description: 'Why it was refused.',
+                        type: 'string',
+                        examples: [
+                            'no such number in the brief'
+                        ]
+                    }
+                }
+            }
         }
     }
 } as const;

@@ -2598,6 +2598,27 @@ export type ConciergeUnderstanding = {
      * The job as the requests for quotes describe it to providers, in the brief's language: the trade, the work, quantities, the place, the time and what is asked of the offer, one line each, written from this reading. Never the customer's instructions to the concierge nor their private details (street address, phone, e-mail); the brief as sent stays in the workflow's `brief`. Null for workflows read before descriptions were written.
      */
     description: string | null;
+    /**
+     * Who read the brief: `rules` (the concierge's own code) or `model` (the upstream model through the Model API with a JSON schema, every part of its reading then checked by code: the count and dates written in the brief or derived from its words as the rules derive them, the trade a NACE class of the directory, the place one the gazetteer knows and the brief names). A part the model got wrong, or did not give, is the rules' reading (see `dropped`); hints always win over both.
+     */
+    read_by: 'rules' | 'model';
+    /**
+     * The parts of a model reading the checks refused, each replaced by the rules' reading of that part (`understanding` when the model's answer was not the schema's JSON, or it did not answer in time). Empty when no model read the brief or every part held.
+     */
+    dropped: Array<{
+        /**
+         * The member of the understanding the model's value was for.
+         */
+        field: string;
+        /**
+         * What the model gave, as text (clipped).
+         */
+        value: string;
+        /**
+         * Why it was refused.
+         */
+        reason: string;
+    }>;
 };
 
 /**

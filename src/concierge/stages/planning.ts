@@ -1,16 +1,19 @@
-// Planning: the brief read for its trade, place, number of providers and deadline, by code, and
-// handed to the agent as the answer of its `read_brief` tool.
-import { understand } from '../understand.ts';
+// Planning: the brief read for its trade, place, number of providers and deadline, by code (and,
+// with an upstream model, by the model, each part checked by code), and handed to the agent as
+// the answer of its `read_brief` tool.
+import { BRIEF_INSTRUCTIONS, BRIEF_SCHEMA, briefInput, checkedUnderstanding } from '../model-brief.ts';
+import { type Understanding, understand } from '../understand.ts';
 import { step } from '../view.ts';
-import { INSTRUCTIONS, seedOf, type Stage } from './stage.ts';
+import type { WorkflowRow } from '../store.ts';
+import { INSTRUCTIONS, seedOf, type Stage, type StageRun } from './stage.ts';
+
+/** The model's reading of a brief must come in this long; a slow upstream and the rules read alone. */
+export const BRIEF_MODEL_TIMEOUT_MS = 30_000;
 
 export const plan: Stage = async (row, run) => {
-  const u = understand(
-    row.brief,
-    row.hints,
-    row.hints.resolved ?? null,
-    new Date(Number(row.created) * 1000),
-  );
+  const today = new Date(Number(row.created) * 1000);
+  const rules = understand(row.brief, row.hints, row.hints.resolved ?? null, today);
+  const u = await modelReading(row, run, rules, today);
   const agent = await run.agent({
     instructions: INSTRUCTIONS,
     input: row.brief,
@@ -32,10 +35,45 @@ export const plan: Stage = async (row, run) => {
     u.trade ? `${u.trade.term} (${u.trade.activity})` : 'no trade the directory knows'
   }${u.place ? ` near ${u.place.name} within ${u.radius_km} km` : ', no place'}; ${u.max_providers} provider(s)${
     u.deadline ? `; deadline ${u.deadline}` : ''
-  }${u.requirements.length > 0 ? `; asks for ${u.requirements.join(', ')}` : ''}.`;
+  }${u.requirements.length > 0 ? `; asks for ${u.requirements.join(', ')}` : ''}.${
+    u.read_by === 'model'
+      ? ` Read by the model${u.dropped.length > 0 ? `; the rules' reading kept for ${[...new Set(u.dropped.map((d) => d.field))].join(', ')}` : ''}.`
+      : ''
+  }`;
   return {
     to: 'searching',
     steps: [step('planning', 'planned', message, agent.responseId)],
     set: { understanding: u },
   };
 };
+
+/** The model's reading checked part by part, or the rules' when there is no model or it failed. */
+async function modelReading(
+  row: WorkflowRow,
+  run: StageRun,
+  rules: Understanding,
+  today: Date,
+): Promise<Understanding> {
+  if (run.structured === undefined) return rules;
+  try {
+    const answer = await run.structured({
+      instructions: BRIEF_INSTRUCTIONS,
+      input: briefInput(row.brief, today),
+      name: 'brief_reading',
+      schema: BRIEF_SCHEMA as unknown as Record<string, unknown>,
+      seed: seedOf(row.id),
+      metadata: { workflow_id: row.id, stage: 'planning' },
+      signal: AbortSignal.any([run.signal, AbortSignal.timeout(BRIEF_MODEL_TIMEOUT_MS)]),
+    });
+    return checkedUnderstanding(answer.text, row.brief, row.hints, today, rules);
+  } catch (err) {
+    if (run.signal.aborted) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    return {
+      ...rules,
+      dropped: [
+        { field: 'understanding', value: '', reason: `the model did not answer: ${reason}`.slice(0, 200) },
+      ],
+    };
+  }
+}

@@ -11,7 +11,7 @@ import type {
 import type { OutgoingMail, SentMail } from '../../mail/transport.ts';
 import type { VerifiedDomain } from '../../mail/domains.ts';
 import type { Db } from '../../platform/db.ts';
-import type { AgentCall, AgentRun } from '../agent.ts';
+import type { AgentCall, AgentRun, StructuredCall, StructuredRun } from '../agent.ts';
 import type { StageColumns, StageJob, StoredCandidate, WorkflowRow, WorkflowStore } from '../store.ts';
 
 export const INSTRUCTIONS = [
@@ -43,6 +43,11 @@ export interface StageRun {
   mail: ConciergeMail;
   /** Runs the agent for this workflow; what it costs the platform is kept on the workflow. */
   agent(call: Omit<AgentCall, 'signal'>): Promise<AgentRun>;
+  /**
+   * Asks the upstream model for one answer to a JSON schema (MODEL_ENGINES names one for the
+   * agents runtime's model); absent with the built-in engine, and the rules read alone.
+   */
+  structured?: (call: StructuredCall) => Promise<StructuredRun>;
 }
 
 /** The workflow moves on to `to` with what the stage found. */

@@ -1,0 +1,195 @@
+// A brief read by the upstream model (MODEL_ENGINES), through our own Responses API with a JSON
+// schema, then checked by code part by part: the number of providers must be written in the
+// brief, every date written in it or derived from its words as the rules derive them ("next
+// week" is its Monday to Sunday), the trade a NACE class of the directory's table, the place a
+// name the brief writes that the gazetteer knows. A part that fails is the rules' reading of that
+// part, listed in `dropped`; hints win over both. No JSON of the schema: the rules' reading whole.
+import type { BriefHints, ResolvedPlace, Understanding } from './understand.ts';
+import { datesIn, dayOf, fold, whenIn } from './dates.ts';
+import { naceClass } from '../directory/data/nace.ts';
+import { describeNeed } from './need.ts';
+import { clip } from './quote-parts.ts';
+import { numberOf, placeNamed, REQUIREMENT_LABELS, tradeOf } from './understand.ts';
+
+const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl'] as const;
+const KINDS = ['window', 'by', 'on', 'from', 'asap'] as const;
+const STRING_OR_NULL = { type: ['string', 'null'] } as const;
+const DATE_OR_NULL = { type: ['string', 'null'], description: 'YYYY-MM-DD' } as const;
+
+/** What the model answers with (strict structured output: every member required, flat). */
+export const BRIEF_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'language',
+    'activity',
+    'place',
+    'country',
+    'max_providers',
+    'when_kind',
+    'when_from',
+    'when_to',
+    'when_text',
+    'requirements',
+  ],
+  properties: {
+    language: { type: 'string', enum: LANGUAGES, description: 'The language the brief is written in.' },
+    activity: {
+      ...STRING_OR_NULL,
+      description: 'The NACE Rev. 2 class of the trade sought, e.g. 43.22 for plumbers.',
+    },
+    place: { ...STRING_OR_NULL, description: 'The town or city the work is in, as the brief writes it.' },
+    country: { ...STRING_OR_NULL, description: 'The country of that place, ISO 3166-1 alpha-2.' },
+    max_providers: {
+      type: ['integer', 'null'],
+      description: 'How many providers the brief asks for, only if it says.',
+    },
+    when_kind: { type: ['string', 'null'], enum: [...KINDS, null] },
+    when_from: { ...DATE_OR_NULL, description: 'The first day of the time the brief asks for.' },
+    when_to: { ...DATE_OR_NULL, description: 'The last day of the time the brief asks for.' },
+    when_text: { ...STRING_OR_NULL, description: 'The words of the brief that say when.' },
+    requirements: { type: 'array', maxItems: 10, items: { type: 'string', enum: REQUIREMENT_LABELS } },
+  },
+} as const;
+
+export const BRIEF_INSTRUCTIONS =
+  "You read a customer's brief to a concierge that finds providers and asks them for quotes. " +
+  'Answer with the JSON the schema asks for: only what the brief states, null where it says nothing. ' +
+  'Dates as YYYY-MM-DD, counted from today, which is given first.';
+
+/** The model's input: today's date, then the brief. */
+export const briefInput = (brief: string, today: Date) => `Today: ${dayOf(today)}\n\n${brief.slice(0, 8000)}`;
+
+interface ModelBrief {
+  language: Understanding['language'];
+  activity: string | null;
+  place: string | null;
+  country: string | null;
+  max_providers: number | null;
+  when_kind: (typeof KINDS)[number] | null;
+  when_from: string | null;
+  when_to: string | null;
+  when_text: string | null;
+  requirements: string[];
+}
+
+function asBrief(value: unknown): ModelBrief | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const text = (x: unknown) => x === null || typeof x === 'string';
+  const day = (x: unknown) => x === null || (typeof x === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(x));
+  const ok =
+    (LANGUAGES as readonly unknown[]).includes(v.language) &&
+    text(v.activity) &&
+    text(v.place) &&
+    (v.country === null || (typeof v.country === 'string' && /^[A-Z]{2}$/.test(v.country))) &&
+    (v.max_providers === null || Number.isInteger(v.max_providers)) &&
+    (v.when_kind === null || (KINDS as readonly unknown[]).includes(v.when_kind)) &&
+    day(v.when_from) &&
+    day(v.when_to) &&
+    text(v.when_text) &&
+    Array.isArray(v.requirements) &&
+    v.requirements.every((r) => REQUIREMENT_LABELS.includes(r as string));
+  return ok ? (v as unknown as ModelBrief) : null;
+}
+
+/** Whether from/to fit the kind of time: a window has both, `by` a last day, `on` one day... */
+function shapeHolds(kind: ModelBrief['when_kind'], from: string | null, to: string | null): boolean {
+  switch (kind) {
+    case 'window':
+      return from !== null && to !== null && from <= to;
+    case 'by':
+      return from === null && to !== null;
+    case 'on':
+      return from !== null && from === to;
+    case 'from':
+      return from !== null && to === null;
+    default:
+      return to === null;
+  }
+}
+
+/**
+ * The model's reading of a brief checked against the brief's words. `rules` is the rules' reading
+ * of the same brief with the same hints (`understand()`); each part the model gets wrong, or
+ * leaves null, is the rules'.
+ */
+export function checkedUnderstanding(
+  raw: string,
+  brief: string,
+  hints: BriefHints & { resolved?: ResolvedPlace | undefined },
+  today: Date,
+  rules: Understanding,
+): Understanding {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = null;
+  }
+  const answer = asBrief(parsed);
+  if (answer === null)
+    return {
+      ...rules,
+      dropped: [{ field: 'understanding', value: clip(raw, 60), reason: 'not the JSON the schema asks for' }],
+    };
+  const dropped: Understanding['dropped'] = [];
+  const drop = (field: string, value: string, reason: string) =>
+    dropped.push({ field, value: clip(value, 60), reason });
+  const folded = fold(brief);
+  const u: Understanding = { ...rules, language: answer.language, requirements: answer.requirements };
+
+  if (hints.activity === undefined && answer.activity !== null) {
+    if (/^\d{2}\.\d{2}$/.test(answer.activity) && naceClass(answer.activity) !== undefined)
+      u.trade = tradeOf(brief, answer.activity);
+    else drop('trade.activity', answer.activity, "no such NACE class in the directory's trade table");
+  }
+
+  if (!hints.resolved && answer.place !== null) {
+    const country = hints.country ?? answer.country ?? undefined;
+    const place = placeNamed(answer.place, country);
+    if (answer.place.trim() === '' || !folded.includes(fold(answer.place.trim())))
+      drop('place', answer.place, 'not written in the brief');
+    else if (place === null) drop('place', answer.place, 'no such place in the gazetteer');
+    else u.place = { ...place, query: answer.place.trim() };
+  }
+
+  if (hints.max_providers === undefined && answer.max_providers !== null) {
+    const n = answer.max_providers;
+    const written = [...brief.matchAll(/[\p{L}\p{N}]+/gu)].some((m) => numberOf(m[0]) === n);
+    if (n >= 1 && n <= 20 && written) u.max_providers = n;
+    else drop('max_providers', String(n), 'no such number in the brief');
+  }
+
+  if (hints.deadline === undefined && answer.when_kind !== null) {
+    const { when_kind: kind, when_from: from, when_to: to, when_text: text } = answer;
+    // a date is one the brief writes, or one the rules derive from its words (a window's Sunday)
+    const allowed = new Set(datesIn(brief, dayOf(today)).map((d) => d.date));
+    for (const d of [rules.when?.from, rules.when?.to]) if (d) allowed.add(d);
+    if (kind === 'asap') allowed.add(dayOf(today));
+    const before = dropped.length;
+    for (const [field, day] of [
+      ['when.from', from],
+      ['when.to', to],
+    ] as const)
+      if (day !== null && !allowed.has(day))
+        drop(field, day, 'no such date in the brief, nor derived from its words');
+    if (dropped.length === before) {
+      if (!shapeHolds(kind, from, to)) drop('when', `${kind} ${from} ${to}`, `not a time of kind ${kind}`);
+      else if (text === null || text.trim() === '' || !folded.includes(fold(text.trim())))
+        drop('when.text', text ?? 'null', 'not written in the brief');
+      else {
+        u.when = { kind, from, to, text: text.trim() };
+        u.deadline = kind === 'from' ? null : to;
+      }
+    }
+  }
+
+  const said = whenIn(brief, dayOf(today));
+  return {
+    ...u,
+    description: describeNeed(brief, u, said?.text ?? null),
+    read_by: 'model',
+    dropped: dropped.slice(0, 20),
+  };
+}
