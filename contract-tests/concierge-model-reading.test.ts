@@ -312,6 +312,16 @@ describe('a brief read by the upstream model, each part checked by code', () => 
     ]);
   });
 
+  it('refuses a language the brief is not written in, and a wish it does not ask for', async () => {
+    next = briefAnswer({ language: 'fr', requirements: ['urgency'], max_providers: 3 });
+    const u = await readBrief(HAMBURG);
+    expect(u.dropped).toEqual([
+      { field: 'language', value: 'fr', reason: "the brief's words are not of that language" },
+      { field: 'requirements', value: 'urgency', reason: 'not asked in the brief' },
+    ]);
+    expect(u).toMatchObject({ read_by: 'model', language: 'de', requirements: [], max_providers: 3 });
+  });
+
   it('keeps the rules reading whole when the model answers no JSON of the schema', async () => {
     next = 'Three electricians in Lyon.';
     const u = await readBrief(LYON);
@@ -342,6 +352,8 @@ describe('a brief read by the upstream model, each part checked by code', () => 
         expect(u).toEqual({ ...rules, dropped: u.dropped });
         continue;
       }
+      expect(u.language).toBe(rules.language);
+      for (const r of u.requirements) expect(rules.requirements).toContain(r);
       if (u.max_providers !== rules.max_providers) expect(brief).toMatch(/three|drei|trzech|\d/i);
       for (const day of [u.when?.from, u.when?.to].filter(Boolean))
         expect([rules.when?.from, rules.when?.to]).toContain(day);

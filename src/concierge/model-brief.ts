@@ -9,7 +9,7 @@ import { datesIn, dayOf, fold, whenIn } from './dates.ts';
 import { naceClass } from '../directory/data/nace.ts';
 import { describeNeed } from './need.ts';
 import { clip } from './quote-parts.ts';
-import { numberOf, placeNamed, REQUIREMENT_LABELS, tradeOf } from './understand.ts';
+import { asksFor, languageScores, numberOf, placeNamed, REQUIREMENT_LABELS, tradeOf } from './understand.ts';
 
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl'] as const;
 const KINDS = ['window', 'by', 'on', 'from', 'asap'] as const;
@@ -61,7 +61,7 @@ export const BRIEF_INSTRUCTIONS =
 export const briefInput = (brief: string, today: Date) => `Today: ${dayOf(today)}\n\n${brief.slice(0, 8000)}`;
 
 interface ModelBrief {
-  language: Understanding['language'];
+  language: Understanding['language'] | null;
   activity: string | null;
   place: string | null;
   country: string | null;
@@ -70,27 +70,53 @@ interface ModelBrief {
   when_from: string | null;
   when_to: string | null;
   when_text: string | null;
-  requirements: string[];
+  requirements: string[] | null;
 }
 
-function asBrief(value: unknown): ModelBrief | null {
-  if (typeof value !== 'object' || value === null) return null;
+/**
+ * The model's answer part by part: a part not of the schema's shape is null (the rules' reading),
+ * listed in `dropped`; null when the answer is no JSON object at all.
+ */
+function asBrief(value: unknown, dropped: Understanding['dropped']): ModelBrief | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const v = value as Record<string, unknown>;
-  const text = (x: unknown) => x === null || typeof x === 'string';
-  const day = (x: unknown) => x === null || (typeof x === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(x));
-  const ok =
-    (LANGUAGES as readonly unknown[]).includes(v.language) &&
-    text(v.activity) &&
-    text(v.place) &&
-    (v.country === null || (typeof v.country === 'string' && /^[A-Z]{2}$/.test(v.country))) &&
-    (v.max_providers === null || Number.isInteger(v.max_providers)) &&
-    (v.when_kind === null || (KINDS as readonly unknown[]).includes(v.when_kind)) &&
-    day(v.when_from) &&
-    day(v.when_to) &&
-    text(v.when_text) &&
-    Array.isArray(v.requirements) &&
-    v.requirements.every((r) => REQUIREMENT_LABELS.includes(r as string));
-  return ok ? (v as unknown as ModelBrief) : null;
+  const part = <T>(field: keyof ModelBrief, holds: (x: unknown) => boolean): T | null => {
+    const x = v[field];
+    if (x === null || x === undefined) return null;
+    if (holds(x)) return x as T;
+    dropped.push({ field, value: clip(JSON.stringify(x), 60), reason: 'not of the schema' });
+    return null;
+  };
+  const text = (x: unknown) => typeof x === 'string';
+  const day = (x: unknown) => typeof x === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(x);
+  const listed = Array.isArray(v.requirements) ? (v.requirements as unknown[]) : [];
+  if (v.requirements !== undefined && !Array.isArray(v.requirements))
+    dropped.push({
+      field: 'requirements',
+      value: clip(JSON.stringify(v.requirements), 60),
+      reason: 'not of the schema',
+    });
+  for (const r of listed)
+    if (!REQUIREMENT_LABELS.includes(r as string))
+      dropped.push({
+        field: 'requirements',
+        value: clip(JSON.stringify(r), 60),
+        reason: 'not of the schema',
+      });
+  return {
+    language: part('language', (x) => (LANGUAGES as readonly unknown[]).includes(x)),
+    activity: part('activity', text),
+    place: part('place', text),
+    country: part('country', (x) => typeof x === 'string' && /^[A-Z]{2}$/.test(x)),
+    max_providers: part('max_providers', (x) => Number.isInteger(x)),
+    when_kind: part('when_kind', (x) => (KINDS as readonly unknown[]).includes(x)),
+    when_from: part('when_from', day),
+    when_to: part('when_to', day),
+    when_text: part('when_text', text),
+    requirements: Array.isArray(v.requirements)
+      ? [...new Set(listed.filter((r): r is string => REQUIREMENT_LABELS.includes(r as string)))]
+      : null,
+  };
 }
 
 /** Whether from/to fit the kind of time: a window has both, `by` a last day, `on` one day... */
@@ -127,17 +153,32 @@ export function checkedUnderstanding(
   } catch {
     parsed = null;
   }
-  const answer = asBrief(parsed);
+  const dropped: Understanding['dropped'] = [];
+  const answer = asBrief(parsed, dropped);
   if (answer === null)
     return {
       ...rules,
       dropped: [{ field: 'understanding', value: clip(raw, 60), reason: 'not the JSON the schema asks for' }],
     };
-  const dropped: Understanding['dropped'] = [];
   const drop = (field: string, value: string, reason: string) =>
     dropped.push({ field, value: clip(value, 60), reason });
   const folded = fold(brief);
-  const u: Understanding = { ...rules, language: answer.language, requirements: answer.requirements };
+  const u: Understanding = { ...rules };
+
+  // a language the brief uses words of, about as many as of the language it uses most
+  if (answer.language !== null) {
+    const scores = languageScores(brief);
+    const most = Math.max(...Object.values(scores));
+    if (scores[answer.language] > 0 && scores[answer.language] * 2 >= most) u.language = answer.language;
+    else drop('language', answer.language, "the brief's words are not of that language");
+  }
+
+  // a wish the brief's words ask for, as the rules know them in every language
+  if (answer.requirements !== null) {
+    for (const r of answer.requirements)
+      if (!asksFor(brief, r)) drop('requirements', r, 'not asked in the brief');
+    u.requirements = answer.requirements.filter((r) => asksFor(brief, r));
+  }
 
   if (hints.activity === undefined && answer.activity !== null) {
     if (/^\d{2}\.\d{2}$/.test(answer.activity) && naceClass(answer.activity) !== undefined)

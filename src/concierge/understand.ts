@@ -271,21 +271,25 @@ const LANGUAGE_WORDS: Record<BriefLang, Set<string>> = Object.fromEntries(
   }),
 ) as Record<BriefLang, Set<string>>;
 
-/** The language of a text: the one whose common words and trade words it uses most (English on a tie). */
-export function detectLanguage(text: string): Language {
+/** How much a text uses each language's common words (1 each) and trade words (0.5 each). */
+export function languageScores(text: string): Record<BriefLang, number> {
   const words = tokenize(text);
-  let best: BriefLang = 'en';
-  let bestScore = 0;
+  const scores = {} as Record<BriefLang, number>;
   for (const lang of BRIEF_LANGS) {
     const own = LANGUAGE_WORDS[lang];
     const stop = new Set(STOPWORDS[lang].map(foldText));
     let score = 0;
     for (const w of words) if (own.has(w)) score += stop.has(w) ? 1 : 0.5;
-    if (score > bestScore) {
-      best = lang;
-      bestScore = score;
-    }
+    scores[lang] = score;
   }
+  return scores;
+}
+
+/** The language of a text: the one whose common words and trade words it uses most (English on a tie). */
+export function detectLanguage(text: string): Language {
+  const scores = languageScores(text);
+  let best: BriefLang = 'en';
+  for (const lang of BRIEF_LANGS) if (scores[lang] > scores[best]) best = lang;
   return best;
 }
 
@@ -567,6 +571,10 @@ const REQUIREMENTS: [RegExp, string][] = [
 
 /** The requirements a reading may name (what the requests for quotes know how to ask for). */
 export const REQUIREMENT_LABELS = REQUIREMENTS.map(([, label]) => label);
+
+/** Whether a brief's words ask for a requirement (the rules' words for it, in any language). */
+export const asksFor = (brief: string, label: string): boolean =>
+  REQUIREMENTS.some(([pattern, l]) => l === label && pattern.test(brief));
 
 /** A gazetteer place as the understanding shows it. */
 function placeOf(query: string, place: GazetteerPlace): NonNullable<Understanding['place']> {

@@ -5071,7 +5071,7 @@ export const ConciergeUnderstandingSchema = {
             ]
         },
         read_by: {
-            description: 'Who read the brief: `rules` (the concierge\'s own code) or `model` (the upstream model through the Model API with a JSON schema, every part of its reading then checked by code: the count and dates written in the brief or derived from its words as the rules derive them, the trade a NACE class of the directory, the place one the gazetteer knows and the brief names). A part the model got wrong, or did not give, is the rules\' reading (see `dropped`); hints always win over both.',
+            description: 'Who read the brief: `rules` (the concierge\'s own code) or `model` (the upstream model through the Model API with a JSON schema, every part of its reading then checked by code: the count and dates written in the brief or derived from its words as the rules derive them, the trade a NACE class of the directory, the place one the gazetteer knows and the brief names, the language one whose words the brief uses, each requirement one its words ask for). A part the model got wrong, or did not give, is the rules\' reading (see `dropped`); hints always win over both.',
             type: 'string',
             enum: [
                 'rules',
