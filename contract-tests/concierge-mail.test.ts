@@ -286,24 +286,36 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
       breakdown: [
         { kind: 'price', amount: '5600.00', quote: 'Angebot: 5.600 € zzgl. MwSt.' },
         { kind: 'fee', label: 'Anfahrt', amount: '90.00', quote: 'Anfahrt 90 € extra' },
-        { kind: 'vat', label: 'VAT 20 %', amount: '1138.00', quote: null },
+        { kind: 'vat', label: 'MwSt. 20\u00a0%', amount: '1138.00', quote: null },
       ],
     });
-    expect(result.providers[1]?.quote?.assumptions).toContain(
-      'VAT 20 % added (the standard rate in Austria): the reply says "zzgl. MwSt." without a rate',
-    );
+    // a German brief: pros, cons and assumptions in German, money as German writes it
+    expect(result.providers[1]?.quote?.assumptions).toEqual([
+      'Anfahrt wie der Preis als Nettobetrag (zzgl. MwSt.) gerechnet',
+      'MwSt. 20\u00a0% hinzugerechnet (Regelsatz Österreich): die Antwort nennt „zzgl. MwSt.“ ohne Steuersatz',
+    ]);
     expect(result.recommendation).toBe(providers[1]);
     expect(result.providers[0]?.pros).toEqual(
-      expect.arrayContaining(['Lowest total: 6480.00 EUR incl. VAT', 'Rated 4.9 from 212 reviews']),
+      expect.arrayContaining([
+        'Günstigster Gesamtpreis: 6.480,00\u00a0€ inkl. MwSt.',
+        'Bewertung 4,9 aus 212 Bewertungen',
+      ]),
     );
     expect(result.providers[0]?.evidence.reply_excerpt).toContain('Festpreis 6.480,00 EUR');
     expect(result.providers[1]?.cons).toContain(
-      '348.00 EUR dearer than the lowest total (6828.00 against 6480.00 EUR incl. VAT)',
+      '348,00\u00a0€ teurer als der günstigste Gesamtpreis (6.828,00\u00a0€ gegenüber 6.480,00\u00a0€ inkl. MwSt.)',
     );
     expect(result.providers[1]?.pros.join(' ')).not.toMatch(/MwSt|VAT/);
+    expect(result.providers[2]?.cons.at(-1)).toMatch(
+      /^Keine Antwort bis \d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2} MES?Z$/u,
+    );
+    const said = result.providers.flatMap((p) => [...p.pros, ...p.cons, ...(p.quote?.assumptions ?? [])]);
+    expect(said.join(' | ')).not.toMatch(
+      /\b(?:VAT|Lowest|dearer|Rated|reviews|added|reply|Available|answer)\b/,
+    );
     expect(result.no_answer).toEqual([{ listing_id: providers[2], name: 'Haustechnik Gruber' }]);
     expect(result.summary).toMatch(
-      /^2 von 3 Anbietern haben ein Angebot geschickt\. Empfehlung: Wärmetechnik Novak \(Gesamtpreis 6480\.00 EUR inkl\. MwSt\./,
+      /^2 von 3 Anbietern haben ein Angebot geschickt\. Empfehlung: Wärmetechnik Novak \(Gesamtpreis 6\.480,00\u00a0€ inkl\. MwSt\./,
     );
     expect(Math.round(((await usage()) - before) * 100)).toBe(200);
     // nothing more went out

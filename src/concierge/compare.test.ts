@@ -73,22 +73,22 @@ describe('the comparison', () => {
     expect(result.recommendation).toBe(a.listing_id);
     expect(result.providers[0]?.pros).toEqual(
       expect.arrayContaining([
-        'Lowest total: 6480.00 EUR incl. VAT',
+        'Lowest total: €6,480.00 incl. VAT',
         'Rated 4.9 from 200 reviews',
-        'Available from 2026-12-02, before the deadline 2026-12-11',
+        'Available from 2 December 2026, before the deadline (11 December 2026)',
       ]),
     );
     expect(result.providers[1]?.cons).toEqual(
       expect.arrayContaining([
-        '540.00 EUR dearer than the lowest total (7020.00 against 6480.00 EUR incl. VAT)',
-        'Available from 2026-12-20, after the deadline 2026-12-11',
+        '€540.00 dearer than the lowest total (€7,020.00 against €6,480.00 incl. VAT)',
+        'Available only from 20 December 2026, after the deadline (11 December 2026)',
       ]),
     );
     expect(result.providers[2]?.cons).toContain('Answered without a price');
-    expect(result.providers[3]?.cons).toContain('Did not answer by 2026-11-27T10:00:00Z');
+    expect(result.providers[3]?.cons).toContain('Did not answer by 27 November 2026 at 11:00 CET');
     expect(result.no_answer).toEqual([{ listing_id: d.listing_id, name: 'Delta' }]);
     expect(result.summary).toBe(
-      '2 of 4 providers sent a quote. Recommended: Alpha (total 6480.00 EUR incl. VAT, available from 2026-12-02, rated 4.9 from 200 reviews). No answer: Delta.',
+      '2 of 4 providers sent a quote. Recommended: Alpha (total €6,480.00 incl. VAT, available from 2 December 2026, rated 4.9 from 200 reviews). No answer: Delta.',
     );
     for (let i = 1; i < result.providers.length; i++)
       expect(result.providers[i]!.score).toBeLessThanOrEqual(result.providers[i - 1]!.score);
@@ -155,11 +155,9 @@ describe('the comparison', () => {
       ['Net', '333.20'],
     ]);
     const [gross, net] = result.providers;
-    expect(gross?.pros).toContain('Lowest total: 289.00 EUR incl. VAT');
+    expect(gross?.pros).toContain('Lowest total: €289.00 incl. VAT');
     expect(gross?.pros).toContain('Includes parts, call-out fee, VAT');
-    expect(net?.cons).toContain(
-      '44.20 EUR dearer than the lowest total (333.20 against 289.00 EUR incl. VAT)',
-    );
+    expect(net?.cons).toContain('€44.20 dearer than the lowest total (€333.20 against €289.00 incl. VAT)');
     // "plus VAT" is never a pro
     expect(net?.pros.join(' ')).not.toMatch(/VAT/);
     expect(net?.quote).toMatchObject({
@@ -170,14 +168,14 @@ describe('the comparison', () => {
       breakdown: [
         { kind: 'price', amount: '245.00', quote: 'EUR 245.00 plus VAT for the repair' },
         { kind: 'fee', label: 'call-out fee', amount: '35.00', quote: 'call-out fee of EUR 35 is extra' },
-        { kind: 'vat', label: 'VAT 19 %', amount: '53.20', quote: null },
+        { kind: 'vat', label: 'VAT 19%', amount: '53.20', quote: null },
       ],
     });
     expect(net?.quote?.assumptions).toContain(
-      'VAT 19 % added (the standard rate in Germany): the reply says "EUR 245.00 plus VAT" without a rate',
+      'VAT 19% added (the standard rate in Germany): the reply says "EUR 245.00 plus VAT" without a rate',
     );
     expect(result.recommendation).toBe(b.listing_id);
-    expect(result.summary).toMatch(/Recommended: Gross \(total 289\.00 EUR incl\. VAT/);
+    expect(result.summary).toMatch(/Recommended: Gross \(total €289\.00 incl\. VAT/);
   });
 
   it('compares an hourly rate times the stated hours, VAT added, with a fixed price', () => {
@@ -196,7 +194,7 @@ describe('the comparison', () => {
       ['Hourly', '232.05'],
     ]);
     expect(result.providers[1]?.quote?.breakdown[0]).toMatchObject({
-      label: '65.00 EUR per hour × 3 hours',
+      label: '€65.00 per hour × 3 hours',
       amount: '195.00',
     });
   });
@@ -220,8 +218,8 @@ describe('the comparison', () => {
     const why = Object.fromEntries(result.providers.map((p) => [p.name, p.quote?.not_comparable_reason]));
     expect(why).toEqual({
       Known: null,
-      From: 'Only a starting price: from 99.00 EUR',
-      Rate: 'A rate of 50.00 EUR per hour, without the hours of work',
+      From: 'Only a starting price: from €99.00',
+      Rate: 'A rate of €50.00 per hour, without the hours of work',
       Extra: 'Materials extra, without a price',
     });
     expect(result.providers.find((p) => p.name === 'Extra')?.cons).toContain(
@@ -264,11 +262,166 @@ describe('the comparison', () => {
     expect(result).toMatchObject({
       asked_for: 3,
       contacted: 1,
-      shortfall: 'Asked for 3; the search found only 1 (plumbers within 25 km of Berlin)',
+      shortfall:
+        '3 Anbieter gewünscht; die Suche hat nur 1 gefunden (plumbers im Umkreis von 25 km um Berlin)',
     });
     expect(result.summary).toContain('3 Anbieter waren gewünscht; nur 1 konnten verglichen werden.');
     const enough = compare([a], new Map(), { ...berlin, contact: false, askedFor: 1, shortlisted: 1 });
     expect(enough).toMatchObject({ asked_for: 1, contacted: null, shortfall: null });
     expect(enough.summary).toMatch(/^Compared 1 provider on the directory's data\./);
+  });
+
+  // a German brief, German replies: every word of the comparison is German
+  const german = () => {
+    const [a, b, c, d, e] = [
+      candidate('Netto', 4.6, 80),
+      candidate('Brutto', 4.6, 80),
+      candidate('AbPreis', 3.1, 12, 30),
+      candidate('Absage', 4, 3),
+      candidate('Still', 4.5, 40),
+    ];
+    return {
+      candidates: [a, b, c, d, e],
+      outcomes: new Map<string, Outcome>([
+        [
+          a.listing_id,
+          answered('Guten Tag, 245,00 € zzgl. MwSt. für die Reparatur, Anfahrtspauschale 35 € extra.'),
+        ],
+        [
+          b.listing_id,
+          answered(
+            'Guten Tag, Festpreis 289 € inkl. Material, Anfahrt und MwSt., Termin ab 2. Dezember möglich.',
+          ),
+        ],
+        [c.listing_id, answered('Ab 99 € inkl. MwSt.')],
+        [d.listing_id, answered('Wir sind leider ausgebucht und können den Auftrag nicht übernehmen.')],
+        [e.listing_id, { contacted: true, sent_at: 0, replied_at: null, reading: null }],
+      ]),
+    };
+  };
+  const words = (r: ReturnType<typeof compare>) => [
+    r.summary,
+    r.shortfall ?? '',
+    ...r.providers.flatMap((p) => [
+      ...p.pros,
+      ...p.cons,
+      ...(p.quote?.assumptions ?? []),
+      p.quote?.not_comparable_reason ?? '',
+      ...(p.quote?.breakdown.filter((l) => l.kind !== 'fee').map((l) => l.label) ?? []),
+    ]),
+  ];
+
+  it('writes pros, cons and assumptions of a German brief in German, money as German writes it', () => {
+    const { candidates, outcomes } = german();
+    const result = compare(candidates, outcomes, {
+      ...berlin,
+      language: 'de',
+      deadline: '2026-12-11',
+      askedFor: 6,
+      shortlisted: 5,
+    });
+    const by = Object.fromEntries(result.providers.map((p) => [p.name, p]));
+    expect(result.providers.map((p) => p.name)).toEqual(['Brutto', 'Netto', 'AbPreis', 'Absage', 'Still']);
+    expect(by.Brutto?.pros).toEqual(
+      expect.arrayContaining([
+        'Günstigster Gesamtpreis: 289,00\u00a0€ inkl. MwSt.',
+        'Im Preis enthalten: Material, Anfahrt, MwSt',
+        'Bewertung 4,6 aus 80 Bewertungen',
+        'Verfügbar ab 2. Dezember 2026, vor der Frist (11. Dezember 2026)',
+        'Antwort innerhalb einer Stunde',
+      ]),
+    );
+    expect(by.Netto?.cons).toEqual([
+      '44,20\u00a0€ teurer als der günstigste Gesamtpreis (333,20\u00a0€ gegenüber 289,00\u00a0€ inkl. MwSt.)',
+    ]);
+    // "zzgl. MwSt." is never a pro
+    expect(by.Netto?.pros.join(' ')).not.toMatch(/MwSt/);
+    expect(by.Netto?.quote?.assumptions).toEqual([
+      'Anfahrtspauschale wie der Preis als Nettobetrag (zzgl. MwSt.) gerechnet',
+      'MwSt. 19\u00a0% hinzugerechnet (Regelsatz Deutschland): die Antwort nennt „zzgl. MwSt.“ ohne Steuersatz',
+    ]);
+    expect(by.Netto?.quote?.breakdown.map((l) => l.label)).toEqual([
+      '245,00\u00a0€',
+      'Anfahrtspauschale',
+      'MwSt. 19\u00a0%',
+    ]);
+    expect(by.AbPreis?.cons).toEqual(
+      expect.arrayContaining([
+        'Gesamtpreis unbekannt: Nur ein Ab-Preis: ab 99,00\u00a0€',
+        'Bewertung nur 3,1 aus 12 Bewertungen',
+        '30 km von Berlin entfernt',
+      ]),
+    );
+    expect(by.Absage?.cons).toEqual(['Nur 3 Bewertungen', 'Hat den Auftrag abgelehnt']);
+    expect(by.Still?.cons).toEqual(['Keine Antwort bis 27. November 2026 um 11:00 MEZ']);
+    expect(result.shortfall).toBe(
+      '6 Anbieter gewünscht; die Suche hat nur 5 gefunden (plumbers im Umkreis von 25 km um Berlin)',
+    );
+    expect(result.summary).toContain(
+      'Empfehlung: Brutto (Gesamtpreis 289,00\u00a0€ inkl. MwSt., verfügbar ab 2. Dezember 2026',
+    );
+    // no English template leaks into a German comparison (the trade word is the search's)
+    const english =
+      /\b(?:VAT|Lowest|dearer|against|Rated|reviews?|Available|Answered|answer|Declined|Includes|Excludes|added|reply|rate|hours?|Total|unknown|Only|from|extra|without|price)\b/;
+    for (const text of words(result)) expect(text.replace('plumbers', '')).not.toMatch(english);
+  });
+
+  it('writes each language of the directory in its own words', () => {
+    const { candidates, outcomes } = german();
+    const run = (language: 'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl') =>
+      compare(candidates, outcomes, {
+        ...berlin,
+        language,
+        deadline: '2026-12-11',
+        askedFor: 6,
+        shortlisted: 5,
+      });
+    const expected = {
+      en: [
+        'Lowest total: €289.00 incl. VAT',
+        '€44.20 dearer than the lowest total (€333.20 against €289.00 incl. VAT)',
+      ],
+      de: [
+        'Günstigster Gesamtpreis: 289,00\u00a0€ inkl. MwSt.',
+        '44,20\u00a0€ teurer als der günstigste Gesamtpreis (333,20\u00a0€ gegenüber 289,00\u00a0€ inkl. MwSt.)',
+      ],
+      fr: [
+        'Total le plus bas : 289,00\u00a0€ TTC',
+        '44,20\u00a0€ de plus que le total le plus bas (333,20\u00a0€ contre 289,00\u00a0€ TTC)',
+      ],
+      es: [
+        'Total más bajo: 289,00\u00a0€ IVA incluido',
+        '44,20\u00a0€ más caro que el total más bajo (333,20\u00a0€ frente a 289,00\u00a0€, IVA incluido)',
+      ],
+      it: [
+        'Totale più basso: 289,00\u00a0€ IVA inclusa',
+        '44,20\u00a0€ in più rispetto al totale più basso (333,20\u00a0€ contro 289,00\u00a0€ IVA inclusa)',
+      ],
+      nl: [
+        'Laagste totaal: €\u00a0289,00 incl. btw',
+        '€\u00a044,20 duurder dan het laagste totaal (€\u00a0333,20 tegen €\u00a0289,00 incl. btw)',
+      ],
+      pl: [
+        'Najniższa łączna cena: 289,00\u00a0€ brutto',
+        'O 44,20\u00a0€ drożej niż najniższa łączna cena (333,20\u00a0€ wobec 289,00\u00a0€ brutto)',
+      ],
+    } as const;
+    const seen = new Map<string, string>();
+    for (const [language, [lowest, dearer]] of Object.entries(expected)) {
+      const result = run(language as keyof typeof expected);
+      expect(result.providers[0]?.pros).toContain(lowest);
+      expect(result.providers[1]?.cons).toContain(dearer);
+      // no two languages share a sentence
+      for (const text of words(result).filter((t) =>
+        /\p{L}{4}/u.test(t.replace(/plumbers|Berlin|Still/g, '')),
+      )) {
+        expect([undefined, language], `${language}: ${text}`).toContain(seen.get(text));
+        seen.set(text, language);
+      }
+    }
+    expect(run('fr').providers[1]?.quote?.assumptions).toContain(
+      'TVA de 19\u00a0% ajoutée (taux normal, Allemagne) : la réponse indique « zzgl. MwSt. » sans taux',
+    );
+    expect(run('pl').providers.find((p) => p.name === 'Absage')?.cons).toContain('Odmowa przyjęcia zlecenia');
   });
 });

@@ -12,6 +12,7 @@ import type {
   QuoteReading,
 } from '../../generated/directory/client/types.gen.ts';
 import { decimal } from './money.ts';
+import { day, moment, money, moneyRange, number, PHRASES } from './phrases.ts';
 import { quoteTotal, rankingTotal } from './totals.ts';
 import type { Language } from './understand.ts';
 
@@ -80,8 +81,9 @@ function tierOf(outcome: Outcome, quote: ProviderQuote | null, currency: string 
   return 2;
 }
 
-const totalText = (q: ProviderQuote) =>
-  `${q.total_high === null ? q.total : `${q.total}-${q.total_high}`} ${q.currency} incl. VAT`;
+/** A quote's total with its "incl. VAT", as the language writes it. */
+const totalText = (language: Language, q: ProviderQuote) =>
+  `${moneyRange(language, q.total ?? '0', q.total_high, q.currency)} ${PHRASES[language].inclVat}`;
 
 export function compare(
   candidates: Candidate[],
@@ -92,7 +94,7 @@ export function compare(
   const quoteOf = new Map<string, ProviderQuote | null>(
     candidates.map((c) => {
       const reading = outcomes.get(c.listing_id)?.reading ?? null;
-      return [c.listing_id, reading ? quoteTotal(reading, options.country) : null];
+      return [c.listing_id, reading ? quoteTotal(reading, options.country, options.language) : null];
     }),
   );
   const known = [...quoteOf.values()].filter((q): q is ProviderQuote => q !== null && q.comparable);
@@ -103,6 +105,9 @@ export function compare(
     .map((q) => rankingTotal(q))
     .filter((t): t is bigint => t !== null);
   const lowest = totals.length > 0 ? totals.reduce((a, b) => (b < a ? b : a)) : null;
+  const lang = options.language;
+  const p = PHRASES[lang];
+  const place = options.placeName ? (options.placeName.split(',')[0] ?? null) : null;
 
   const scored: Scored[] = candidates.map((candidate) => {
     const outcome = outcomes.get(candidate.listing_id) ?? none;
@@ -115,39 +120,38 @@ export function compare(
     const total = quote ? rankingTotal(quote) : null;
     if (quote && total !== null && quote.currency === currency && lowest !== null) {
       parts.push([0.4, Number(lowest) / Number(total)]);
-      if (total === lowest && totals.length > 1) pros.push(`Lowest total: ${totalText(quote)}`);
-      else if (total === lowest) pros.push(`Total ${totalText(quote)}`);
-      else
-        cons.push(
-          `${decimal(total - lowest)} ${quote.currency} dearer than the lowest total (${decimal(total)} against ${decimal(lowest)} ${quote.currency} incl. VAT)`,
-        );
+      const m = (cents: bigint) => money(lang, decimal(cents), quote.currency);
+      if (total === lowest && totals.length > 1) pros.push(p.lowest(totalText(lang, quote)));
+      else if (total === lowest) pros.push(p.totalIs(totalText(lang, quote)));
+      else cons.push(p.dearer(m(total - lowest), m(total), m(lowest)));
     } else if (quote && total !== null) {
-      pros.push(`Total ${totalText(quote)}`);
-      cons.push(`Quoted in ${quote.currency}, not compared by price`);
+      pros.push(p.totalIs(totalText(lang, quote)));
+      cons.push(p.otherCurrency(quote.currency));
     } else if (quote) {
-      cons.push(`Total unknown: ${quote.not_comparable_reason ?? 'the reply does not say'}`);
+      cons.push(p.unknownTotal(quote.not_comparable_reason ?? p.unsaid));
     }
     if (quote && reading) {
-      if (reading.includes.length > 0) pros.push(`Includes ${reading.includes.join(', ')}`);
-      for (const x of reading.excludes) cons.push(`Excludes ${x}`);
-      if (reading.estimate) cons.push('The price is an estimate');
+      if (reading.includes.length > 0) pros.push(p.includes(reading.includes.join(', ')));
+      for (const x of reading.excludes) cons.push(p.excludes(x));
+      if (reading.estimate) cons.push(p.estimate);
     }
 
     const weighted = weightedRating(candidate.rating, candidate.review_count);
     parts.push([outcome.contacted ? 0.25 : 0.5, (weighted - 1) / 4]);
+    const rating = candidate.rating === null ? '' : number(lang, candidate.rating);
     if (candidate.rating !== null && candidate.rating >= 4.3 && candidate.review_count >= 10)
-      pros.push(`Rated ${candidate.rating} from ${candidate.review_count} reviews`);
+      pros.push(p.rated(rating, candidate.review_count));
     else if (candidate.rating !== null && candidate.rating < 3.5)
-      cons.push(`Rated only ${candidate.rating} from ${candidate.review_count} reviews`);
+      cons.push(p.ratedOnly(rating, candidate.review_count));
     else if (candidate.review_count < 10)
-      cons.push(candidate.review_count === 0 ? 'No reviews yet' : `Only ${candidate.review_count} reviews`);
-    else pros.push(`Rated ${candidate.rating} from ${candidate.review_count} reviews`);
+      cons.push(candidate.review_count === 0 ? p.noReviews : p.fewReviews(candidate.review_count));
+    else pros.push(p.rated(rating, candidate.review_count));
 
     if (candidate.distance_km !== null) {
       parts.push([outcome.contacted ? 0.1 : 0.3, 1 / (1 + candidate.distance_km / 10)]);
-      const where = options.placeName ? ` from ${options.placeName.split(',')[0]}` : '';
-      if (candidate.distance_km <= 5) pros.push(`${candidate.distance_km} km${where}`);
-      else if (candidate.distance_km > 20) cons.push(`${candidate.distance_km} km${where}`);
+      const km = number(lang, candidate.distance_km);
+      if (candidate.distance_km <= 5) pros.push(p.distance(km, place));
+      else if (candidate.distance_km > 20) cons.push(p.distance(km, place));
     }
 
     if (outcome.contacted) {
@@ -155,35 +159,33 @@ export function compare(
       if (from !== null && options.deadline !== null) {
         const inTime = from <= options.deadline;
         parts.push([0.15, inTime ? 1 : 0]);
-        (inTime ? pros : cons).push(
-          `Available from ${from}, ${inTime ? 'before' : 'after'} the deadline ${options.deadline}`,
-        );
+        const [f, d] = [day(lang, from), day(lang, options.deadline)];
+        if (inTime) pros.push(p.availableBefore(f, d));
+        else cons.push(p.availableAfter(f, d));
       } else if (from !== null) {
         parts.push([0.15, 0.8]);
-        pros.push(`Available from ${from}`);
+        pros.push(p.available(day(lang, from)));
       } else if (outcome.replied_at !== null) {
         parts.push([0.15, 0.4]);
       }
       if (outcome.replied_at !== null && outcome.sent_at !== null) {
         const hours = Math.max(0, (outcome.replied_at - outcome.sent_at) / 3600);
         parts.push([0.1, 1 / (1 + hours / 24)]);
-        if (hours <= 4) pros.push(`Answered within ${hours <= 1 ? 'the hour' : `${Math.ceil(hours)} hours`}`);
+        if (hours <= 4) pros.push(p.answeredWithin(hours <= 1 ? null : Math.ceil(hours)));
       }
-      if (reading?.declined && quote === null) cons.push('Declined the job');
+      if (reading?.declined && quote === null) cons.push(p.declined);
       else if (outcome.replied_at !== null && quote === null)
-        cons.push(
-          reading?.no_price_reason === 'site_visit'
-            ? 'Wants to see the job before pricing it'
-            : 'Answered without a price',
-        );
+        cons.push(reading?.no_price_reason === 'site_visit' ? p.siteVisit : p.noPrice);
       if (outcome.replied_at === null)
-        cons.push(options.respondBy ? `Did not answer by ${options.respondBy}` : 'Did not answer');
+        cons.push(
+          options.respondBy ? p.noAnswerBy(moment(lang, options.respondBy, options.country)) : p.noAnswer,
+        );
     } else {
-      if (candidate.claimed) pros.push('Claimed listing: the company keeps its profile up to date');
+      if (candidate.claimed) pros.push(p.claimed);
       if (candidate.response_hours !== null) {
         parts.push([0.2, 1 / (1 + candidate.response_hours / 24)]);
         if (candidate.response_hours <= 4)
-          pros.push(`Usually answers within ${Math.ceil(candidate.response_hours)} hours`);
+          pros.push(p.usuallyAnswers(Math.max(1, Math.ceil(candidate.response_hours))));
       }
     }
     const weights = parts.reduce((sum, [w]) => sum + w, 0);
@@ -227,15 +229,12 @@ export function compare(
     .map((s) => ({ listing_id: s.candidate.listing_id, name: s.candidate.name }));
   const contacted = options.contact ? scored.filter((s) => s.outcome.contacted).length : null;
   const compared = contacted ?? providers.length;
-  const trade = options.tradeTerm ?? 'providers';
-  const place = options.placeName
-    ? ` within ${options.radiusKm} km of ${options.placeName.split(',')[0]}`
-    : '';
+  const within = place ? p.within(options.radiusKm, place) : '';
   const shortfall =
     options.shortlisted < options.askedFor
-      ? `Asked for ${options.askedFor}; the search found only ${options.shortlisted} (${trade}${place})`
+      ? p.foundOnly(options.askedFor, options.shortlisted, `${options.tradeTerm ?? p.providers}${within}`)
       : compared < options.askedFor
-        ? `Asked for ${options.askedFor}; ${options.shortlisted - compared} of the ${options.shortlisted} shortlisted could not be written to`
+        ? p.notWritten(options.askedFor, options.shortlisted - compared, options.shortlisted)
         : null;
   return {
     summary: summarize(
@@ -261,106 +260,6 @@ function mostCommon(values: string[]): string | null {
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] === 'EUR' ? -1 : 1))[0]?.[0] ?? null;
 }
 
-interface Phrases {
-  quoted: (quoted: number, asked: number) => string;
-  compared: (n: number) => string;
-  recommend: string;
-  total: string;
-  inclVat: string;
-  from: string;
-  rating: (r: number, n: number) => string;
-  none: string;
-  silent: string;
-  fewer: (asked: number, compared: number) => string;
-}
-
-const PHRASES: Record<Language, Phrases> = {
-  en: {
-    quoted: (q, a) => `${q} of ${a} providers sent a quote.`,
-    compared: (n) => `Compared ${n} provider${n === 1 ? '' : 's'} on the directory's data.`,
-    recommend: 'Recommended',
-    total: 'total',
-    inclVat: 'incl. VAT',
-    from: 'available from',
-    rating: (r, n) => `rated ${r} from ${n} reviews`,
-    none: 'No provider fits the brief well enough to recommend.',
-    silent: 'No answer',
-    fewer: (a, n) => `${a} were asked for; only ${n} could be compared.`,
-  },
-  de: {
-    quoted: (q, a) => `${q} von ${a} Anbietern haben ein Angebot geschickt.`,
-    compared: (n) => `${n} Anbieter anhand der Verzeichnisdaten verglichen.`,
-    recommend: 'Empfehlung',
-    total: 'Gesamtpreis',
-    inclVat: 'inkl. MwSt.',
-    from: 'verfügbar ab',
-    rating: (r, n) => `Bewertung ${r} aus ${n} Bewertungen`,
-    none: 'Kein Anbieter passt gut genug, um ihn zu empfehlen.',
-    silent: 'Keine Antwort',
-    fewer: (a, n) => `${a} Anbieter waren gewünscht; nur ${n} konnten verglichen werden.`,
-  },
-  fr: {
-    quoted: (q, a) => `${q} prestataires sur ${a} ont envoyé un devis.`,
-    compared: (n) => `${n} prestataires comparés sur les données de l'annuaire.`,
-    recommend: 'Recommandation',
-    total: 'total',
-    inclVat: 'TTC',
-    from: 'disponible à partir du',
-    rating: (r, n) => `note ${r} sur ${n} avis`,
-    none: 'Aucun prestataire ne correspond assez bien pour être recommandé.',
-    silent: 'Sans réponse',
-    fewer: (a, n) => `${a} prestataires demandés ; seuls ${n} ont pu être comparés.`,
-  },
-  es: {
-    quoted: (q, a) => `${q} de ${a} proveedores enviaron un presupuesto.`,
-    compared: (n) => `${n} proveedores comparados con los datos del directorio.`,
-    recommend: 'Recomendación',
-    total: 'total',
-    inclVat: 'IVA incluido',
-    from: 'disponible desde',
-    rating: (r, n) => `valoración ${r} de ${n} opiniones`,
-    none: 'Ningún proveedor encaja lo bastante para recomendarlo.',
-    silent: 'Sin respuesta',
-    fewer: (a, n) => `Se pidieron ${a}; solo se pudieron comparar ${n}.`,
-  },
-  it: {
-    quoted: (q, a) => `${q} fornitori su ${a} hanno inviato un preventivo.`,
-    compared: (n) => `${n} fornitori confrontati sui dati dell'elenco.`,
-    recommend: 'Consiglio',
-    total: 'totale',
-    inclVat: 'IVA inclusa',
-    from: 'disponibile dal',
-    rating: (r, n) => `valutazione ${r} su ${n} recensioni`,
-    none: 'Nessun fornitore è abbastanza adatto da consigliare.',
-    silent: 'Nessuna risposta',
-    fewer: (a, n) => `Ne erano stati chiesti ${a}; solo ${n} confrontati.`,
-  },
-  nl: {
-    quoted: (q, a) => `${q} van de ${a} aanbieders stuurden een offerte.`,
-    compared: (n) => `${n} aanbieders vergeleken op de gegevens van de gids.`,
-    recommend: 'Aanbeveling',
-    total: 'totaal',
-    inclVat: 'incl. btw',
-    from: 'beschikbaar vanaf',
-    rating: (r, n) => `beoordeling ${r} uit ${n} reviews`,
-    none: 'Geen aanbieder past goed genoeg om aan te bevelen.',
-    silent: 'Geen antwoord',
-    fewer: (a, n) => `${a} gevraagd; slechts ${n} konden worden vergeleken.`,
-  },
-  pl: {
-    quoted: (q, a) => `${q} z ${a} wykonawców przesłało ofertę.`,
-    compared: (n) => `Porównano ${n} wykonawców na podstawie danych katalogu.`,
-    recommend: 'Rekomendacja',
-    total: 'razem',
-    inclVat: 'brutto',
-    from: 'dostępny od',
-    rating: (r, n) => `ocena ${r} z ${n} opinii`,
-    none: 'Żaden wykonawca nie pasuje wystarczająco, by go polecić.',
-    silent: 'Brak odpowiedzi',
-    fewer: (a, n) => `Poproszono o ${a}; porównano tylko ${n}.`,
-  },
-};
-
 function summarize(
   options: CompareOptions,
   providers: ConciergeProvider[],
@@ -380,17 +279,14 @@ function summarize(
   if (best) {
     const facts: string[] = [];
     const q = best.quote;
-    if (q?.total != null)
-      facts.push(
-        `${p.total} ${q.total_high === null ? q.total : `${q.total}-${q.total_high}`} ${q.currency} ${p.inclVat}`,
-      );
-    if (best.available_from) facts.push(`${p.from} ${best.available_from}`);
-    if (best.rating !== null) facts.push(p.rating(best.rating, best.review_count));
-    parts.push(`${p.recommend}: ${best.name}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}.`);
+    if (q?.total != null) facts.push(`${p.total} ${totalText(options.language, q)}`);
+    if (best.available_from) facts.push(p.from(day(options.language, best.available_from)));
+    if (best.rating !== null) facts.push(p.rating(number(options.language, best.rating), best.review_count));
+    parts.push(`${p.recommend}${p.colon}${best.name}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}.`);
   } else {
     parts.push(p.none);
   }
   if (fewer !== null) parts.push(p.fewer(options.askedFor, fewer));
-  if (silent.length > 0) parts.push(`${p.silent}: ${silent.join(', ')}.`);
+  if (silent.length > 0) parts.push(`${p.silent}${p.colon}${silent.join(', ')}.`);
   return parts.join(' ');
 }

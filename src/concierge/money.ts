@@ -120,8 +120,3 @@ export function times(amount: bigint, factor: number): bigint {
   const hundredths = BigInt(Math.round(factor * 100));
   return (amount * hundredths + 50n) / 100n;
 }
-
-/** A percent as people read it: `19`, `5.5`, `25.5`. */
-export function percentText(rate: string): string {
-  return rate.replace(/\.0+$/, '').replace(/(\.\d*?)0+$/, '$1');
-}

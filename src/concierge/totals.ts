@@ -5,17 +5,23 @@
 // the total assumes is said. A total that cannot be known (a "from" price, a rate without hours,
 // a fee said to be extra without a price) is null, with the reason.
 import type { ProviderQuote, QuoteLine, QuoteReading } from '../../generated/directory/client/types.gen.ts';
-import { addVat, cents, decimal, percentText, times } from './money.ts';
+import { addVat, cents, decimal, times } from './money.ts';
+import { countryName, money, moneyRange, number, PHRASES, percent } from './phrases.ts';
+import type { Language } from './understand.ts';
 import { standardVat } from './vat.ts';
 
-const countryName = (country: string) =>
-  new Intl.DisplayNames(['en'], { type: 'region' }).of(country) ?? country;
-const hoursText = (low: number, high: number) => (low === high ? `${low}` : `${low}-${high}`);
-
-/** The comparable total of a reading with a price, or null when the answer names none. */
-export function quoteTotal(reading: QuoteReading, country: string | null): ProviderQuote | null {
+/** The comparable total of a reading with a price, or null when the answer names none; its words in `language`. */
+export function quoteTotal(
+  reading: QuoteReading,
+  country: string | null,
+  language: Language = 'en',
+): ProviderQuote | null {
   if (reading.amount === null || reading.currency === null || reading.price_type === null) return null;
   const currency = reading.currency;
+  const p = PHRASES[language];
+  const m = (amount: string) => money(language, amount, currency);
+  const hoursText = (low: number, high: number) =>
+    low === high ? number(language, low) : `${number(language, low)}–${number(language, high)}`;
   const basis = reading.vat.basis;
   const rate = basis === 'exempt' ? '0' : (reading.vat.rate ?? standardVat(country));
   const assumptions: string[] = [];
@@ -27,34 +33,33 @@ export function quoteTotal(reading: QuoteReading, country: string | null): Provi
   const price = cents(reading.amount);
   let low = price;
   let high: bigint | null = null;
-  let priceLabel = `${reading.amount} ${currency}`;
+  let priceLabel = m(reading.amount);
   switch (reading.price_type) {
     case 'range':
       high = reading.amount_high === null ? null : cents(reading.amount_high);
-      priceLabel = `${reading.amount}-${reading.amount_high} ${currency}`;
-      assumptions.push('A range: ranked on its upper end');
+      priceLabel = moneyRange(language, reading.amount, reading.amount_high, currency);
+      assumptions.push(p.rangeUpper);
       break;
     case 'hourly':
-      if (reading.hours === null)
-        unknown(`A rate of ${reading.amount} ${currency} per hour, without the hours of work`);
+      if (reading.hours === null) unknown(p.rateWithoutHours(m(reading.amount)));
       else {
         low = times(price, reading.hours.low);
         if (reading.hours.high !== reading.hours.low) high = times(price, reading.hours.high);
-        priceLabel = `${reading.amount} ${currency} per hour × ${hoursText(reading.hours.low, reading.hours.high)} hours`;
-        assumptions.push(`The hours the reply states: "${reading.hours.quote}"`);
+        priceLabel = p.perHour(m(reading.amount), hoursText(reading.hours.low, reading.hours.high));
+        assumptions.push(p.hoursStated(reading.hours.quote));
       }
       break;
     case 'from':
-      unknown(`Only a starting price: from ${reading.amount} ${currency}`);
+      unknown(p.fromOnly(m(reading.amount)));
       break;
     case 'per_unit':
-      unknown(`A price of ${reading.amount} ${currency} per ${reading.unit ?? 'unit'}, without the quantity`);
+      unknown(p.perUnit(m(reading.amount), reading.unit));
       break;
     case 'fixed':
       break;
   }
   lines.push({ kind: 'price', label: priceLabel, amount: decimal(low), quote: reading.amount_quote });
-  if (reading.estimate) assumptions.push('The reply calls the price an estimate');
+  if (reading.estimate) assumptions.push(p.estimateSaid);
 
   // fees: priced ones add to both ends; one said to be extra without a price leaves the total unknown
   let netLow = basis === 'net' ? low : 0n;
@@ -63,17 +68,16 @@ export function quoteTotal(reading: QuoteReading, country: string | null): Provi
   let grossHigh = basis === 'net' ? 0n : (high ?? low);
   for (const fee of reading.fees) {
     if (fee.amount === null) {
-      unknown(`${fee.label} extra, without a price`);
+      unknown(p.feeWithoutPrice(fee.label));
       continue;
     }
     if (fee.currency !== currency) {
-      unknown(`${fee.label} in ${fee.currency ?? 'another currency'}`);
+      unknown(p.feeCurrency(fee.label, fee.currency));
       continue;
     }
     const amount = cents(fee.amount);
     const feeBasis = fee.vat ?? (basis === 'net' ? 'net' : 'gross');
-    if (fee.vat === null && basis === 'net')
-      assumptions.push(`The ${fee.label} taken as before VAT, like the price`);
+    if (fee.vat === null && basis === 'net') assumptions.push(p.feeNet(fee.label));
     if (feeBasis === 'net' && basis !== 'exempt') {
       netLow += amount;
       netHigh += amount;
@@ -88,31 +92,27 @@ export function quoteTotal(reading: QuoteReading, country: string | null): Provi
   let vatLow = 0n;
   let vatHigh = 0n;
   if (netLow > 0n || netHigh > 0n) {
-    if (rate === null)
-      unknown(`Prices before VAT, and no VAT rate is known for ${country ?? 'the provider'}`);
+    if (rate === null) unknown(p.noRate(country ? countryName(language, country) : null));
     else {
       vatLow = addVat(netLow, rate) - netLow;
       vatHigh = addVat(netHigh, rate) - netHigh;
       const said = reading.vat.rate !== null;
-      const where = country ? ` (the standard rate in ${countryName(country)})` : '';
+      const pct = percent(language, rate);
       assumptions.push(
         said
-          ? `VAT ${percentText(rate)} % added, at the rate the reply states`
-          : `VAT ${percentText(rate)} % added${where}: the reply says "${reading.vat.quote ?? 'before VAT'}" without a rate`,
+          ? p.vatStated(pct)
+          : p.vatAssumed(pct, country ? countryName(language, country) : null, reading.vat.quote),
       );
       lines.push({
         kind: 'vat',
-        label: `VAT ${percentText(rate)} %`,
+        label: p.vatLabel(pct),
         amount: decimal(vatLow),
         quote: said ? reading.vat.rate_quote : null,
       });
     }
   }
-  if (basis === 'unknown')
-    assumptions.push(
-      'The reply does not say whether VAT is included: taken as included, as prices to consumers in the EU must be',
-    );
-  if (basis === 'exempt') assumptions.push(`No VAT: "${reading.vat.quote ?? 'exempt'}"`);
+  if (basis === 'unknown') assumptions.push(p.vatUnknown);
+  if (basis === 'exempt') assumptions.push(p.exempt(reading.vat.quote));
 
   const total = reason === null ? decimal(grossLow + netLow + vatLow) : null;
   const totalHigh = reason === null && high !== null ? decimal(grossHigh + netHigh + vatHigh) : null;

@@ -5895,7 +5895,7 @@ export const QuoteLineSchema = {
             ]
         },
         label: {
-            description: 'What the part is, in words.',
+            description: 'What the part is, in words (a fee as the answer names it; the price and VAT in the language of the brief).',
             type: 'string',
             examples: [
                 'call-out fee'
@@ -6015,7 +6015,7 @@ export const ProviderQuoteSchema = {
             type: 'boolean'
         },
         not_comparable_reason: {
-            description: 'Why the total cannot be known, or null when it can.',
+            description: 'Why the total cannot be known, in the language of the brief, or null when it can.',
             type: [
                 'string',
                 'null'
@@ -6033,7 +6033,7 @@ export const ProviderQuoteSchema = {
             }
         },
         assumptions: {
-            description: 'What the total assumes that the answer does not say.',
+            description: 'What the total assumes that the answer does not say, in the language of the brief.',
             type: 'array',
             maxItems: 10,
             items: {
@@ -6041,7 +6041,7 @@ export const ProviderQuoteSchema = {
             },
             examples: [
                 [
-                    'VAT 19 % added (the standard rate in Germany): the reply says plus VAT without a rate'
+                    'VAT 19% added (the standard rate in Germany): the reply says "plus VAT" without a rate'
                 ]
             ]
         },
@@ -6158,28 +6158,28 @@ export const ConciergeProviderSchema = {
             ]
         },
         pros: {
-            description: 'What speaks for the provider, one point per item.',
+            description: 'What speaks for the provider, one point per item, in the language of the brief (amounts and dates as that language writes them).',
             type: 'array',
             items: {
                 type: 'string'
             },
             examples: [
                 [
-                    'Lowest total: 6480.00 EUR incl. VAT',
+                    'Lowest total: €6,480.00 incl. VAT',
                     'Includes 20 % MwSt., Entsorgung',
                     'Rated 4.6 from 87 reviews'
                 ]
             ]
         },
         cons: {
-            description: 'What speaks against the provider, one point per item.',
+            description: 'What speaks against the provider, one point per item, in the language of the brief.',
             type: 'array',
             items: {
                 type: 'string'
             },
             examples: [
                 [
-                    'Available only from 2 December'
+                    'Available only from 2 December 2026, after the deadline (1 December 2026)'
                 ]
             ]
         },
@@ -6284,7 +6284,7 @@ export const ConciergeResultSchema = {
             ]
         },
         shortfall: {
-            description: 'Why fewer providers than asked for were found or contacted, or null when there were enough.',
+            description: 'Why fewer providers than asked for were found or contacted, in the language of the brief, or null when there were enough.',
             type: [
                 'string',
                 'null'

@@ -2938,7 +2938,7 @@ export type QuoteLine = {
      */
     kind: 'price' | 'fee' | 'vat';
     /**
-     * What the part is, in words.
+     * What the part is, in words (a fee as the answer names it; the price and VAT in the language of the brief).
      */
     label: string;
     /**
@@ -2990,7 +2990,7 @@ export type ProviderQuote = {
      */
     comparable: boolean;
     /**
-     * Why the total cannot be known, or null when it can.
+     * Why the total cannot be known, in the language of the brief, or null when it can.
      */
     not_comparable_reason: string | null;
     /**
@@ -2998,7 +2998,7 @@ export type ProviderQuote = {
      */
     breakdown: Array<QuoteLine>;
     /**
-     * What the total assumes that the answer does not say.
+     * What the total assumes that the answer does not say, in the language of the brief.
      */
     assumptions: Array<string>;
     /**
@@ -3054,11 +3054,11 @@ export type ConciergeProvider = {
      */
     distance_km: number | null;
     /**
-     * What speaks for the provider, one point per item.
+     * What speaks for the provider, one point per item, in the language of the brief (amounts and dates as that language writes them).
      */
     pros: Array<string>;
     /**
-     * What speaks against the provider, one point per item.
+     * What speaks against the provider, one point per item, in the language of the brief.
      */
     cons: Array<string>;
     /**
@@ -3103,7 +3103,7 @@ export type ConciergeResult = {
      */
     contacted: number | null;
     /**
-     * Why fewer providers than asked for were found or contacted, or null when there were enough.
+     * Why fewer providers than asked for were found or contacted, in the language of the brief, or null when there were enough.
      */
     shortfall: string | null;
     /**
