@@ -3,6 +3,8 @@
 // billed or counted against a customer's rate limit; and the service's own /readyz over HTTP,
 // through the outbound guard. server.ts runs them every 30 s (src/status/status.ts).
 import type { EngineSelector, MediaEngines } from '../model/engines/select.ts';
+import { UpstreamImageEngine } from '../model/engines/media-upstream.ts';
+import { UpstreamEngine } from '../model/engines/upstream.ts';
 import { imageRequest } from '../model/images-routes.ts';
 import type { Db } from '../platform/db.ts';
 import type { Jobs } from '../platform/jobs.ts';
@@ -20,7 +22,11 @@ const TIMEOUT_MS = 5_000;
 /** One short chat completion by the engine of `model`: every event read, an error thrown. */
 function chatOnce(engines: EngineSelector, model: 'prince' | 'queen'): () => Promise<void> {
   return async () => {
-    const events = engines(model).chat(
+    const engine = engines(model);
+    // an operator's upstream is only connected to: a completion every 30 s on every instance would
+    // spend its tokens and rate limit
+    if (engine instanceof UpstreamEngine) return engine.reachable(AbortSignal.timeout(TIMEOUT_MS));
+    const events = engine.chat(
       {
         model,
         messages: [{ role: 'user', content: 'Status check: answer briefly.' }],
@@ -43,6 +49,8 @@ export function modelProbes(deps: { engines: EngineSelector; media: MediaEngines
     chat: allOf({ chat: chatOnce(deps.engines, 'prince') }),
     media: allOf({
       imagine: async () => {
+        if (deps.media.image instanceof UpstreamImageEngine)
+          return deps.media.image.reachable(AbortSignal.timeout(TIMEOUT_MS));
         for await (const painted of deps.media.image.generate(image, AbortSignal.timeout(TIMEOUT_MS)))
           if (painted.bytes.length === 0) throw new Error('an empty image');
       },

@@ -55,6 +55,11 @@ abstract class UpstreamMediaEngine {
   close(): void {
     this.upstream.close();
   }
+
+  /** The status probe's check (UpstreamEngine.reachable): a connection, no request. */
+  reachable(signal: AbortSignal): Promise<void> {
+    return this.upstream.reachable(signal);
+  }
 }
 
 const MAGIC: Record<ImageRequest['format'], (b: Buffer) => boolean> = {

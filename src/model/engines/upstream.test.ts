@@ -161,6 +161,31 @@ describe('UpstreamEngine', () => {
     engine.close();
   });
 
+  it('is probed by a connection alone: no request, so no tokens or rate limit spent', async () => {
+    const upstream = await fake(answer);
+    let connections = 0;
+    servers.at(-1)!.on('connection', () => connections++);
+    const engine = new UpstreamEngine({ baseUrl: upstream.url, apiKey: 'sk-up' }, door);
+    await engine.reachable(AbortSignal.timeout(5_000));
+    expect(connections).toBe(1);
+    expect(upstream.requests).toHaveLength(0);
+    // a closed primary: reachable through its fallback; no upstream listening: refused
+    const closed = `http://127.0.0.1:${await freePort()}/v1`;
+    await new UpstreamEngine({ baseUrl: closed, fallback: { baseUrl: upstream.url } }, door).reachable(
+      AbortSignal.timeout(5_000),
+    );
+    await expect(
+      new UpstreamEngine({ baseUrl: closed }, door).reachable(AbortSignal.timeout(5_000)),
+    ).rejects.toThrow(/not reachable/);
+    // the guard's ranges hold: the cloud metadata address is never connected to
+    await expect(
+      new UpstreamEngine({ baseUrl: 'http://169.254.169.254/v1' }, door).reachable(
+        AbortSignal.timeout(5_000),
+      ),
+    ).rejects.toThrow(/not reachable/);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('keeps its connection to the upstream for the next call, and cuts one that lingers after [DONE]', async () => {
     const upstream = await fake(answer);
     const server = servers.at(-1)!;

@@ -10,6 +10,7 @@
 // link-local and the like never), its timeouts and body caps; it never follows a redirect.
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreateChatCompletionRequest, TextModelId } from '../../../generated/model/client/types.gen.ts';
@@ -309,6 +310,38 @@ export class UpstreamEngine implements Engine {
 
   /** Nothing to release: the outbound guard holds the connections (and is closed with the platform). */
   close(): void {}
+
+  /**
+   * Resolves when an upstream of the failover chain accepts a TCP connection, at an address the
+   * outbound guard allows: the status page's probe, which sends no request, so it spends none of
+   * the operator's tokens, money or rate limit (a completion every 30 s on every instance would).
+   */
+  async reachable(signal: AbortSignal): Promise<void> {
+    let last: unknown;
+    for (
+      let config: UpstreamConfig | undefined = this.config;
+      config !== undefined;
+      config = config.fallback
+    ) {
+      const url = new URL(config.baseUrl);
+      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+      try {
+        const { address } = await this.#door.address(url.hostname.replace(/^\[|\]$/g, ''), 'operator');
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect({ host: address, port, signal });
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve();
+          });
+          socket.once('error', reject);
+        });
+        return;
+      } catch (err) {
+        last = new Error(`the upstream ${url.host} is not reachable: ${(err as Error).message ?? err}`);
+      }
+    }
+    throw last;
+  }
 
   /**
    * The attempts of one call: each upstream in failover order, each tried up to `retries + 1`
