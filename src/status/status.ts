@@ -12,6 +12,8 @@ import type { Logger } from '../platform/logger.ts';
 import type { Outbound } from '../platform/outbound.ts';
 
 export const SLOT_SECONDS = 30;
+/** How far into its slot a round of probes starts. */
+const ROUND_OFFSET_MS = 5_000;
 const DAY = 86_400;
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -141,22 +143,34 @@ export async function probeOnce(db: Db, components: Component[], now = Date.now(
 }
 
 /**
- * Probes at once, then every 30 s, until stopped. A failed write is logged, never thrown. The
- * first round only warms what a first call loads (the tokenizer, the image workers, the search
- * index: seconds on a busy machine) and is not stored.
+ * Probes at once, then once in each 30 s slot, until stopped. A failed write is logged, never
+ * thrown. The first round only warms what a first call loads (the tokenizer, the image workers,
+ * the search index: seconds on a busy machine) and is not stored.
  */
 export function startProber(db: Db, components: Component[], logger: Logger): { stop(): void } {
   const run = () =>
     probeOnce(db, components).catch((err: unknown) => logger.warn({ err }, 'status probe not stored'));
   let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  // each round a few seconds into its slot, so a timer fired late (a busy machine) still probes
+  // the slot it was meant for; a fixed 30 s interval started near a slot's end skipped one slot
+  // now and then, which the page counts as down
+  const slotMs = SLOT_SECONDS * 1000;
+  const next = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void run().finally(next), slotMs - ((Date.now() - ROUND_OFFSET_MS) % slotMs));
+    timer.unref();
+  };
   const warm = Promise.allSettled(components.map((c) => c.probe()));
-  void warm.then(() => (stopped ? undefined : run()));
-  const timer = setInterval(run, SLOT_SECONDS * 1000);
-  timer.unref();
+  void warm.then(async () => {
+    if (stopped) return;
+    await run();
+    next();
+  });
   return {
     stop: () => {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
     },
   };
 }
@@ -223,12 +237,6 @@ export async function statusSummary(
   const today = Math.floor(nowS / DAY);
   const firstDay = today - 89;
   const fromSlot = Math.floor((firstDay * DAY) / SLOT_SECONDS);
-  const rows = await db.query<{ component: string; day: number; probes: number; failures: number }>(
-    `select component, (slot * ${SLOT_SECONDS}) / ${DAY} as day, count(*)::int as probes,
-            count(*) filter (where not ok)::int as failures
-     from status_probes where slot >= $1 group by 1, 2`,
-    [fromSlot],
-  );
   const begun = await db.query<{ component: string; first: number }>(
     'select component, min(slot) as first from status_probes where slot >= $1 group by component',
     [fromSlot],
@@ -244,6 +252,14 @@ export async function statusSummary(
     `select distinct on (component) component, slot, ok, latency_ms, detail from status_probes
      where slot >= $1 order by component, slot desc`,
     [Math.floor(nowS / SLOT_SECONDS) - 10],
+  );
+  // the counts are read after the first and the latest probe: a probe stored between the
+  // queries then only adds a probe to the counts (never a slot due without its row, read as down)
+  const rows = await db.query<{ component: string; day: number; probes: number; failures: number }>(
+    `select component, (slot * ${SLOT_SECONDS}) / ${DAY} as day, count(*)::int as probes,
+            count(*) filter (where not ok)::int as failures
+     from status_probes where slot >= $1 group by 1, 2`,
+    [fromSlot],
   );
   const incidents = await db.query<Incident>(
     'select * from status_incidents where created >= $1 order by created desc limit 50',
