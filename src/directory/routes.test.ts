@@ -106,11 +106,13 @@ describe('directory routes (validated requests and responses)', () => {
     const rev = await get(`/v1/places/reverse?lat=${claimed.geo.lat}&lon=${claimed.geo.lon}&limit=3`);
     expect(rev.status).toBe(200);
 
-    const usage = await db.query<{ cost_nano: number }>(
-      `select cost_nano from usage_records where model = 'places'`,
-    );
-    expect(usage.length).toBe(4); // the 404 is not billed
-    expect(usage.every((u) => u.cost_nano === 500_000)).toBe(true);
+    // metered after the answer was sent: the last call's row may land a moment later
+    const usage = async () =>
+      db.query<{ cost_nano: number }>(`select cost_nano from usage_records where model = 'places'`);
+    await expect.poll(async () => (await usage()).length).toBe(4); // the 404 is not billed
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await usage()).toHaveLength(4); // and nothing more comes
+    expect((await usage()).every((u) => u.cost_nano === 500_000)).toBe(true);
   });
 });
 
