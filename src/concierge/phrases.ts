@@ -2,18 +2,8 @@
 // assumptions of a total and why a total cannot be known. One table; numbers, money, percents and
 // dates are written as the language writes them (`6.480,00 €`, `19 %`, `2. Dezember 2026`), dates as
 // the requests for quotes write them.
-import { dayText, momentText } from './rfq.ts';
+import { dayText, LOCALES as LOCALE, momentText } from './rfq.ts';
 import type { Language } from './understand.ts';
-
-const LOCALE: Record<Language, string> = {
-  en: 'en-GB',
-  de: 'de-DE',
-  fr: 'fr-FR',
-  es: 'es-ES',
-  it: 'it-IT',
-  nl: 'nl-NL',
-  pl: 'pl-PL',
-};
 
 /** Money as the language writes it: `6.480,00 €` (de), `€6,480.00` (en). */
 export function money(language: Language, amount: string, currency: string): string {

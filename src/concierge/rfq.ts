@@ -22,7 +22,8 @@ export interface RfqInput {
   unsubscribeUrl: string;
 }
 
-const LOCALES: Record<Language, string> = {
+/** The locale each language of a brief is written in (letters, comparisons). */
+export const LOCALES: Record<Language, string> = {
   en: 'en-GB',
   de: 'de-DE',
   fr: 'fr-FR',
