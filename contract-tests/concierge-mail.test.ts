@@ -14,6 +14,7 @@ import { createClient } from '../generated/directory/client/client/index.ts';
 import { cancelWorkflow, createConciergeBrief, getWorkflow } from '../generated/directory/client/sdk.gen.ts';
 import type { CreateConciergeBriefRequest, Workflow } from '../generated/directory/client/types.gen.ts';
 import { Workflows } from '../src/concierge/workflows.ts';
+import { MailRouting } from '../src/mail/routing.ts';
 import { addProviders, HoldingProxy, VerifyingReceiver } from './support/concierge.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
@@ -323,22 +324,24 @@ describe.each(await storages())('the concierge contacting providers on %s', (sto
   });
 
   it("opts a provider out by its request's List-Unsubscribe token, for the account's later briefs", async () => {
-    // the unsubscribe pages are Sales' (/v1/unsubscribe/{token}); they ask the concierge who a
-    // cq_ token stands for and have it suppressed: that lookup and suppression, on the real data
-    const workflows = new Workflows(servers.platform.db, servers.platform.jobs, {} as never);
+    // the unsubscribe pages are Sales' (/v1/unsubscribe/{token}); they ask the mail routing, where
+    // the concierge registers its cq_ tokens, who a token stands for: that lookup and suppression,
+    // on the real data
+    const routing = new MailRouting();
+    new Workflows(servers.platform.db, servers.platform.jobs, { routing } as never);
     const raw = sink.messages
       .find((m) => m.recipients.includes('office@brandl.providers.test'))!
       .raw.toString('utf8');
     const link = /\/v1\/unsubscribe\/(cq_[0-9A-Za-z]{26}\.[a-z2-7]{20})>/.exec(raw)![1]!;
-    expect(await workflows.optOutOf(`${link.slice(0, -1)}${link.endsWith('a') ? 'b' : 'a'}`)).toBeNull();
-    expect(await workflows.optOutOf('rcp_01JD8XE6SZAEAVSNTCPM5Q1NXW.aaaaaaaaaaaaaaaaaaaa')).toBeNull();
-    const who = (await workflows.optOutOf(link))!;
+    expect(await routing.optOutOf(`${link.slice(0, -1)}${link.endsWith('a') ? 'b' : 'a'}`)).toBeNull();
+    expect(await routing.optOutOf('rcp_01JD8XE6SZAEAVSNTCPM5Q1NXW.aaaaaaaaaaaaaaaaaaaa')).toBeNull();
+    const who = (await routing.optOutOf(link))!;
     expect(who).toMatchObject({
       email: 'office@brandl.providers.test',
       fromEmail: `anna@${DOMAIN}`,
       fromName: 'Anna Keller',
     });
-    await workflows.optOut(who);
+    await who.optOut();
     const entry = await directory('GET', '/v1/suppressions/office@brandl.providers.test');
     expect(entry.body).toMatchObject({ reason: 'unsubscribed', campaign_id: null });
     await servers.platform.db.query('delete from suppressions where email = $1', [

@@ -1,10 +1,11 @@
-// The inbound SMTP listener end to end, on both storage paths: mail is sent to the running
-// service's INBOUND_SMTP_PORT over real SMTP conversations (nodemailer as the other side), for a
-// reply subdomain whose sending domain was verified through the loopback DNS server. It refuses
-// what it must (another domain: 550; 30 MB: 552; garbage: 554) at no cost to the handler, and
-// hands each accepted message, parsed and classified (human with its thread headers, auto-reply,
-// DSN bounce with its recipient), to the handler registered by the replies' owner. Floods of
-// connections and messages get SMTP errors (a listener of its own with low limits).
+// The inbound SMTP listener end to end, on both storage paths: mail is sent over real SMTP
+// conversations (nodemailer as the other side) to a listener that asks the running directory
+// service which hosts are reply hosts, for a reply subdomain whose sending domain was verified
+// through the loopback DNS server. It refuses what it must (another domain: 550; 30 MB: 552;
+// garbage: 554) at no cost to the handler, and hands each accepted message, parsed and classified
+// (human with its thread headers, auto-reply, DSN bounce with its recipient), to its handler (the
+// service's own, the mail routing, is proven by the campaigns' and the concierge's replies). Floods
+// of connections and messages get SMTP errors (a listener of its own with low limits).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -79,6 +80,7 @@ function dsn(to: string): string {
 describe.each(await storages())('inbound SMTP on %s', (storage) => {
   let servers: TestServers;
   let dns: TestDns;
+  let listener: Awaited<ReturnType<typeof startInboundSmtp>>;
   let port: number;
   const received: InboundMail[] = [];
   let handler: (mail: InboundMail) => Promise<void> = async (mail) => void received.push(mail);
@@ -87,10 +89,17 @@ describe.each(await storages())('inbound SMTP on %s', (storage) => {
     dns = await startTestDns();
     servers = await startTestServers(storage, {
       which: ['directory'],
-      env: { DNS_SERVERS: dns.server, INBOUND_MAIL_HOST: 'mx.eurus.test' },
+      env: { DNS_SERVERS: dns.server, INBOUND_MAIL_HOST: 'mx.eurus.test', INBOUND_SMTP_PORT: 'off' },
     });
-    port = servers.smtpPort!;
-    servers.mail!.setInboundHandler((mail) => handler(mail));
+    const mail = servers.mail!;
+    listener = await startInboundSmtp({
+      port: 0,
+      host: '127.0.0.1',
+      hostname: 'mx.eurus.test',
+      isReplyDomain: (host) => mail.isReplyDomain(host),
+      onMail: (message) => handler(message),
+    });
+    port = listener.port;
     // a verified sending domain, as a customer makes one
     const call = async (path: string, body?: object) => {
       const res = await fetch(`${servers.urls.directory}${path}`, {
@@ -105,6 +114,7 @@ describe.each(await storages())('inbound SMTP on %s', (storage) => {
     expect((await call(`/v1/sending-domains/${domain.id}/verify`)).status).toBe('verified');
   });
   afterAll(async () => {
+    await listener?.close();
     await servers?.stop();
     await dns?.close();
   });

@@ -2,18 +2,11 @@
 // (`/v1/unsubscribe/cq_<id>.<token>`, served by the same pages as the campaigns' links) stands
 // for its provider's address, which goes on the account's suppression list.
 import { timingSafeEqual } from 'node:crypto';
+import type { OptingOut } from '../mail/routing.ts';
 import { suppress } from '../sales/suppressions.ts';
 import type { WorkflowStore } from './store.ts';
 
 const LINK = /^(cq_[0-9A-Za-z]{26})\.([a-z2-7]{20})$/;
-
-export interface OptingOut {
-  contactId: string;
-  accountId: string;
-  email: string;
-  fromName: string;
-  fromEmail: string;
-}
 
 /** Who an opt-out token of a request for a quote stands for, or null for a token that is not genuine. */
 export async function optOutOf(store: WorkflowStore, link: string): Promise<OptingOut | null> {
@@ -24,16 +17,14 @@ export async function optOutOf(store: WorkflowStore, link: string): Promise<Opti
   const given = Buffer.from(match[2] ?? '');
   const expected = Buffer.from(row.token);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const { account_id: accountId, email } = row;
   return {
-    contactId: row.id,
-    accountId: row.account_id,
-    email: row.email,
+    email,
     fromName: row.from_name ?? row.from_address,
     fromEmail: row.from_address,
+    // on the account's suppression list (`unsubscribed`): no later brief or campaign writes to it
+    optOut: async () => {
+      await suppress(store.db, accountId, email, 'unsubscribed', null);
+    },
   };
-}
-
-/** Puts the address on the account's suppression list (`unsubscribed`): no later brief or campaign writes to it. */
-export async function optOut(store: WorkflowStore, who: { accountId: string; email: string }): Promise<void> {
-  await suppress(store.db, who.accountId, who.email, 'unsubscribed', null);
 }

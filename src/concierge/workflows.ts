@@ -12,7 +12,7 @@ import type {
   Workflow,
   WorkflowStage,
 } from '../../generated/directory/client/types.gen.ts';
-import type { InboundMail } from '../mail/inbound.ts';
+import type { MailRouting } from '../mail/routing.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ApiError, BadRequestError, ConflictError } from '../platform/errors.ts';
@@ -34,7 +34,7 @@ import {
 } from './agent.ts';
 import { Answers, isAnswer } from './answers.ts';
 import { asParam, assertSubscribed, billingOf, checkBrief, resolvePlace, termsOf } from './brief.ts';
-import { type OptingOut, optOut, optOutOf } from './opt-out.ts';
+import { optOutOf } from './opt-out.ts';
 import { awaitReplies } from './stages/awaiting-replies.ts';
 import { compareProviders } from './stages/comparing.ts';
 import { contact } from './stages/contacting.ts';
@@ -64,6 +64,8 @@ export interface WorkflowOptions {
   endpoints: Pick<WebhookStore, 'row'>;
   /** How requests for quotes go out (the Sales mail path). */
   mail: ConciergeMail;
+  /** Where inbound mail and opt-out links go: the concierge registers its answers and its `cq_` tokens. */
+  routing: MailRouting;
   logger: Logger;
   /** The origin of listing URLs in the directory's answers. */
   baseUrl: string;
@@ -94,6 +96,8 @@ export class Workflows {
         ? { structured: (row: WorkflowRow, call: StructuredCall) => this.#structured(row, call) }
         : {}),
     });
+    options.routing.inbound({ owns: isAnswer, onMail: (mail) => this.#answers.onMail(mail) });
+    options.routing.optOuts('cq_', (link) => optOutOf(this.#store, link));
   }
 
   async start(): Promise<void> {
@@ -367,27 +371,5 @@ export class Workflows {
     const run = await this.#options.agent.run(call);
     await this.#store.addAgentCost(row.id, run);
     return run;
-  }
-
-  // -- mail from providers, and their opt-outs
-
-  /** Whether an inbound message is an answer to (or a bounce of) one of our requests for quotes. */
-  owns(mail: InboundMail): boolean {
-    return isAnswer(mail);
-  }
-
-  /** Stores the first answer of a provider (or a bounce) and has it read; resolves once stored. */
-  onMail(mail: InboundMail): Promise<void> {
-    return this.#answers.onMail(mail);
-  }
-
-  /** Who an opt-out token of a request for a quote stands for, or null for a token that is not genuine. */
-  optOutOf(link: string): Promise<OptingOut | null> {
-    return optOutOf(this.#store, link);
-  }
-
-  /** Puts the address on the account's suppression list (`unsubscribed`): no later brief or campaign writes to it. */
-  optOut(who: { accountId: string; email: string }): Promise<void> {
-    return optOut(this.#store, who);
   }
 }

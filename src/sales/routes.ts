@@ -184,7 +184,7 @@ export function createSalesRouter({
   api.on('unsubscribe', async ({ path, req, res }): Promise<typeof SENT> => {
     const who = await unsubscribes.who(path.token);
     if (!who) return invalidLink(req, res);
-    await unsubscribes.unsubscribe(who);
+    await who.optOut();
     return html(res, 200, unsubscribes.donePage(who));
   });
 

@@ -1,8 +1,8 @@
 // The Sales interface's parts, made once per directory service: target lists, suppressions,
-// campaigns and their sender (durable jobs), replies (the inbound listener's handler) and the
-// opt-out endpoints. Sending domains, the transport and the inbound listener are src/mail's.
+// campaigns and their sender (durable jobs), replies (the inbound mail no other feature claims) and
+// the opt-out endpoints. Sending domains, the transport and the inbound listener are src/mail's.
 import type { SendingDomainStore } from '../mail/domains.ts';
-import type { InboundMail } from '../mail/inbound.ts';
+import type { MailRouting } from '../mail/routing.ts';
 import type { MailTransport } from '../mail/transport.ts';
 import type { Db } from '../platform/db.ts';
 import type { Jobs } from '../platform/jobs.ts';
@@ -16,7 +16,7 @@ import { createSalesRouter } from './routes.ts';
 import { Sender } from './sender.ts';
 import { Suppressions } from './suppressions.ts';
 import type { TargetLists } from './target-lists.ts';
-import { type OtherOptOuts, Unsubscribes } from './unsubscribe.ts';
+import { Unsubscribes } from './unsubscribe.ts';
 
 export interface SalesDeps {
   db: Db;
@@ -37,16 +37,14 @@ export interface SalesDeps {
    * claimed message waits in its pool (a kill would leave it `interrupted` without need).
    */
   sendConcurrency: number;
-  /** Opt-out links of another feature served by the same pages (the concierge's requests for quotes). */
-  otherOptOuts?: OtherOptOuts;
+  /** Where inbound mail and opt-out links go: Sales registers its replies and its `rcp_` tokens. */
+  routing: MailRouting;
   /** Called in the transaction that stores a human reply (the CRM sync's `replyStored`). */
   onReplyStored?: ReplyStored;
 }
 
 export interface Sales {
   router: ReturnType<typeof createSalesRouter>;
-  /** What the inbound SMTP listener calls for each message it accepts. */
-  onMail(mail: InboundMail): Promise<void>;
 }
 
 export async function startSales(deps: SalesDeps): Promise<Sales> {
@@ -72,14 +70,15 @@ export async function startSales(deps: SalesDeps): Promise<Sales> {
   );
   await sender.start();
   const replies = new Replies(deps.db, deps.webhooks, deps.onReplyStored);
+  // the replies take the inbound mail no other feature claims: a campaign's, or refused with 550
+  deps.routing.inbound({ onMail: (mail) => replies.handle(mail) });
   return {
     router: createSalesRouter({
       targetLists,
       suppressions: new Suppressions(deps.db),
       campaigns,
       replies,
-      unsubscribes: new Unsubscribes(deps.db, deps.secrets, deps.otherOptOuts),
+      unsubscribes: new Unsubscribes(deps.db, deps.secrets, deps.routing),
     }),
-    onMail: (mail) => replies.handle(mail),
   };
 }

@@ -2,33 +2,13 @@
 // List-Unsubscribe header, and a page for people whose button POSTs the same (a link scanner
 // that only fetches the page unsubscribes no one). The token is signed (tokens.ts); what it
 // unlocks is this one recipient's opt-out, nothing else. Unsubscribing twice changes nothing.
+import type { MailRouting, OptingOut } from '../mail/routing.ts';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import { suppress } from './suppressions.ts';
 import { escapeHtml } from './templates.ts';
 import { recipientOfToken } from './opt-out-tokens.ts';
-
-interface Who {
-  /** A campaign recipient's id, or null for another feature's opt-out (`other`). */
-  recipientId: string | null;
-  email: string;
-  fromName: string;
-  fromEmail: string;
-  /** Another feature's opt-out: what it needs to put the address on the suppression list. */
-  other?: { accountId: string; email: string };
-}
-
-/**
- * Opt-out links another feature sends from the same pages: the concierge's requests for quotes
- * (`cq_<id>.<token>`). It says who a token stands for (null when it is not genuine) and opts out.
- */
-export interface OtherOptOuts {
-  who(
-    token: string,
-  ): Promise<{ accountId: string; email: string; fromName: string; fromEmail: string } | null>;
-  optOut(who: { accountId: string; email: string }): Promise<void>;
-}
 
 const page = (title: string, body: string) =>
   `<!doctype html>
@@ -63,29 +43,22 @@ export const invalidPage = () =>
 export class Unsubscribes {
   readonly #db: Db;
   readonly #box: SecretBox | undefined;
+  readonly #routing: MailRouting;
 
-  readonly #others: OtherOptOuts | undefined;
-
-  constructor(db: Db, box: SecretBox | undefined, others?: OtherOptOuts) {
+  /** Registers the campaigns' opt-out tokens (`rcp_...`) with the mail routing. */
+  constructor(db: Db, box: SecretBox | undefined, routing: MailRouting) {
     this.#db = db;
     this.#box = box;
-    this.#others = others;
+    this.#routing = routing;
+    routing.optOuts('rcp_', (token) => this.#recipient(token));
   }
 
-  /** Who a genuine token stands for, else null. */
-  async who(token: string): Promise<Who | null> {
-    if (!token.startsWith('rcp_')) {
-      const other = await this.#others?.who(token);
-      return other
-        ? {
-            recipientId: null,
-            email: other.email,
-            fromName: other.fromName,
-            fromEmail: other.fromEmail,
-            other: { accountId: other.accountId, email: other.email },
-          }
-        : null;
-    }
+  /** Who a genuine token of any feature stands for, else null. */
+  who(token: string): Promise<OptingOut | null> {
+    return this.#routing.optOutOf(token);
+  }
+
+  async #recipient(token: string): Promise<OptingOut | null> {
     const recipientId = recipientOfToken(this.#box, token);
     if (recipientId === null) return null;
     const [row] = await this.#db.query<{ email: string; from_name: string; from_email: string }>(
@@ -93,10 +66,17 @@ export class Unsubscribes {
        where r.id = $1`,
       [recipientId],
     );
-    return row ? { recipientId, email: row.email, fromName: row.from_name, fromEmail: row.from_email } : null;
+    return row
+      ? {
+          email: row.email,
+          fromName: row.from_name,
+          fromEmail: row.from_email,
+          optOut: () => this.#unsubscribe(recipientId),
+        }
+      : null;
   }
 
-  askPage(who: Who): string {
+  askPage(who: OptingOut): string {
     const domain = who.fromEmail.slice(who.fromEmail.lastIndexOf('@') + 1);
     return page(
       'Unsubscribe',
@@ -110,7 +90,7 @@ export class Unsubscribes {
     );
   }
 
-  donePage(who: Who): string {
+  donePage(who: OptingOut): string {
     return page(
       'Unsubscribed',
       `<h1>You are unsubscribed</h1>
@@ -118,11 +98,8 @@ export class Unsubscribes {
     );
   }
 
-  /** Opts the recipient out: suppressed for its account, follow-ups stopped, member and counters marked. */
-  async unsubscribe(who: Who): Promise<void> {
-    if (who.other) return this.#others?.optOut(who.other);
-    const recipientId = who.recipientId;
-    if (recipientId === null) return;
+  /** Opts a campaign recipient out: suppressed for its account, follow-ups stopped, member and counters marked. */
+  async #unsubscribe(recipientId: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
       const [recipient] = await tx.query<{
         id: string;

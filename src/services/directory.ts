@@ -23,7 +23,8 @@ import { isSuppressed } from '../sales/suppressions.ts';
 import { TargetLists } from '../sales/target-lists.ts';
 import { dnsLookup } from '../mail/dns.ts';
 import { SendingDomainStore } from '../mail/domains.ts';
-import { type InboundMail } from '../mail/inbound.ts';
+import type { InboundMail } from '../mail/inbound.ts';
+import { MailRouting } from '../mail/routing.ts';
 import { createSendingDomainRouter } from '../mail/routes.ts';
 import { createMailTransport, type MailTransport } from '../mail/transport.ts';
 import { createStatusPages } from '../status/pages.ts';
@@ -47,9 +48,7 @@ export interface DirectoryMail {
   domains: SendingDomainStore;
   /** SMTP_URL, else the .eml outbox; DKIM-signed. */
   transport: MailTransport;
-  /** Registers what stores an inbound message (the replies); until then recipients get 451. */
-  setInboundHandler(handler: (mail: InboundMail) => Promise<void>): void;
-  /** What the inbound listener asks (server.ts starts it). */
+  /** What the inbound listener asks (server.ts starts it); `onMail` goes through the mail routing. */
   isReplyDomain(host: string): Promise<boolean>;
   onMail(mail: InboundMail): Promise<void>;
 }
@@ -169,11 +168,41 @@ export async function createDirectoryService(
     maxConnections: platform.config.mail.smtpMaxConnections,
     timeoutMs: platform.config.mail.smtpTimeoutMs,
   });
+  // where inbound mail and opt-out links go: Sales and the concierge register as they are made
+  const routing = new MailRouting();
+  const crmConnections = new CrmConnections(platform.db, platform.secrets, platform.outbound, {
+    checkTimeoutMs: platform.config.crmCheckTimeoutMs,
+  });
+  const crmSyncs = new CrmSyncs(
+    platform.db,
+    platform.jobs,
+    { connections: crmConnections, targetLists, webhooks: delivery, replies: crmReplySource(platform.db) },
+    { logger },
+  );
+  await crmSyncs.start();
+
+  const sales = await startSales({
+    db: platform.db,
+    targetLists,
+    jobs: platform.jobs,
+    secrets: platform.secrets,
+    logger,
+    webhooks: delivery,
+    domains,
+    transport,
+    baseUrl: salesBaseUrl,
+    daySeconds: platform.config.campaignDaySeconds,
+    sendConcurrency: platform.config.mail.smtpMaxConnections,
+    routing,
+    // a human reply queues its member's push to the project's CRMs that sync replies
+    onReplyStored: (tx, reply) => crmSyncs.replyStored(tx, reply),
+  });
   const runtimeKey = new RuntimeKey(platform.db, platform.accounts, platform.secrets);
   const workflows = new Workflows(platform.db, platform.jobs, {
     agent: httpAgent(modelUrl, runtimeKey),
     webhooks: delivery,
     endpoints: webhooks,
+    routing,
     mail: {
       verifiedDomain: (projectId, domainId) => domains.verifiedDomain(projectId, domainId),
       send: (message) => transport.send(message),
@@ -188,54 +217,12 @@ export async function createDirectoryService(
     modelReads: config.engines[DEFAULT_AGENTS_MODEL].type === 'upstream',
   });
   await workflows.start();
-  const crmConnections = new CrmConnections(platform.db, platform.secrets, platform.outbound, {
-    checkTimeoutMs: platform.config.crmCheckTimeoutMs,
-  });
-  const crmSyncs = new CrmSyncs(
-    platform.db,
-    platform.jobs,
-    { connections: crmConnections, targetLists, webhooks: delivery, replies: crmReplySource(platform.db) },
-    { logger },
-  );
-  await crmSyncs.start();
-
-  let inboundHandler: ((mail: InboundMail) => Promise<void>) | undefined;
   const mail: DirectoryMail = {
     domains,
     transport,
-    setInboundHandler(handler) {
-      inboundHandler = handler;
-    },
     isReplyDomain: async (host) => (await domains.replyDomains(host)).length > 0,
-    onMail(message) {
-      // answers to the concierge's requests for quotes (q- tokens, <cq_...> ids) are the concierge's
-      if (workflows.owns(message)) return workflows.onMail(message);
-      if (!inboundHandler) return Promise.reject(new Error('no inbound mail handler is registered yet'));
-      return inboundHandler(message);
-    },
+    onMail: (message) => routing.onMail(message),
   };
-
-  const sales = await startSales({
-    db: platform.db,
-    targetLists,
-    jobs: platform.jobs,
-    secrets: platform.secrets,
-    logger,
-    webhooks: delivery,
-    domains,
-    transport,
-    baseUrl: salesBaseUrl,
-    daySeconds: platform.config.campaignDaySeconds,
-    sendConcurrency: platform.config.mail.smtpMaxConnections,
-    // the opt-out links of the concierge's requests for quotes (`cq_...`) are served by the same pages
-    otherOptOuts: {
-      who: (token) => workflows.optOutOf(token),
-      optOut: (who) => workflows.optOut(who),
-    },
-    // a human reply queues its member's push to the project's CRMs that sync replies
-    onReplyStored: (tx, reply) => crmSyncs.replyStored(tx, reply),
-  });
-  mail.setInboundHandler(sales.onMail);
 
   const limits = rateLimit(platform.limiter, (req, principal) => ({
     key: `directory:${principal.keyId}`,

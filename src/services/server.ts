@@ -36,7 +36,7 @@ export interface Running {
   smtpPort?: number;
   /** The metrics listener's URL (METRICS_PORT on METRICS_HOST), when it runs. */
   metricsUrl?: string;
-  /** The directory's mail (sending domains, transport, inbound handler), when it runs. */
+  /** The directory's mail (sending domains, transport, where inbound mail goes), when it runs. */
   mail?: DirectoryMail;
   platform: Platform;
   /** The status page's components this process probes, every 30 s once ready (src/status). */
