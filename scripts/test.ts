@@ -2,6 +2,7 @@
 // cores stay busy (a serial chain left one idle most of the time):
 //
 //   1. generate:check                       (rewrites generated/, which everything after reads)
+//      and, from the start to its end, the Python venv the SDK suites use (python-venv)
 //   2. at once: format:check, lint, typecheck (one after another)
 //               schemathesis                (contract-tests/schemathesis/run.ts)
 //               vitest, project `parallel`  (files side by side, three at a time)
@@ -93,6 +94,9 @@ async function main(): Promise<number> {
   const began = Date.now();
   mkdirSync(LOGS, { recursive: true });
   execFileSync(process.execPath, ['scripts/test-summary.ts', 'start']);
+  // pip takes minutes on a fresh machine: begun now, the files that need the venv wait for it
+  // (contract-tests/support/python.ts) instead of installing it within their start-up time
+  const python = part('python-venv', process.execPath, ['contract-tests/support/python.ts']);
   await npmRun('generate:check');
   const vitest = (project: string, report: string) =>
     part(`vitest-${project}`, join(BIN, 'vitest'), [
@@ -105,6 +109,7 @@ async function main(): Promise<number> {
     checks(),
     part('schemathesis', process.execPath, ['contract-tests/schemathesis/run.ts']),
     vitest('parallel', 'vitest.xml'),
+    python,
   ]);
   await vitest('alone', 'vitest-alone.xml');
   partsReport(results);
