@@ -85,8 +85,8 @@ export async function createDirectoryService(
 ): Promise<DirectoryService> {
   const count = platform.config.demoListings;
   let ready = false;
-  // the search index's snapshot (for the next start) holds this thread a moment: it is written
-  // after ready is said, or on closing if that comes first
+  // the search index's snapshot (for the next start) is written after ready is said (in pieces,
+  // requests served between them), or on closing if that comes first
   let snapshotWrite: Promise<void> | undefined;
   const writeSnapshot = () =>
     (snapshotWrite ??= search.writeSnapshot().then(

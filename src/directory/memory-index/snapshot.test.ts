@@ -3,7 +3,15 @@
 // database; a corrupt, cut or stale file is refused and the index built. The load only asks for
 // the file: it is written after (index-snapshot.ts), once the service has said ready. Each
 // "restart" is a new handle on the same database (the index is kept per handle).
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +20,7 @@ import type { Db } from '../../platform/db.ts';
 import { openStorage } from '../../storage.ts';
 import { demoListing, loadDemoDirectory } from '../demo.ts';
 import { createSearch, type SearchParams } from '../search/search.ts';
+import { Snapshots } from '../search/snapshot.ts';
 import { insertListings } from '../store.ts';
 import { writeIndexSnapshot } from '../index-snapshot.ts';
 import { indexOrigin, listingColumns, openVectors, refreshVectors, SNAPSHOT_DUE } from '../vectors.ts';
@@ -64,7 +73,19 @@ describe.each(await storages())('on %s', (storage) => {
     const search = createSearch(handle);
     const pages = [];
     for (const params of QUERIES) pages.push(await search.search(params, NOW, { baseUrl: 'https://d.test' }));
-    return { origin: indexOrigin(handle), due, pages, columns: listingColumns(handle) };
+    await expectSqlMean(new Snapshots(handle), handle);
+    return { origin: indexOrigin(handle), due, pages, columns: listingColumns(handle), handle };
+  };
+
+  /** The mean rating a snapshot ranks with (summed from the index) is SQL's, as rounded. */
+  const expectSqlMean = async (snapshots: Snapshots, handle: Db) => {
+    const { seq, mean } = await snapshots.current();
+    const [sql] = await handle.query<{ m: number | null }>(
+      'select avg(rating)::float8 as m from listings where rating is not null and seq <= $1',
+      [seq],
+    );
+    expect(sql?.m).toBeGreaterThan(0);
+    expect(mean).toBe(Math.round(sql!.m! * 1e4) / 1e4);
   };
 
   it('writes the index after a build, and a restart reads it and ranks the same', async () => {
@@ -82,7 +103,12 @@ describe.each(await storages())('on %s', (storage) => {
 
   it('applies the listings added since the snapshot', async () => {
     const added = Array.from({ length: 40 }, (_, i) => demoListing('snapshot-after', i));
+    const before = await start(undefined);
+    const snapshots = new Snapshots(before.handle);
+    await expectSqlMean(snapshots, before.handle);
     await db.transaction((tx) => insertListings(tx, added));
+    // the mean summed on from where it was: the listings added since count
+    await expectSqlMean(snapshots, before.handle);
     const fresh = await start(undefined);
     expect(fresh.origin?.from).toBe('no snapshot');
     const read = await start(file);
@@ -122,5 +148,38 @@ describe.each(await storages())('on %s', (storage) => {
        on conflict (key) do update set value = excluded.value`,
     );
     expect((await start(file)).origin?.from).toBe('identity');
+  });
+
+  it('is written in pieces while others are served, and loads wait until it is', async () => {
+    const other = join(dir, 'pieces.snapshot');
+    const handle = restart();
+    openVectors(handle, { snapshot: other });
+    await refreshVectors(handle);
+    expect(indexOrigin(handle)).toMatchObject({ from: 'missing', written: SNAPSHOT_DUE });
+    const size = listingColumns(handle).size;
+    // a listing the index does not hold yet
+    const added = demoListing('snapshot-during', 0);
+    await db.transaction((tx) => insertListings(tx, [added]));
+
+    let written = false;
+    const writing = writeIndexSnapshot(handle, { piece: 512 }).then((bytes) => {
+      written = true;
+      return bytes;
+    });
+    // this thread runs other work between the pieces: it sees the file half written
+    const half = () => readdirSync(dir).some((f) => f.startsWith('pieces.snapshot.') && f.endsWith('.tmp'));
+    while (!written && !half()) await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toBe(false);
+    // the load of the new listing waits: the file is of the index as the write began
+    await refreshVectors(handle);
+    expect(written).toBe(true);
+    expect(await writing).toBe(statSync(other).size);
+    expect(listingColumns(handle).size).toBe(size + 1);
+
+    const fresh = await start(undefined);
+    const read = await start(other);
+    expect(read.origin).toMatchObject({ from: 'snapshot', caughtUp: 1 });
+    expect(read.columns.idAt(size)).toBe(added.id);
+    expect(read.pages).toEqual(fresh.pages);
   });
 });

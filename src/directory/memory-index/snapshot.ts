@@ -5,7 +5,15 @@
 // A file that is short, of another format or whose CRC differs is not read (the index is then
 // built from the database); whether it still matches the database is the caller's to check
 // (`identity`: ../vectors.ts).
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+//
+// Both ways go in pieces through the thread pool (no per-entry decoding: each part's bytes go
+// straight to and from its shared buffer), the CRC summed on this thread between them, so
+// neither holds the thread that serves requests for more than a piece's CRC (1.2 GB at a
+// million listings). Reading, a few pieces are in flight at once and the caller's check of the
+// database runs beside them; the structures' counters, which publish what their parts hold,
+// are put in last, once the whole file is known good: until then no reader sees any of it, and
+// a file refused half way leaves the index as it was.
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { CHUNK } from '../keywords/postings.ts';
 import { embeddingBytes } from '../dot.ts';
@@ -17,14 +25,18 @@ import type { Dictionary, Texts } from './strings.ts';
 /** Bump when any structure's layout in memory-index/ or what the load stores changes. */
 const FORMAT = 1;
 const MAGIC = 'EURUSIDX';
-/** Bytes one read or write moves at most. */
-const STEP = 64 << 20;
+/** Bytes one read or write moves at most: a piece's CRC is a few milliseconds of this thread. */
+const PIECE = 8 << 20;
+/** Reads in flight at once (the thread pool has four threads). */
+const DEPTH = 4;
 
 /** What the index was built from, as the caller describes it (compared whole on reading). */
 export type Identity = Record<string, string | number>;
 
 /** One part of the index in the file: its bytes in use now, and where they go back. */
 interface Section {
+  /** counters that publish what the other parts hold: put in after the rest (`meta`) */
+  counters?: boolean;
   used(): number;
   /** A view of `bytes` bytes at the part's start, made room for. */
   target(bytes: number): Uint8Array;
@@ -42,7 +54,11 @@ function growable(g: Growable, used: () => number): Section {
 
 /** A structure's counters: after its other parts, so they never count bytes not yet read. */
 function meta(m: Int32Array): Section {
-  return { used: () => m.byteLength, target: (bytes) => new Uint8Array(m.buffer, m.byteOffset, bytes) };
+  return {
+    counters: true,
+    used: () => m.byteLength,
+    target: (bytes) => new Uint8Array(m.buffer, m.byteOffset, bytes),
+  };
 }
 
 function texts(t: Texts): Section[] {
@@ -104,42 +120,69 @@ function sections(index: SharedIndex): Section[] {
   ];
 }
 
-/** Writes `index` (as it is: call it on the thread that adds to it) to `file`; returns its bytes. */
-export function writeSnapshot(index: SharedIndex, file: string, identity: Identity): number {
+export interface WriteOptions {
+  /** bytes a piece holds (tests: small, to see requests served between pieces) */
+  piece?: number;
+}
+
+/**
+ * Writes `index` to `file`; returns its bytes. The index must not change until this resolves
+ * (the caller holds its loads back: ../index-snapshot.ts): what is written is the parts in use
+ * when it was called.
+ */
+export async function writeSnapshot(
+  index: SharedIndex,
+  file: string,
+  identity: Identity,
+  options: WriteOptions = {},
+): Promise<number> {
+  const step = options.piece ?? PIECE;
   const parts = sections(index);
   const lengths = parts.map((p) => p.used());
+  const views = parts.map((p, k) => p.target(lengths[k]!));
   const header = Buffer.from(JSON.stringify({ format: FORMAT, identity, lengths }));
   const head = Buffer.alloc(12);
   head.write(MAGIC, 0, 'latin1');
   head.writeUInt32LE(header.length, 8);
   const temporary = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'w', 0o600);
+  const fh = await open(temporary, 'w', 0o600);
   let crc = 0;
-  let written = 0;
-  const put = (bytes: Uint8Array) => {
-    for (let at = 0; at < bytes.length; at += STEP) {
-      const piece = bytes.subarray(at, Math.min(bytes.length, at + STEP));
-      writeSync(fd, piece);
-      crc = crc32(piece, crc);
-      written += piece.length;
+  let position = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  const put = async (bytes: Uint8Array) => {
+    for (let at = 0; at < bytes.length; at += step) {
+      const piece = bytes.subarray(at, Math.min(bytes.length, at + step));
+      crc = crc32(piece, crc); // while the piece before is written
+      await writing;
+      writing = writeAll(fh, piece, position);
+      position += piece.length;
     }
   };
   try {
-    put(head);
-    put(header);
-    parts.forEach((part, k) => put(part.target(lengths[k]!)));
+    await put(head);
+    await put(header);
+    for (const view of views) await put(view);
+    await writing;
     const tail = Buffer.alloc(4);
     tail.writeUInt32LE(crc >>> 0, 0);
-    writeSync(fd, tail);
-    fsyncSync(fd);
+    await writeAll(fh, tail, position);
+    await fh.sync();
   } catch (err) {
-    closeSync(fd);
-    rmSync(temporary, { force: true });
+    await writing.catch(() => undefined);
+    await fh.close();
+    await rm(temporary, { force: true });
     throw err;
   }
-  closeSync(fd);
-  renameSync(temporary, file);
-  return written + 4;
+  await fh.close();
+  await rename(temporary, file);
+  return position + 4;
+}
+
+async function writeAll(fh: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < bytes.length;) {
+    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position + done);
+    done += bytesWritten;
+  }
 }
 
 /** Why a snapshot was not read, or undefined when it was. */
@@ -147,71 +190,124 @@ export type Refusal = 'missing' | 'unreadable' | 'format' | 'identity' | 'checks
 
 /**
  * Reads `file` into `index` (new and empty: its readers see no listing until the last counter)
- * when it is whole and `identity` accepts what it was built from; else leaves the index as it
- * was, to be built from the database, and says why.
+ * when it is whole and `identity` accepts what it was built from (asked while the file is read);
+ * else leaves the index as it was, to be built from the database, and says why.
  */
-export function readSnapshot(
+export async function readSnapshot(
   index: SharedIndex,
   file: string,
   identity: (stored: Identity) => Promise<boolean> | boolean,
 ): Promise<Refusal | undefined> {
-  return read(index, file, identity);
-}
-
-async function read(
-  index: SharedIndex,
-  file: string,
-  identity: (stored: Identity) => Promise<boolean> | boolean,
-): Promise<Refusal | undefined> {
-  let fd: number;
+  let fh: FileHandle;
   try {
-    fd = openSync(file, 'r');
+    fh = await open(file, 'r');
   } catch {
     return 'missing';
   }
   try {
-    const total = statSync(file).size;
-    const head = Buffer.alloc(12);
-    if (readSync(fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 8) !== MAGIC) return 'format';
-    const headerLength = head.readUInt32LE(8);
-    if (headerLength > total) return 'format';
-    const headerBytes = Buffer.alloc(headerLength);
-    if (readSync(fd, headerBytes, 0, headerLength, 12) !== headerLength) return 'unreadable';
-    let header: { format: number; identity: Identity; lengths: number[] };
-    try {
-      header = JSON.parse(headerBytes.toString('utf8')) as typeof header;
-    } catch {
-      return 'format';
-    }
-    if (header.format !== FORMAT || !Array.isArray(header.lengths)) return 'format';
-    const parts = sections(index);
-    const body = header.lengths.reduce((a, b) => a + b, 0);
-    if (header.lengths.length !== parts.length || 12 + headerLength + body + 4 !== total) return 'format';
-    if (!(await identity(header.identity))) return 'identity';
-    // the whole file checked first: the index is shared, so nothing is put in it unless it is whole
-    let crc = crc32(headerBytes, crc32(head));
-    const scratch = Buffer.alloc(Math.min(STEP, Math.max(1, body)));
-    for (let at = 0; at < body; at += scratch.length) {
-      const length = Math.min(scratch.length, body - at);
-      if (readSync(fd, scratch, 0, length, 12 + headerLength + at) !== length) return 'unreadable';
-      crc = crc32(scratch.subarray(0, length), crc);
-    }
-    const tail = Buffer.alloc(4);
-    if (readSync(fd, tail, 0, 4, 12 + headerLength + body) !== 4 || tail.readUInt32LE(0) !== crc >>> 0) {
-      return 'checksum';
-    }
-    let position = 12 + headerLength;
-    for (let k = 0; k < parts.length; k++) {
-      const bytes = header.lengths[k]!;
-      const into = parts[k]!.target(bytes);
-      for (let at = 0; at < bytes; at += STEP) {
-        const piece = into.subarray(at, Math.min(bytes, at + STEP));
-        if (readSync(fd, piece, 0, piece.length, position) !== piece.length) return 'unreadable';
-        position += piece.length;
-      }
-    }
-    return undefined;
+    return await read(index, fh, identity);
   } finally {
-    closeSync(fd);
+    await fh.close();
   }
+}
+
+async function read(
+  index: SharedIndex,
+  fh: FileHandle,
+  identity: (stored: Identity) => Promise<boolean> | boolean,
+): Promise<Refusal | undefined> {
+  const total = (await fh.stat()).size;
+  const head = Buffer.alloc(12);
+  if ((await fh.read(head, 0, 12, 0)).bytesRead !== 12 || head.toString('latin1', 0, 8) !== MAGIC) {
+    return 'format';
+  }
+  const headerLength = head.readUInt32LE(8);
+  if (headerLength > total) return 'format';
+  const headerBytes = Buffer.alloc(headerLength);
+  if ((await fh.read(headerBytes, 0, headerLength, 12)).bytesRead !== headerLength) return 'unreadable';
+  let header: { format: number; identity: Identity; lengths: number[] };
+  try {
+    header = JSON.parse(headerBytes.toString('utf8')) as typeof header;
+  } catch {
+    return 'format';
+  }
+  if (header.format !== FORMAT || !Array.isArray(header.lengths)) return 'format';
+  const lengths = header.lengths;
+  const parts = sections(index);
+  if (lengths.length !== parts.length || !lengths.every((n) => Number.isSafeInteger(n) && n >= 0)) {
+    return 'format';
+  }
+  const body = lengths.reduce((a, b) => a + b, 0);
+  if (12 + headerLength + body + 4 !== total) return 'format';
+  // the database is asked while the file is read (a rejection is kept for after)
+  const accepted = Promise.resolve()
+    .then(() => identity(header.identity))
+    .then(
+      (ok) => ({ ok }),
+      (err: unknown) => ({ err }),
+    );
+  // what each part held before (a new index's few bytes), to put back if the file is refused
+  const before = parts.map((p) => (p.counters ? undefined : p.target(p.used()).slice()));
+  const into = parts.map((p, k) => (p.counters ? new Uint8Array(lengths[k]!) : p.target(lengths[k]!)));
+  const restore = () => {
+    parts.forEach((p, k) => {
+      const kept = before[k];
+      if (!kept) return;
+      into[k]!.fill(0);
+      p.target(kept.length).set(kept);
+    });
+  };
+  const pieces: { view: Uint8Array; position: number }[] = [];
+  let position = 12 + headerLength;
+  for (const view of into) {
+    for (let at = 0; at < view.length; at += PIECE) {
+      const piece = view.subarray(at, Math.min(view.length, at + PIECE));
+      pieces.push({ view: piece, position });
+      position += piece.length;
+    }
+  }
+  const tail = Buffer.alloc(4);
+  pieces.push({ view: tail, position });
+  const reads: Promise<number>[] = [];
+  const issue = () => {
+    const { view, position } = pieces[reads.length]!;
+    reads.push(readAll(fh, view, position));
+  };
+  let crc = crc32(headerBytes, crc32(head));
+  let refusal: Refusal | undefined;
+  for (let k = 0; k < pieces.length && !refusal; k++) {
+    while (reads.length < pieces.length && reads.length < k + DEPTH) issue();
+    const { view } = pieces[k]!;
+    const got = await reads[k]!.catch(() => -1);
+    if (got !== view.length) refusal = 'unreadable';
+    else if (k < pieces.length - 1) crc = crc32(view, crc);
+    else if (tail.readUInt32LE(0) !== crc >>> 0) refusal = 'checksum';
+  }
+  // nothing may still be written into the index once it is put back
+  await Promise.allSettled(reads);
+  const answer = await accepted;
+  if ('err' in answer) {
+    restore();
+    throw answer.err;
+  }
+  if (!refusal && !answer.ok) refusal = 'identity';
+  if (refusal) {
+    restore();
+    return refusal;
+  }
+  parts.forEach((p, k) => {
+    if (p.counters) p.target(lengths[k]!).set(into[k]!);
+  });
+  return undefined;
+}
+
+/** Fills `view` from `position`; the bytes read (fewer at the file's end). */
+async function readAll(fh: FileHandle, view: Uint8Array, position: number): Promise<number> {
+  let done = 0;
+  while (done < view.length) {
+    const { bytesRead } = await fh.read(view, done, view.length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done;
 }

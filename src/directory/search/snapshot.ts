@@ -1,11 +1,17 @@
 // The snapshot a first page is ranked against: the highest sequence number committed and the
-// directory-wide mean rating up to it (kept until the sequence number moves).
+// directory-wide mean rating up to it (kept until the sequence number moves). The mean is summed
+// from the search index's ratings, in position (sequence) order, only the listings added since
+// the last sum: `avg(rating)` in SQL read the whole table (4.3 GB at a million listings: 2.3 s
+// from the page cache, a minute from disk on a restart). Ratings are never updated in place.
 import type { Db } from '../../platform/db.ts';
+import { listingColumns, positionsUpTo, refreshVectors } from '../vectors.ts';
 import type { Snapshot } from './shapes.ts';
 
 export class Snapshots {
   readonly #db: Db;
   #mean: { maxSeq: number; mean: number } | undefined;
+  /** the ratings summed so far: positions below `upTo` */
+  #sum = { upTo: 0, total: 0, count: 0 };
   #running: Promise<number> | undefined;
   #queued: Promise<number> | undefined;
 
@@ -44,12 +50,28 @@ export class Snapshots {
   async current(): Promise<Snapshot> {
     const seq = await this.latestSeq();
     if (this.#mean && this.#mean.maxSeq === seq) return { seq, mean: this.#mean.mean };
-    const [m] = await this.#db.query<{ m: number | null }>(
-      'select avg(rating)::float8 as m from listings where rating is not null and seq <= $1',
-      [seq],
-    );
-    const mean = Math.round((m?.m ?? 4) * 1e4) / 1e4;
+    await refreshVectors(this.#db, seq);
+    const mean = Math.round((this.#meanUpTo(seq) ?? 4) * 1e4) / 1e4;
     this.#mean = { maxSeq: seq, mean };
     return { seq, mean };
+  }
+
+  /** The mean of the ratings of the listings up to `seq` (none rated: undefined). */
+  #meanUpTo(seq: number): number | undefined {
+    const upTo = positionsUpTo(this.#db, seq);
+    let sum = this.#sum;
+    // a snapshot older than the last one summed (a request that waited): summed afresh
+    if (upTo < sum.upTo) sum = { upTo: 0, total: 0, count: 0 };
+    const ratings = listingColumns(this.#db).ratings64;
+    let { total, count } = sum;
+    for (let at = sum.upTo; at < upTo; at++) {
+      const r = ratings[at]!;
+      if (r === r) {
+        total += r;
+        count++;
+      }
+    }
+    if (upTo >= this.#sum.upTo) this.#sum = { upTo, total, count };
+    return count === 0 ? undefined : total / count;
   }
 }
