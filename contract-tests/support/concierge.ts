@@ -18,7 +18,7 @@ export interface Provider {
   east: number;
 }
 
-/** Listings of the trade `code` in a town, cloned from a demo listing of that trade, with our names, addresses and ratings. */
+/** Listings of the trade `code` in a town, cloned from a demo listing whose own trade it is, with our names, addresses and ratings. */
 export async function addProviders(
   db: Db,
   code: string,
@@ -26,7 +26,7 @@ export async function addProviders(
   providers: Provider[],
 ): Promise<string[]> {
   const [template] = await db.query<{ profile: ListingRecord }>(
-    `select profile from listings where exists (select 1 from jsonb_array_elements(profile->'activities') a where a->>'code' = $1) limit 1`,
+    `select profile from listings where exists (select 1 from jsonb_array_elements(profile->'activities') a where a->>'code' = $1 and (a->>'primary')::boolean) limit 1`,
     [code],
   );
   if (!template) throw new Error(`no demo listing of ${code} to copy`);

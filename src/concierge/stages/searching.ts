@@ -112,8 +112,21 @@ async function searchWithAgent(
   };
 }
 
+/**
+ * The listing's own trade when it is the brief's: its primary activity (the first when none is
+ * marked). A firm of another trade that lists this one beside its own (a locksmith that also
+ * plumbs, a demolition firm with an installation sideline) is not shortlisted for it.
+ */
+export function tradeActivity(
+  listing: Pick<ListingRecord, 'activities'>,
+  activity: string,
+): ListingRecord['activities'][number] | undefined {
+  const own = listing.activities.find((a) => a.primary) ?? listing.activities[0];
+  return own?.code.startsWith(activity) ? own : undefined;
+}
+
 /** The hits that fit the brief, in the search's order, and how many were left out for what. */
-function fitting(
+export function fitting(
   row: WorkflowRow,
   u: Understanding,
   trade: Trade,
@@ -127,7 +140,7 @@ function fitting(
   for (const hit of hits) {
     const listing = byId.get(hit.id);
     if (!listing) continue;
-    const activity = listing.activities.find((a) => a.code.startsWith(trade.activity));
+    const activity = tradeActivity(listing, trade.activity);
     if (!activity) {
       dropped.trade++;
       continue;
