@@ -1,14 +1,17 @@
 // A brief read by the upstream model (MODEL_ENGINES), through our own Responses API with a JSON
 // schema, then checked by code part by part: the number of providers must be written in the
 // brief, every date written in it or derived from its words as the rules derive them ("next
-// week" is its Monday to Sunday), the trade a NACE class of the directory's table, the place a
-// name the brief writes that the gazetteer knows. A part that fails is the rules' reading of that
-// part, listed in `dropped`; hints win over both. No JSON of the schema: the rules' reading whole.
+// week" is its Monday to Sunday), the trade a NACE class of the directory's table that the
+// brief's words support (trades.ts: the one it names, else one it has words of) or the rules'
+// trade, the place a name the brief writes that the gazetteer knows. A part that fails is the
+// rules' reading of that part, listed in `dropped`; hints win over both. No JSON of the schema:
+// the rules' reading whole.
 import type { BriefHints, ResolvedPlace, Understanding } from './understand.ts';
 import { datesIn, dayOf, fold, whenIn } from './dates.ts';
 import { naceClass } from '../directory/data/nace.ts';
 import { describeNeed } from './need.ts';
 import { clip } from './quote-parts.ts';
+import { tradeSupport } from './trades.ts';
 import { asksFor, languageScores, numberOf, placeNamed, REQUIREMENT_LABELS, tradeOf } from './understand.ts';
 
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl'] as const;
@@ -181,9 +184,13 @@ export function checkedUnderstanding(
   }
 
   if (hints.activity === undefined && answer.activity !== null) {
-    if (/^\d{2}\.\d{2}$/.test(answer.activity) && naceClass(answer.activity) !== undefined)
-      u.trade = tradeOf(brief, answer.activity);
-    else drop('trade.activity', answer.activity, "no such NACE class in the directory's trade table");
+    const code = answer.activity;
+    // the rules' trade, or one the brief names or has words of: no locksmith for a leaking pipe
+    const support = code === rules.trade?.activity ? null : tradeSupport(brief, code);
+    if (!/^\d{2}\.\d{2}$/.test(code) || naceClass(code) === undefined)
+      drop('trade.activity', code, "no such NACE class in the directory's trade table");
+    else if (support !== null && !support.supported) drop('trade.activity', code, support.reason);
+    else u.trade = tradeOf(brief, code);
   }
 
   if (!hints.resolved && answer.place !== null) {

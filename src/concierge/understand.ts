@@ -5,11 +5,13 @@
 // the same facts to reason from (docs/concierge.md says which part is which).
 import type { ConciergeUnderstanding } from '../../generated/directory/client/types.gen.ts';
 import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
-import { naceClass } from '../directory/data/nace.ts';
 import { dayOf, MONTHS, whenIn } from './dates.ts';
 import { describeNeed } from './need.ts';
 import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
 import { CONCEPTS, type Lang, LANGS } from '../embeddings/data/thesaurus.ts';
+import { namesOf, tradeOf } from './trades.ts';
+
+export { pluralize, tradeOf } from './trades.ts';
 
 export type Language = ConciergeUnderstanding['language'];
 export type Understanding = ConciergeUnderstanding;
@@ -291,94 +293,6 @@ export function detectLanguage(text: string): Language {
   let best: BriefLang = 'en';
   for (const lang of BRIEF_LANGS) if (scores[lang] > scores[best]) best = lang;
   return best;
-}
-
-/** "plumber" -> "plumbers", "heating engineer" -> "heating engineers", "bakery" -> "bakeries". */
-export function pluralize(term: string): string {
-  const words = term.split(' ');
-  const last = words.pop() ?? '';
-  const plural = /[^aeiou]y$/.test(last)
-    ? `${last.slice(0, -1)}ies`
-    : /(s|sh|ch|x|z)$/.test(last)
-      ? `${last}es`
-      : `${last}s`;
-  return [...words, plural].join(' ');
-}
-
-/** The trade of a brief: the NACE activity its thesaurus words point to most, with the English word to search for. */
-export function tradeOf(text: string, activityHint?: string): Understanding['trade'] {
-  const weights = conceptsOf(text);
-  if (activityHint !== undefined) {
-    // the hint decides the activity; the brief's words may still name the trade within it
-    const within = [...weights.entries()]
-      .filter(([i]) => CONCEPTS[i]?.nace.some((code) => code.startsWith(activityHint)))
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])[0];
-    const concept = within
-      ? CONCEPTS[within[0]]
-      : CONCEPTS.find((c) => c.nace.some((n) => n.startsWith(activityHint)));
-    const name = naceClass(activityHint)?.name ?? concept?.id ?? activityHint;
-    const term = concept ? firstTerm(concept.terms.en) : name.toLowerCase();
-    return { activity: activityHint, name, term: pluralize(term) };
-  }
-  // a trade the brief names ("electricians") wins over the things of the job ("a flat", "garage")
-  const named = namedConcepts(text);
-  for (const index of named) weights.set(index, Math.max(weights.get(index) ?? 0, 1));
-  const byCode = new Map<string, { weight: number; concept: number; best: number }>();
-  for (const [index, weight] of weights) {
-    if (named.size > 0 && !named.has(index)) continue;
-    const code = CONCEPTS[index]?.nace[0];
-    if (code === undefined) continue;
-    const entry = byCode.get(code) ?? { weight: 0, concept: index, best: 0 };
-    entry.weight += weight;
-    if (weight > entry.best || (weight === entry.best && index < entry.concept)) {
-      entry.best = weight;
-      entry.concept = index;
-    }
-    byCode.set(code, entry);
-  }
-  const [code, top] = [...byCode.entries()].sort(
-    (a, b) => b[1].weight - a[1].weight || a[1].concept - b[1].concept,
-  )[0] ?? [undefined, undefined];
-  if (code === undefined || top === undefined || top.weight < 0.9) return null;
-  const concept = CONCEPTS[top.concept];
-  return {
-    activity: code,
-    name: naceClass(code)?.name ?? code,
-    term: pluralize(firstTerm(concept?.terms.en ?? code)),
-  };
-}
-
-const firstTerm = (terms: string) => terms.split('|')[0] ?? terms;
-
-let tradeNames: { stem: string; max: number; concept: number }[] | undefined;
-
-/** The usual names of the trades (each language's first term), stemmed for plurals and cases. */
-function names(): { stem: string; max: number; concept: number }[] {
-  tradeNames ??= CONCEPTS.flatMap((concept, i) =>
-    LANGS.map((lang) => foldText(firstTerm(concept.terms[lang]))).map((name) => ({
-      stem: name.length > 5 ? name.slice(0, name.length - 2) : name,
-      max: name.length + 4,
-      concept: i,
-    })),
-  );
-  return tradeNames;
-}
-
-/** Whether a folded word is the name of a trade: "electricians", "idraulici", "hydraulików". */
-function namesOf(word: string): number[] {
-  return names()
-    .filter((n) => !n.stem.includes(' ') && word.startsWith(n.stem) && word.length <= n.max)
-    .map((n) => n.concept);
-}
-
-/** The concepts whose trade a text names, by the trade's usual name in any language. */
-function namedConcepts(text: string): Set<number> {
-  const words = tokens(text).map((t) => t.folded);
-  const folded = ` ${words.join(' ')} `;
-  const found = new Set<number>();
-  for (const w of words) for (const c of namesOf(w)) found.add(c);
-  for (const n of names()) if (n.stem.includes(' ') && folded.includes(` ${n.stem}`)) found.add(n.concept);
-  return found;
 }
 
 // Words after which a capitalised name is a place: "in Wien", "near Lyon", "bei Graz", "à Lyon".
