@@ -19,6 +19,7 @@ import nodemailer from 'nodemailer';
 import { startInboundSmtp } from '../src/mail/inbound.ts';
 import { newDkimKeyPair } from '../src/mail/records.ts';
 import { createMailTransport, type MailTransport, type OutgoingMail } from '../src/mail/transport.ts';
+import { outbound } from '../src/platform/outbound.ts';
 import { forkRole, nextMessage, smtpSink, writeResult } from './lib.ts';
 
 const { values } = parseArgs({
@@ -153,14 +154,17 @@ async function main(): Promise<void> {
   // outgoing, to the sink
   const sinkProc = child('sink');
   const { port: sinkPort } = await nextMessage<{ port: number }>(sinkProc);
+  const door = outbound({ allowPrivate: false });
   const smtp = createMailTransport({
     smtpUrl: `smtp://127.0.0.1:${sinkPort}`,
     outboxDir: '/nonexistent',
     maxConnections: CONNECTIONS,
+    addressOf: (host) => door.address(host, 'operator'),
   });
   await sendAll(smtp, mail); // warm-up: JIT, pooled connections
   const smtpSeconds = await sendAll(smtp, mail);
   await smtp.close();
+  await door.close();
   sinkProc.send('count');
   const { count } = await nextMessage<{ count: number }>(sinkProc);
   sinkProc.kill();

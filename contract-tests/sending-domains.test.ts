@@ -22,6 +22,7 @@ import type { SendingDomain } from '../generated/directory/client/types.gen.ts';
 import { checkRecords, dnsLookup } from '../src/mail/dns.ts';
 import type { VerifiedDomain } from '../src/mail/domains.ts';
 import { createMailTransport, MailSendError, type OutgoingMail } from '../src/mail/transport.ts';
+import { outbound } from '../src/platform/outbound.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { startSmtpSink, verifyDkim } from './support/smtp.ts';
@@ -273,6 +274,10 @@ describe.each(await storages())('sending domains on %s', (storage) => {
   });
 
   describe('signed mail', () => {
+    // the relay is the operator's: reached through the outbound guard as the service reaches it
+    const door = outbound({ allowPrivate: false });
+    const addressOf = (host: string) => door.address(host, 'operator');
+    afterAll(() => door.close());
     let domain: SendingDomain;
     const message = (to: string, id: string): Omit<OutgoingMail, 'dkim'> => ({
       from: { name: 'Anna Keller', address: 'anna@send.keller-haustechnik.test' },
@@ -297,7 +302,7 @@ describe.each(await storages())('sending domains on %s', (storage) => {
     it('goes to SMTP_URL over a real SMTP conversation, DKIM passes aligned in mailauth, headers present', async () => {
       const sink = await startSmtpSink({ auth: { user: 'relay-user', pass: 's3cret/+' } });
       const signing = await signingOf(servers, domain.id);
-      const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '/nonexistent' });
+      const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '/nonexistent', addressOf });
       try {
         const sent = await transport.send({
           ...message('info@sanitaer-berlin.test', 'm1'),
@@ -358,6 +363,7 @@ describe.each(await storages())('sending domains on %s', (storage) => {
       const transport = createMailTransport({
         smtpUrl: sink.url,
         outboxDir: '/nonexistent',
+        addressOf,
         timeoutMs: 2000,
       });
       try {
@@ -374,7 +380,12 @@ describe.each(await storages())('sending domains on %s', (storage) => {
         await transport.close();
         await sink.close();
       }
-      const dead = createMailTransport({ smtpUrl: sink.url, outboxDir: '/nonexistent', timeoutMs: 2000 });
+      const dead = createMailTransport({
+        smtpUrl: sink.url,
+        outboxDir: '/nonexistent',
+        timeoutMs: 2000,
+        addressOf,
+      });
       try {
         const refused = await dead
           .send({ ...message('info@sanitaer-berlin.test', 'm4'), dkim: signing.dkim })
@@ -391,6 +402,7 @@ describe.each(await storages())('sending domains on %s', (storage) => {
       const transport = createMailTransport({
         smtpUrl: sink.url,
         outboxDir: '/nonexistent',
+        addressOf,
         maxConnections: 2,
       });
       try {

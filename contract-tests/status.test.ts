@@ -256,10 +256,11 @@ describe('the sales probe reaches the mail relay through the outbound guard', ()
     const mail = await relay();
     try {
       const greet = (url: string) =>
-        createMailTransport({ smtpUrl: url, outboxDir: '/nonexistent' }).greet(
-          (host) => door.address(host, 'operator'),
-          2000,
-        );
+        createMailTransport({
+          smtpUrl: url,
+          outboxDir: '/nonexistent',
+          addressOf: (host) => door.address(host, 'operator'),
+        }).greet(2000);
       await expect(greet(`smtp://localhost:${mail.port}`)).resolves.toBeUndefined();
       // link-local is refused for every origin: no connection is opened at all
       await expect(greet('smtp://169.254.169.254:25')).rejects.toThrow(

@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dkimVerify } from 'mailauth';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDns, type TestDns } from '../../contract-tests/support/dns.ts';
+import { type SmtpSink, startSmtpSink } from '../../contract-tests/support/smtp.ts';
+import { outbound, OutboundRefused } from '../platform/outbound.ts';
 import { newDkimKeyPair, recordsOf } from './records.ts';
 import { createMailTransport, MailSendError, sendErrorOf } from './transport.ts';
 
@@ -85,5 +88,74 @@ describe('the mail transport', () => {
     expect(greylisted).toMatchObject({ permanent: false, temporary: true });
     const refused = sendErrorOf(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNECTION' }));
     expect(refused).toMatchObject({ permanent: false, code: 'ECONNECTION', responseCode: undefined });
+  });
+});
+
+describe('campaign mail reaches SMTP_URL only through the outbound guard', () => {
+  let dns: TestDns;
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    dns = await startTestDns();
+    sink = await startSmtpSink();
+    // names only the guard's resolver knows: a socket nodemailer opened itself could not find them
+    dns.publish('relay.sending.test', 'A', '127.0.0.1');
+    dns.publish('metadata.sending.test', 'A', '169.254.169.254');
+  });
+  afterAll(async () => {
+    await sink.close();
+    await dns.close();
+  });
+  const mail = (id: string) => ({
+    from: { address: 'anna@mail.example.de' },
+    to: 'info@plumber.example',
+    subject: 'Grüße',
+    text: 'Hallo',
+    messageId: `${id}@mail.example.de`,
+  });
+  const send = async (smtpUrl: string, allowPrivate: boolean, id: string) => {
+    const door = outbound({ allowPrivate, dnsServers: [dns.server] });
+    const transport = createMailTransport({
+      smtpUrl,
+      outboxDir: '/nonexistent',
+      timeoutMs: 2000,
+      addressOf: (host) => door.address(host, 'operator'),
+    });
+    try {
+      return await transport.send(mail(id));
+    } finally {
+      await transport.close();
+      await door.close();
+    }
+  };
+
+  it.each([false, true])(
+    'sends to the loopback address the guard resolved the relay to (OUTBOUND_ALLOW_PRIVATE=%s)',
+    async (allowPrivate) => {
+      const id = `loop-${allowPrivate}`;
+      const sent = await send(`smtp://relay.sending.test:${sink.port}`, allowPrivate, id);
+      expect(sent).toMatchObject({ via: 'smtp', messageId: `<${id}@mail.example.de>` });
+      expect(sink.messages.some((m) => m.raw.toString('utf8').includes(`<${id}@mail.example.de>`))).toBe(
+        true,
+      );
+      expect(dns.queries).toContain('A relay.sending.test');
+    },
+  );
+
+  it.each([
+    [
+      'a name resolving to',
+      'smtp://metadata.sending.test:25',
+      /resolves to 169\.254\.169\.254, a linkLocal address/,
+    ],
+    ['the literal', 'smtp://169.254.169.254:25', /169\.254\.169\.254 is a linkLocal address/],
+  ])('refuses %s the cloud metadata address before connecting', async (_what, url, reason) => {
+    const before = sink.connections;
+    const failed = await send(url, false, 'meta').catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(MailSendError);
+    // nothing left: the message may be sent again once the relay is set right
+    expect(failed).toMatchObject({ code: 'ECONNECTION', temporary: true, responseCode: undefined });
+    expect((failed as Error).message).toMatch(reason);
+    expect(((failed as Error).cause as Error).cause).toBeInstanceOf(OutboundRefused);
+    expect(sink.connections).toBe(before);
   });
 });

@@ -1,6 +1,8 @@
 // Outgoing mail (campaigns, and anything else that must be signed): one `MailTransport` made from
 // the configuration. With SMTP_URL (smtp:// or smtps://, credentials in the URL) messages go to
-// that relay or MTA over a bounded pool of connections; without it they are written, byte for byte
+// that relay or MTA over a bounded pool of connections, each opened to the address the outbound
+// guard allows for an operator's host (`addressOf`: link-local such as the cloud metadata service
+// refused, unless OUTBOUND_ALLOW_PRIVATE); without it they are written, byte for byte
 // as they would have been sent, to the .eml outbox under DATA_DIR (outbox.ts). Either way
 // nodemailer composes the message and signs it with the sending domain's DKIM key, which is
 // decrypted only inside `send` (DkimKey.privateKey()).
@@ -10,6 +12,7 @@ import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions, Transporter } from 'nodemailer';
+import { OutboundRefused } from '../platform/outbound.ts';
 import { writeToOutbox } from './outbox.ts';
 
 /** The DKIM signing material of a verified sending domain (domains.ts). */
@@ -115,10 +118,10 @@ export interface MailTransport {
   send(mail: OutgoingMail): Promise<SentMail>;
   /**
    * Whether mail can leave now, without sending any: the relay's greeting (a connection of its
-   * own to the address `addressOf` allows, EHLO, STARTTLS and AUTH when the URL asks, QUIT), or
+   * own to the address the guard allows, EHLO, STARTTLS and AUTH when the URL asks, QUIT), or
    * the outbox folder writable. Rejects with the reason.
    */
-  greet(addressOf: AddressOf, timeoutMs: number): Promise<void>;
+  greet(timeoutMs: number): Promise<void>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -132,6 +135,8 @@ export interface TransportOptions {
   maxConnections?: number;
   /** SMTP_TIMEOUT_MS: connecting, the greeting, and each command's answer; 30,000 by default. */
   timeoutMs?: number;
+  /** Where a connection to the relay may go: the outbound guard's `address` of origin `operator` (required with smtpUrl). */
+  addressOf?: AddressOf | undefined;
 }
 
 /** The headers signed, besides those nodemailer signs by default: RFC 8058 asks for List-Unsubscribe-Post. */
@@ -239,11 +244,57 @@ export function sendErrorOf(err: unknown): MailSendError {
   });
 }
 
+/**
+ * nodemailer's `getSocket`: the relay's name resolved by the outbound guard (`addressOf`), and
+ * the socket opened to that checked address, never to one nodemailer would look up itself.
+ * nodemailer still parses the URL (port, TLS, credentials) and verifies TLS against the relay's
+ * name. A refused address fails as a connection that could not be made (ECONNECTION: nothing was
+ * sent, the message may be retried), its cause the guard's OutboundRefused.
+ */
+function guardedSocket(addressOf: AddressOf, timeoutMs: number) {
+  return (options: { host?: string; port?: number; secure?: boolean }, done: SocketCallback): void => {
+    const host = options.host ?? 'localhost';
+    const port = Number(options.port) || (options.secure ? 465 : 587);
+    addressOf(host).then(
+      ({ address }) => {
+        const socket = connect({ host: address, port });
+        const timer = setTimeout(
+          () => socket.destroy(new Error(`no connection within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        const failed = (err: Error) => {
+          clearTimeout(timer);
+          done(err);
+        };
+        socket.once('error', failed);
+        socket.once('connect', () => {
+          clearTimeout(timer);
+          socket.off('error', failed);
+          done(null, { connection: socket });
+        });
+      },
+      (err: Error) =>
+        done(
+          err instanceof OutboundRefused
+            ? Object.assign(new Error(`the outbound guard refuses ${host}: ${err.message}`, { cause: err }), {
+                code: 'ECONNECTION',
+              })
+            : // the name did not resolve: nodemailer's own code for that, nothing sent either
+              Object.assign(new Error(`${host}: ${err.message}`, { cause: err }), { code: 'EDNS' }),
+        ),
+    );
+  };
+}
+
 /** Sends over SMTP_URL with a pool of `maxConnections`, each command bounded by `timeoutMs`. */
 function smtpTransport(url: string, options: TransportOptions): MailTransport {
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const addressOf = options.addressOf;
+  if (!addressOf)
+    throw new Error('an SMTP transport connects only through the outbound guard: pass addressOf');
   const transporter: Transporter = nodemailer.createTransport({
     url,
+    getSocket: guardedSocket(addressOf, timeoutMs),
     pool: true,
     maxConnections: options.maxConnections ?? 5,
     maxMessages: 100,
@@ -252,7 +303,7 @@ function smtpTransport(url: string, options: TransportOptions): MailTransport {
     socketTimeout: timeoutMs,
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
+  } as Parameters<typeof nodemailer.createTransport>[0]);
   return {
     via: 'smtp',
     async send(mail) {
@@ -264,31 +315,15 @@ function smtpTransport(url: string, options: TransportOptions): MailTransport {
         throw sendErrorOf(err);
       }
     },
-    async greet(addressOf, greetTimeoutMs) {
+    async greet(greetTimeoutMs) {
       const target = new URL(url);
       const where = `smtp ${target.host}`;
-      // nodemailer's own parsing of the URL (port, TLS, credentials), with the socket opened here
-      // to the address the guard allows; TLS is still verified against the relay's name
       const probe: Transporter = nodemailer.createTransport({
         url,
         connectionTimeout: greetTimeoutMs,
         greetingTimeout: greetTimeoutMs,
         socketTimeout: greetTimeoutMs,
-        getSocket: (options: { host?: string; port?: number; secure?: boolean }, done: SocketCallback) => {
-          const host = options.host ?? 'localhost';
-          const port = Number(options.port) || (options.secure ? 465 : 587);
-          addressOf(host).then(
-            ({ address }) => {
-              const socket = connect({ host: address, port, timeout: greetTimeoutMs });
-              socket.once('connect', () => done(null, { connection: socket }));
-              socket.once('timeout', () =>
-                socket.destroy(new Error(`no connection within ${greetTimeoutMs} ms`)),
-              );
-              socket.once('error', (err) => done(err));
-            },
-            (err: Error) => done(err),
-          );
-        },
+        getSocket: guardedSocket(addressOf, greetTimeoutMs),
       } as Parameters<typeof nodemailer.createTransport>[0]);
       try {
         await probe.verify();

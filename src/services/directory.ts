@@ -167,6 +167,7 @@ export async function createDirectoryService(
     outboxDir: platform.config.outboxDir,
     maxConnections: platform.config.mail.smtpMaxConnections,
     timeoutMs: platform.config.mail.smtpTimeoutMs,
+    addressOf: (host) => platform.outbound.address(host, 'operator'),
   });
   // where inbound mail and opt-out links go: Sales and the concierge register as they are made
   const routing = new MailRouting();

@@ -91,7 +91,7 @@ export function directoryProbes(deps: {
     }),
     sales: allOf({
       queue,
-      mail: () => deps.transport.greet((host) => deps.door.address(host, 'operator'), TIMEOUT_MS),
+      mail: () => deps.transport.greet(TIMEOUT_MS),
     }),
     concierge: allOf({ queue, 'model API': () => httpReady(deps.door, deps.modelUrl())() }),
   };
