@@ -2,6 +2,8 @@
 // cores stay busy (a serial chain left one idle most of the time):
 //
 //   1. generate:check                       (rewrites generated/, which everything after reads)
+//      beside demo-cache                    (the test servers' demo directory, made once: each
+//                                            PGlite start then copies it, ~2 s of CPU less)
 //      and, from the start to its end, the Python venv the SDK suites use (python-venv)
 //   2. at once: format:check, lint, typecheck (one after another)
 //               schemathesis                (contract-tests/schemathesis/run.ts)
@@ -16,6 +18,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TEST_DEMO_LISTINGS } from '../contract-tests/support/demo.ts';
 
 const LOGS = 'test-results/logs';
 const BIN = 'node_modules/.bin';
@@ -31,13 +34,21 @@ const results: Result[] = [];
 const stamp = () => new Date().toISOString().slice(11, 19);
 
 /** Runs one part to its end; its output goes to its log and, whole, to ours when it ends. */
-function part(name: string, command: string, args: string[]): Promise<Result> {
+function part(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Result> {
   console.log(`[${stamp()}] ${name}: started`);
   const started = Date.now();
   const log = createWriteStream(join(LOGS, `${name}.log`));
   const chunks: Buffer[] = [];
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     const keep = (chunk: Buffer) => {
       chunks.push(chunk);
       log.write(chunk);
@@ -97,7 +108,11 @@ async function main(): Promise<number> {
   // pip takes minutes on a fresh machine: begun now, the files that need the venv wait for it
   // (contract-tests/support/python.ts) instead of installing it within their start-up time
   const python = part('python-venv', process.execPath, ['contract-tests/support/python.ts']);
-  await npmRun('generate:check');
+  await Promise.all([
+    npmRun('generate:check'),
+    // never fails: without its cache a start makes the listings, as before
+    part('demo-cache', process.execPath, ['scripts/demo-cache.ts'], { DEMO_LISTINGS: TEST_DEMO_LISTINGS }),
+  ]);
   const vitest = (project: string, report: string) =>
     part(`vitest-${project}`, join(BIN, 'vitest'), [
       'run',

@@ -3,6 +3,7 @@
 // sharing one PostgreSQL database and one Redis.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { TEST_DEMO_LISTINGS } from './demo.ts';
 import { freePort, stop, waitForHttp } from './processes.ts';
 import { TEST_REDIS_URL } from './server.ts';
 
@@ -30,7 +31,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
       INBOUND_SMTP_PORT: '0',
       DATA_DIR: 'memory://',
       LOG_LEVEL: 'warn',
-      DEMO_LISTINGS: '300',
+      DEMO_LISTINGS: TEST_DEMO_LISTINGS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { type Running, type ServiceName, startServices } from '../../src/services/server.ts';
+import { TEST_DEMO_LISTINGS } from './demo.ts';
 
 export type Storage = 'pglite' | 'postgres';
 
@@ -110,7 +111,7 @@ export async function startTestServers(
   const config = {
     // a fixed secrets key, so PostgreSQL runs can store secrets as an operator's would
     ...loadConfig({
-      DEMO_LISTINGS: '300',
+      DEMO_LISTINGS: TEST_DEMO_LISTINGS,
       SECRETS_ENCRYPTION_KEY: '5e'.repeat(32),
       INBOUND_SMTP_PORT: '0', // any free port: suites run side by side
       ...options.env,
