@@ -19,7 +19,7 @@ import { createVectorStore, DIMENSIONS, quantizeQuery, type VectorStore } from '
 import { addPostings, type PostingsSink } from './keywords/postings.ts';
 import { KeywordLoad } from './memory-index/keywords.ts';
 import { type IndexHandles, type ListingColumns, SharedIndex } from './memory-index/shared-index.ts';
-import { type Identity, readSnapshot, type Refusal } from './memory-index/snapshot.ts';
+import { type Identity, prefetchSnapshot, readSnapshot, type Refusal } from './memory-index/snapshot.ts';
 
 export type { ListingColumns } from './memory-index/shared-index.ts';
 
@@ -81,6 +81,8 @@ export interface OpenOptions {
 export function openVectors(db: Queryable, options: OpenOptions = {}): void {
   const index = indexOf(db, options);
   if (!index.ask) index.snapshot ??= options.snapshot;
+  // read while the service starts; the load checks it against the database
+  if (index.snapshot && !index.ask && !index.origin) prefetchSnapshot(index.shared, index.snapshot);
   if (!index.ask && !index.source) {
     index.source = db;
     if (index === processIndex) sourceKnown?.();

@@ -150,6 +150,26 @@ describe.each(await storages())('on %s', (storage) => {
     expect((await start(file)).origin?.from).toBe('identity');
   });
 
+  it('is read ahead of the load, unseen until the database accepts it', async () => {
+    await start(file); // the versions changed above: written anew
+    const handle = restart();
+    openVectors(handle, { snapshot: file }); // the read begins
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const columns = listingColumns(handle);
+    expect([columns.size, columns.countryIds.size, columns.keywords.postings.size]).toEqual([0, 0, 0]);
+    // stale by the time the load checks it: put back, and the index built
+    await db.query(`update directory_meta set value = 'words-of-the-load' where key = 'keyword_version'`);
+    await refreshVectors(handle);
+    expect(indexOrigin(handle)?.from).toBe('identity');
+    const fresh = await start(undefined);
+    expect(listingColumns(handle).size).toBe(fresh.columns.size);
+    expect(Array.from({ length: 50 }, (_, i) => listingColumns(handle).idAt(i * 20))).toEqual(
+      Array.from({ length: 50 }, (_, i) => fresh.columns.idAt(i * 20)),
+    );
+    expect((await start(file)).origin?.from).toBe('identity');
+    expect((await start(file)).origin?.from).toBe('snapshot');
+  });
+
   it('is written in pieces while others are served, and loads wait until it is', async () => {
     const other = join(dir, 'pieces.snapshot');
     const handle = restart();

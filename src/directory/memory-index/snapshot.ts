@@ -6,19 +6,21 @@
 // built from the database); whether it still matches the database is the caller's to check
 // (`identity`: ../vectors.ts).
 //
-// Both ways go in pieces through the thread pool (no per-entry decoding: each part's bytes go
-// straight to and from its shared buffer), the CRC summed on this thread between them, so
-// neither holds the thread that serves requests for more than a piece's CRC (1.2 GB at a
-// million listings). Reading, a few pieces are in flight at once and the caller's check of the
-// database runs beside them; the structures' counters, which publish what their parts hold,
-// are put in last, once the whole file is known good: until then no reader sees any of it, and
-// a file refused half way leaves the index as it was.
+// Both ways go in pieces (no per-entry decoding: each part's bytes go straight to and from its
+// shared buffer). Writing, through the thread pool, the CRC summed between pieces, so requests
+// are served meanwhile. Reading, on a thread of its own (read-worker.ts), a few pieces in flight
+// at once, begun as the index is opened (`prefetchSnapshot`), so the rest of a start-up and the
+// caller's check of the database go on beside it; the structures' counters, which publish what
+// their parts hold, are put in last, once the whole file is known good: until then no reader
+// sees any of it, and a refused file leaves the index as it was.
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
 import { CHUNK } from '../keywords/postings.ts';
 import { embeddingBytes } from '../dot.ts';
 import type { Growable } from './growable.ts';
 import type { Lists } from './lists.ts';
+import type { Piece, ReadJob, ReadOutcome } from './read-worker.ts';
 import { COLUMNS, type ColumnName, type SharedIndex } from './shared-index.ts';
 import type { Dictionary, Texts } from './strings.ts';
 
@@ -188,6 +190,29 @@ async function writeAll(fh: FileHandle, bytes: Uint8Array, position: number): Pr
 /** Why a snapshot was not read, or undefined when it was. */
 export type Refusal = 'missing' | 'unreadable' | 'format' | 'identity' | 'checksum';
 
+/** A snapshot being read into an index: its header, and its parts as they come. */
+interface Reading {
+  identity: Identity;
+  /** every part read and the CRC matched, or why not (the index written no more either way) */
+  body: Promise<Refusal | undefined>;
+  /** puts back what the index held before (a refused file) */
+  restore(): void;
+  /** publishes what was read (the counters, in the file's order) */
+  commit(): void;
+}
+
+/** Reads begun ahead of the load (`prefetchSnapshot`), by index. */
+const ahead = new WeakMap<SharedIndex, { file: string; reading: Promise<Reading | Refusal> }>();
+
+/**
+ * Begins reading `file` into `index` (new and empty) on a thread of its own, before the caller
+ * knows whether it will be used: a start-up goes on with its other work meanwhile, and
+ * `readSnapshot` takes it over. Nothing of it is visible to readers until then.
+ */
+export function prefetchSnapshot(index: SharedIndex, file: string): void {
+  if (!ahead.has(index)) ahead.set(index, { file, reading: begin(index, file) });
+}
+
 /**
  * Reads `file` into `index` (new and empty: its readers see no listing until the last counter)
  * when it is whole and `identity` accepts what it was built from (asked while the file is read);
@@ -198,116 +223,120 @@ export async function readSnapshot(
   file: string,
   identity: (stored: Identity) => Promise<boolean> | boolean,
 ): Promise<Refusal | undefined> {
+  const early = ahead.get(index);
+  ahead.delete(index);
+  if (early && early.file !== file) {
+    const old = await early.reading;
+    if (typeof old !== 'string') {
+      await old.body;
+      old.restore();
+    }
+  }
+  const reading = await (early?.file === file ? early.reading : begin(index, file));
+  if (typeof reading === 'string') return reading;
+  let accepted: boolean;
+  try {
+    accepted = await identity(reading.identity);
+  } catch (err) {
+    await reading.body;
+    reading.restore();
+    throw err;
+  }
+  const refusal = (await reading.body) ?? (accepted ? undefined : 'identity');
+  if (refusal) {
+    reading.restore();
+    return refusal;
+  }
+  reading.commit();
+  return undefined;
+}
+
+/** Checks the header and sets the parts reading (read-worker.ts); or why the file is refused. */
+async function begin(index: SharedIndex, file: string): Promise<Reading | Refusal> {
   let fh: FileHandle;
   try {
     fh = await open(file, 'r');
   } catch {
     return 'missing';
   }
+  let header: { format: number; identity: Identity; lengths: number[] };
+  let headerLength: number;
+  /** the CRC of the head and header */
+  let crc: number;
+  const head = Buffer.alloc(12);
+  const tail = Buffer.alloc(4);
   try {
-    return await read(index, fh, identity);
+    const total = (await fh.stat()).size;
+    if ((await fh.read(head, 0, 12, 0)).bytesRead !== 12 || head.toString('latin1', 0, 8) !== MAGIC) {
+      return 'format';
+    }
+    headerLength = head.readUInt32LE(8);
+    if (headerLength > total) return 'format';
+    const headerBytes = Buffer.alloc(headerLength);
+    if ((await fh.read(headerBytes, 0, headerLength, 12)).bytesRead !== headerLength) return 'unreadable';
+    try {
+      header = JSON.parse(headerBytes.toString('utf8')) as typeof header;
+    } catch {
+      return 'format';
+    }
+    if (header.format !== FORMAT || !Array.isArray(header.lengths)) return 'format';
+    if (header.lengths.length !== sections(index).length) return 'format';
+    if (!header.lengths.every((n) => Number.isSafeInteger(n) && n >= 0)) return 'format';
+    const body = header.lengths.reduce((a, b) => a + b, 0);
+    if (12 + headerLength + body + 4 !== total) return 'format';
+    if ((await fh.read(tail, 0, 4, total - 4)).bytesRead !== 4) return 'unreadable';
+    crc = crc32(headerBytes, crc32(head));
   } finally {
     await fh.close();
   }
-}
-
-async function read(
-  index: SharedIndex,
-  fh: FileHandle,
-  identity: (stored: Identity) => Promise<boolean> | boolean,
-): Promise<Refusal | undefined> {
-  const total = (await fh.stat()).size;
-  const head = Buffer.alloc(12);
-  if ((await fh.read(head, 0, 12, 0)).bytesRead !== 12 || head.toString('latin1', 0, 8) !== MAGIC) {
-    return 'format';
-  }
-  const headerLength = head.readUInt32LE(8);
-  if (headerLength > total) return 'format';
-  const headerBytes = Buffer.alloc(headerLength);
-  if ((await fh.read(headerBytes, 0, headerLength, 12)).bytesRead !== headerLength) return 'unreadable';
-  let header: { format: number; identity: Identity; lengths: number[] };
-  try {
-    header = JSON.parse(headerBytes.toString('utf8')) as typeof header;
-  } catch {
-    return 'format';
-  }
-  if (header.format !== FORMAT || !Array.isArray(header.lengths)) return 'format';
   const lengths = header.lengths;
   const parts = sections(index);
-  if (lengths.length !== parts.length || !lengths.every((n) => Number.isSafeInteger(n) && n >= 0)) {
-    return 'format';
-  }
-  const body = lengths.reduce((a, b) => a + b, 0);
-  if (12 + headerLength + body + 4 !== total) return 'format';
-  // the database is asked while the file is read (a rejection is kept for after)
-  const accepted = Promise.resolve()
-    .then(() => identity(header.identity))
-    .then(
-      (ok) => ({ ok }),
-      (err: unknown) => ({ err }),
-    );
   // what each part held before (a new index's few bytes), to put back if the file is refused
   const before = parts.map((p) => (p.counters ? undefined : p.target(p.used()).slice()));
-  const into = parts.map((p, k) => (p.counters ? new Uint8Array(lengths[k]!) : p.target(lengths[k]!)));
-  const restore = () => {
-    parts.forEach((p, k) => {
-      const kept = before[k];
-      if (!kept) return;
-      into[k]!.fill(0);
-      p.target(kept.length).set(kept);
-    });
-  };
-  const pieces: { view: Uint8Array; position: number }[] = [];
+  const into = parts.map((p, k) =>
+    p.counters ? new Uint8Array(new SharedArrayBuffer(lengths[k]!)) : p.target(lengths[k]!),
+  );
+  const pieces: Piece[] = [];
   let position = 12 + headerLength;
   for (const view of into) {
     for (let at = 0; at < view.length; at += PIECE) {
-      const piece = view.subarray(at, Math.min(view.length, at + PIECE));
-      pieces.push({ view: piece, position });
-      position += piece.length;
+      const length = Math.min(PIECE, view.length - at);
+      pieces.push({
+        buffer: view.buffer as SharedArrayBuffer,
+        offset: view.byteOffset + at,
+        length,
+        position,
+      });
+      position += length;
     }
   }
-  const tail = Buffer.alloc(4);
-  pieces.push({ view: tail, position });
-  const reads: Promise<number>[] = [];
-  const issue = () => {
-    const { view, position } = pieces[reads.length]!;
-    reads.push(readAll(fh, view, position));
-  };
-  let crc = crc32(headerBytes, crc32(head));
-  let refusal: Refusal | undefined;
-  for (let k = 0; k < pieces.length && !refusal; k++) {
-    while (reads.length < pieces.length && reads.length < k + DEPTH) issue();
-    const { view } = pieces[k]!;
-    const got = await reads[k]!.catch(() => -1);
-    if (got !== view.length) refusal = 'unreadable';
-    else if (k < pieces.length - 1) crc = crc32(view, crc);
-    else if (tail.readUInt32LE(0) !== crc >>> 0) refusal = 'checksum';
-  }
-  // nothing may still be written into the index once it is put back
-  await Promise.allSettled(reads);
-  const answer = await accepted;
-  if ('err' in answer) {
-    restore();
-    throw answer.err;
-  }
-  if (!refusal && !answer.ok) refusal = 'identity';
-  if (refusal) {
-    restore();
-    return refusal;
-  }
-  parts.forEach((p, k) => {
-    if (p.counters) p.target(lengths[k]!).set(into[k]!);
+  const job: ReadJob = { file, pieces, crc, depth: DEPTH };
+  const body = new Promise<Refusal | undefined>((resolve) => {
+    const worker = new Worker(new URL('./read-worker.ts', import.meta.url), { workerData: job });
+    let outcome: ReadOutcome | undefined;
+    worker.once('message', (m: ReadOutcome) => (outcome = m));
+    worker.once('error', (err) => (outcome ??= { unreadable: String(err) }));
+    // settled once the thread has ended: it writes nothing into the index after
+    worker.once('exit', () => {
+      if (!outcome || 'unreadable' in outcome) resolve('unreadable');
+      else resolve(outcome.crc >>> 0 === tail.readUInt32LE(0) ? undefined : 'checksum');
+    });
   });
-  return undefined;
-}
-
-/** Fills `view` from `position`; the bytes read (fewer at the file's end). */
-async function readAll(fh: FileHandle, view: Uint8Array, position: number): Promise<number> {
-  let done = 0;
-  while (done < view.length) {
-    const { bytesRead } = await fh.read(view, done, view.length - done, position + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return done;
+  return {
+    identity: header.identity,
+    body,
+    restore() {
+      parts.forEach((p, k) => {
+        const kept = before[k];
+        if (!kept) return;
+        into[k]!.fill(0);
+        p.target(kept.length).set(kept);
+      });
+    },
+    commit() {
+      parts.forEach((p, k) => {
+        if (p.counters) p.target(lengths[k]!).set(into[k]!);
+      });
+    },
+  };
 }
