@@ -15,7 +15,7 @@ import {
 } from '../src/concierge/model-brief.ts';
 import { plan } from '../src/concierge/stages/planning.ts';
 import type { StageRun } from '../src/concierge/stages/stage.ts';
-import type { WorkflowRow } from '../src/concierge/store.ts';
+import type { BriefReading, WorkflowRow } from '../src/concierge/store.ts';
 import { checkedReading, READING_INSTRUCTIONS, READING_SCHEMA } from '../src/concierge/model-reading.ts';
 import { readQuote } from '../src/concierge/quotes.ts';
 import { type BriefHints, understand } from '../src/concierge/understand.ts';
@@ -374,6 +374,8 @@ describe('the planning stage with an upstream model', () => {
       signal: new AbortController().signal,
       agent: (call: AgentCall) => a.run(call),
       ...(model ? { structured: (call: StructuredCall) => a.structured(call) } : {}),
+      // no workflow row here: the first reading is kept nowhere (workflows-retry.test.ts keeps it)
+      store: { keepBriefReading: async (_id: string, reading: BriefReading) => reading },
     } as unknown as StageRun;
   };
   const understandingOf = async (model: boolean) => {

@@ -34,6 +34,12 @@ export interface StoredCandidate extends Candidate {
   activity: string | null;
 }
 
+/** The model's first answer to a brief, as it gave it (checked again each time it is used). */
+export interface BriefReading {
+  text: string;
+  response_id: string;
+}
+
 export interface WorkflowRow {
   id: string;
   account_id: string;
@@ -53,6 +59,7 @@ export interface WorkflowRow {
   billed_nano: number | string | null;
   webhook_endpoint_id: string | null;
   understanding: Understanding | null;
+  brief_reading: BriefReading | null;
   candidates: StoredCandidate[];
   shortlist: ConciergeShortlistEntry[];
   steps: WorkflowStep[];
@@ -323,6 +330,16 @@ export class WorkflowStore {
       id,
       json(steps),
     ]);
+  }
+
+  /** Keeps the model's reading of a brief once made; the one kept first when two runs raced. */
+  async keepBriefReading(id: string, reading: BriefReading): Promise<BriefReading> {
+    const [kept] = await this.#db.query<{ brief_reading: BriefReading | null }>(
+      `update concierge_workflows set brief_reading = coalesce(brief_reading, $2::jsonb) where id = $1
+       returning brief_reading`,
+      [id, json(reading)],
+    );
+    return kept?.brief_reading ?? reading;
   }
 
   /** The platform's own cost of a workflow, kept for the operator (never billed to the customer). */

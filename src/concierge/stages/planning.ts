@@ -4,6 +4,7 @@
 import { BRIEF_INSTRUCTIONS, BRIEF_SCHEMA, briefInput, checkedUnderstanding } from '../model-brief.ts';
 import { type Understanding, understand } from '../understand.ts';
 import { step } from '../view.ts';
+import type { StructuredRun } from '../agent.ts';
 import type { WorkflowRow } from '../store.ts';
 import { INSTRUCTIONS, seedOf, type Stage, type StageRun } from './stage.ts';
 
@@ -55,25 +56,31 @@ async function modelReading(
   today: Date,
 ): Promise<Understanding> {
   if (run.structured === undefined) return rules;
-  try {
-    const answer = await run.structured({
-      instructions: BRIEF_INSTRUCTIONS,
-      input: briefInput(row.brief, today),
-      name: 'brief_reading',
-      schema: BRIEF_SCHEMA as unknown as Record<string, unknown>,
-      seed: seedOf(row.id),
-      metadata: { workflow_id: row.id, stage: 'planning' },
-      signal: AbortSignal.any([run.signal, AbortSignal.timeout(BRIEF_MODEL_TIMEOUT_MS)]),
-    });
-    return checkedUnderstanding(answer.text, row.brief, row.hints, today, rules);
-  } catch (err) {
-    if (run.signal.aborted) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    return {
-      ...rules,
-      dropped: [
-        { field: 'understanding', value: '', reason: `the model did not answer: ${reason}`.slice(0, 200) },
-      ],
-    };
+  // a stage run again checks the model's first answer: asked again, it may read the brief otherwise
+  let reading = row.brief_reading ?? null;
+  if (reading === null) {
+    let answer: StructuredRun;
+    try {
+      answer = await run.structured({
+        instructions: BRIEF_INSTRUCTIONS,
+        input: briefInput(row.brief, today),
+        name: 'brief_reading',
+        schema: BRIEF_SCHEMA as unknown as Record<string, unknown>,
+        seed: seedOf(row.id),
+        metadata: { workflow_id: row.id, stage: 'planning' },
+        signal: AbortSignal.any([run.signal, AbortSignal.timeout(BRIEF_MODEL_TIMEOUT_MS)]),
+      });
+    } catch (err) {
+      if (run.signal.aborted) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      return {
+        ...rules,
+        dropped: [
+          { field: 'understanding', value: '', reason: `the model did not answer: ${reason}`.slice(0, 200) },
+        ],
+      };
+    }
+    reading = await run.store.keepBriefReading(row.id, { text: answer.text, response_id: answer.responseId });
   }
+  return checkedUnderstanding(reading.text, row.brief, row.hints, today, rules);
 }
