@@ -1,6 +1,7 @@
 // The painter's pool admits a request's images all or none: a request that does not fit whole is
 // a 503 at once, before any of its images is painted.
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../../../contract-tests/support/client.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { PaintPool } from './pool.ts';
 
@@ -36,5 +37,19 @@ describe('PaintPool', () => {
     expect(painted.every((p) => p.bytes.subarray(1, 4).toString('latin1') === 'PNG')).toBe(true);
     expect(() => pool.admit(3)).not.toThrow();
     expect(() => pool.admit(4)).toThrow(ApiError);
+  }, 60_000);
+
+  it('ends a worker that stays idle, and starts one again on the next image', async () => {
+    const brief = new PaintPool(1, 3, 200);
+    try {
+      expect(brief.workers).toBe(0); // nothing started before the first image
+      await brief.paint('a lake', options, 'png', undefined);
+      expect(brief.workers).toBe(1);
+      await until('the idle worker to end', () => brief.workers === 0, 10_000);
+      const again = await brief.paint('a hill', options, 'png', undefined);
+      expect(again.bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+    } finally {
+      await brief.close();
+    }
   }, 60_000);
 });

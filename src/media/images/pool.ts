@@ -1,6 +1,8 @@
 // Worker threads that paint and encode images (a 1024x1024 picture takes about a second of CPU),
 // so the event loop keeps serving other requests. Bounded: `size` workers, `queue` jobs waiting,
-// past that a 503 `engine_busy` with Retry-After.
+// past that a 503 `engine_busy` with Retry-After. Started on first use, and a worker idle for
+// `idleMs` ends: the status probe's one small image every 30 s does not keep a thread (and its
+// heap) alive between probes, nor does a burst of requests once it is over.
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../platform/errors.ts';
 import type { PaintOptions } from './art.ts';
@@ -27,16 +29,24 @@ function busy(): ApiError {
 export class PaintPool {
   readonly #size: number;
   readonly #queueLimit: number;
+  readonly #idleMs: number;
   readonly #idle: Worker[] = [];
+  readonly #idleTimers = new Map<Worker, NodeJS.Timeout>();
   readonly #busy = new Map<Worker, Pending>();
   readonly #queue: Pending[] = [];
   #workers = 0;
   #nextId = 1;
   #closed = false;
 
-  constructor(size: number, queue = 64) {
+  constructor(size: number, queue = 64, idleMs = 10_000) {
     this.#size = Math.max(1, size);
     this.#queueLimit = queue;
+    this.#idleMs = idleMs;
+  }
+
+  /** Worker threads running now (painting or idle). */
+  get workers(): number {
+    return this.#workers;
   }
 
   /**
@@ -84,7 +94,10 @@ export class PaintPool {
   #pump(): void {
     while (this.#queue.length > 0) {
       let worker = this.#idle.pop();
-      if (worker === undefined) {
+      if (worker !== undefined) {
+        clearTimeout(this.#idleTimers.get(worker));
+        this.#idleTimers.delete(worker);
+      } else {
         if (this.#workers >= this.#size) return;
         worker = this.#spawn();
       }
@@ -112,6 +125,7 @@ export class PaintPool {
       }
       this.#idle.push(worker);
       this.#pump();
+      if (this.#idle.includes(worker)) this.#retireLater(worker);
     });
     worker.on('error', (error) => {
       const pending = this.#busy.get(worker);
@@ -120,6 +134,8 @@ export class PaintPool {
     });
     worker.on('exit', () => {
       this.#workers--;
+      clearTimeout(this.#idleTimers.get(worker));
+      this.#idleTimers.delete(worker);
       const at = this.#idle.indexOf(worker);
       if (at >= 0) this.#idle.splice(at, 1);
       const pending = this.#busy.get(worker);
@@ -130,7 +146,21 @@ export class PaintPool {
     return worker;
   }
 
+  /** Ends `worker` if it is still idle `idleMs` from now. */
+  #retireLater(worker: Worker): void {
+    const timer = setTimeout(() => {
+      this.#idleTimers.delete(worker);
+      const at = this.#idle.indexOf(worker);
+      if (at < 0) return;
+      this.#idle.splice(at, 1);
+      void worker.terminate();
+    }, this.#idleMs);
+    timer.unref();
+    this.#idleTimers.set(worker, timer);
+  }
+
   async close(): Promise<void> {
+    for (const timer of this.#idleTimers.values()) clearTimeout(timer);
     this.#closed = true;
     for (const pending of this.#queue.splice(0))
       pending.reject(new ApiError(503, 'engine_unavailable', 'The image engine is shutting down.'));
