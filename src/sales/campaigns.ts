@@ -302,6 +302,25 @@ export class Campaigns {
     return row;
   }
 
+  /** A campaign's row by its id alone (the sender's jobs carry no project), locked in `q` with `lock`. */
+  async find(id: string, q: Queryable = this.#db, lock = false): Promise<CampaignRow | undefined> {
+    const [row] = await q.query<CampaignRow>(
+      `select * from campaigns where id = $1${lock ? ' for update' : ''}`,
+      [id],
+    );
+    return row;
+  }
+
+  /** Completes a sending campaign (in `tx`), once: its row, or undefined if it was not sending. */
+  async complete(tx: Queryable, id: string): Promise<CampaignRow | undefined> {
+    const [done] = await tx.query<CampaignRow>(
+      `update campaigns set status = 'completed', completed_at = $2, next_tick_at = null
+       where id = $1 and status = 'sending' returning *`,
+      [id, nowSeconds()],
+    );
+    return done;
+  }
+
   async get(projectId: string, id: string): Promise<Campaign> {
     return campaignOf(await this.row(projectId, id));
   }
@@ -639,4 +658,20 @@ export async function domainInUse(db: Queryable, projectId: string, domainId: st
     [projectId, domainId],
   );
   return rows.length > 0;
+}
+
+/** The counters of a campaign that its sending, replies and opt-outs move on. */
+export type CampaignCounter =
+  'contacted' | 'messages_sent' | 'messages_failed' | 'suppressed' | 'bounced' | 'unsubscribed' | 'replied';
+
+/** Adds to a campaign's counters, in the caller's transaction. */
+export async function addCounts(
+  q: Queryable,
+  campaignId: string,
+  counts: Partial<Record<CampaignCounter, number>>,
+): Promise<void> {
+  const added = Object.entries(counts).filter(([, n]) => n !== 0);
+  if (added.length === 0) return;
+  const sets = added.map(([counter], i) => `${counter} = ${counter} + $${i + 2}`).join(', ');
+  await q.query(`update campaigns set ${sets} where id = $1`, [campaignId, ...added.map(([, n]) => n)]);
 }

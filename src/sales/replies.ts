@@ -16,7 +16,7 @@ import { newId } from '../platform/ids.ts';
 import { formatEur, recordUsage } from '../platform/metering.ts';
 import { numericCursor, type Page, pageOf } from '../platform/pagination.ts';
 import type { WebhookDelivery } from '../webhooks/delivery.ts';
-import type { CampaignRow, MessageRow, RecipientRow } from './campaigns.ts';
+import { addCounts, type CampaignRow, type MessageRow, type RecipientRow } from './campaigns.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import { markBounced } from './sender.ts';
 
@@ -278,7 +278,7 @@ export class Replies {
       [recipient.id, now],
     );
     if (!first) return;
-    await tx.query('update campaigns set replied = replied + 1 where id = $1', [campaign.id]);
+    await addCounts(tx, campaign.id, { replied: 1 });
     await tx.query(
       `update target_list_members set status = 'replied', updated = $2
        where id = $1 and status in ('pending', 'contacted')`,

@@ -25,6 +25,7 @@ import {
   type CampaignRow,
   campaignOf,
   type Campaigns,
+  addCounts,
   type MessageRow,
   pauseReasonOf,
   type RecipientRow,
@@ -125,9 +126,7 @@ export class Sender {
   }
 
   async #tick(job: TickJob): Promise<void> {
-    const [row] = await this.#db.query<CampaignRow>('select * from campaigns where id = $1', [
-      job.campaignId,
-    ]);
+    const row = await this.#campaigns.find(job.campaignId);
     if (!row || row.tick_gen !== job.gen) return; // stale: a newer chain runs
     if (row.status === 'scheduled') return this.#startScheduled(row, job);
     if (row.status !== 'sending') return;
@@ -179,10 +178,7 @@ export class Sender {
         [row.id, row.account_id, nowSeconds()],
       );
       if (gone.length > 0) {
-        await tx.query('update campaigns set suppressed = suppressed + $2 where id = $1', [
-          row.id,
-          gone.length,
-        ]);
+        await addCounts(tx, row.id, { suppressed: gone.length });
       }
       let queued = 0;
       if (allowance > 0) {
@@ -239,10 +235,7 @@ export class Sender {
 
   /** Whether the job is still the campaign's live tick (in `tx`, locking the row). */
   async #stillLive(tx: Queryable, job: TickJob): Promise<boolean> {
-    const [row] = await tx.query<{ tick_gen: number; status: string }>(
-      'select tick_gen, status from campaigns where id = $1 for update',
-      [job.campaignId],
-    );
+    const row = await this.#campaigns.find(job.campaignId, tx, true);
     return row?.tick_gen === job.gen && row.status === 'sending';
   }
 
@@ -251,10 +244,7 @@ export class Sender {
     if (due > Date.now()) {
       // early (rescheduled meanwhile): wait for the time
       await this.#db.transaction(async (tx) => {
-        const [still] = await tx.query<{ tick_gen: number; status: string }>(
-          'select tick_gen, status from campaigns where id = $1 for update',
-          [row.id],
-        );
+        const still = await this.#campaigns.find(row.id, tx, true);
         if (still?.tick_gen === job.gen && still.status === 'scheduled') await this.#next(tx, row.id, due);
       });
       return;
@@ -265,9 +255,7 @@ export class Sender {
       return;
     }
     await this.#db.transaction(async (tx) => {
-      const [locked] = await tx.query<CampaignRow>('select * from campaigns where id = $1 for update', [
-        row.id,
-      ]);
+      const locked = await this.#campaigns.find(row.id, tx, true);
       if (locked?.tick_gen !== job.gen || locked.status !== 'scheduled') return;
       await this.#campaigns.start(tx, locked);
     });
@@ -275,11 +263,7 @@ export class Sender {
 
   /** Completes a sending campaign (once) and tells the project's webhook endpoints. */
   async #complete(tx: Queryable, campaignId: string): Promise<void> {
-    const [done] = await tx.query<CampaignRow>(
-      `update campaigns set status = 'completed', completed_at = $2, next_tick_at = null
-       where id = $1 and status = 'sending' returning *`,
-      [campaignId, nowSeconds()],
-    );
+    const done = await this.#campaigns.complete(tx, campaignId);
     if (done) await this.#webhooks.emit(done.project_id, 'campaign.completed', campaignOf(done), { tx });
   }
 
@@ -301,9 +285,7 @@ export class Sender {
       return;
     }
     if (message.status !== 'queued') return; // done by an attempt that ran before
-    const [campaign] = await this.#db.query<CampaignRow>('select * from campaigns where id = $1', [
-      message.campaign_id,
-    ]);
+    const campaign = await this.#campaigns.find(message.campaign_id);
     const [recipient] = await this.#db.query<RecipientRow>(
       'select * from campaign_recipients where id = $1',
       [message.recipient_id],
@@ -323,8 +305,7 @@ export class Sender {
            where id = $1 and status in ('pending', 'contacted') returning id`,
           [recipient.id, nowSeconds()],
         );
-        if (left)
-          await tx.query('update campaigns set suppressed = suppressed + 1 where id = $1', [campaign.id]);
+        if (left) await addCounts(tx, campaign.id, { suppressed: 1 });
       });
       return;
     }
@@ -428,9 +409,7 @@ export class Sender {
         [message.id, status, via, error, status === 'sent' ? nowSeconds() : null],
       );
       if (!done) return; // recorded by an attempt before
-      const [campaign] = await tx.query<CampaignRow>('select * from campaigns where id = $1 for update', [
-        message.campaign_id,
-      ]);
+      const campaign = await this.#campaigns.find(message.campaign_id, tx, true);
       const [recipient] = await tx.query<RecipientRow>(
         'select * from campaign_recipients where id = $1 for update',
         [message.recipient_id],
@@ -443,9 +422,7 @@ export class Sender {
            where id = $1 and status in ('pending', 'contacted')`,
           [recipient.id, now],
         );
-        await tx.query('update campaigns set messages_failed = messages_failed + 1 where id = $1', [
-          campaign.id,
-        ]);
+        await addCounts(tx, campaign.id, { messages_failed: 1 });
         return;
       }
       const next = campaign.steps[message.step + 1];
@@ -461,11 +438,11 @@ export class Sender {
          where id = $1`,
         [recipient.id, message.step + 1, next ? next.delay_days * this.#options.daySeconds : null, now],
       );
-      await tx.query(
-        `update campaigns set messages_sent = messages_sent + $2, messages_failed = messages_failed + $3,
-           contacted = contacted + $4 where id = $1`,
-        [campaign.id, status === 'sent' ? 1 : 0, status === 'interrupted' ? 1 : 0, firstContact ? 1 : 0],
-      );
+      await addCounts(tx, campaign.id, {
+        messages_sent: status === 'sent' ? 1 : 0,
+        messages_failed: status === 'interrupted' ? 1 : 0,
+        contacted: firstContact ? 1 : 0,
+      });
       if (firstContact) {
         await tx.query(
           `update target_list_members set status = 'contacted', updated = $2 where id = $1 and status = 'pending'`,
@@ -558,7 +535,7 @@ export async function markBounced(
     [recipient.id, now],
   );
   if (!changed) return;
-  await tx.query('update campaigns set bounced = bounced + 1 where id = $1', [campaign.id]);
+  await addCounts(tx, campaign.id, { bounced: 1 });
   await tx.query(`update target_list_members set status = 'bounced', updated = $2 where id = $1`, [
     recipient.member_id,
     now,

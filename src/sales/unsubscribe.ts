@@ -6,6 +6,7 @@ import type { MailRouting, OptingOut } from '../mail/routing.ts';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { nowSeconds } from '../platform/clock.ts';
+import { addCounts } from './campaigns.ts';
 import { suppress } from './suppressions.ts';
 import { escapeHtml } from './templates.ts';
 import { recipientOfToken } from './opt-out-tokens.ts';
@@ -117,9 +118,7 @@ export class Unsubscribes {
         `update campaign_recipients set status = 'unsubscribed', next_at = null, updated = $2 where id = $1`,
         [recipient.id, now],
       );
-      await tx.query('update campaigns set unsubscribed = unsubscribed + 1 where id = $1', [
-        recipient.campaign_id,
-      ]);
+      await addCounts(tx, recipient.campaign_id, { unsubscribed: 1 });
       await tx.query(`update target_list_members set status = 'unsubscribed', updated = $2 where id = $1`, [
         recipient.member_id,
         now,
