@@ -109,6 +109,14 @@ export function nextLinkOf(req: Request, page: Page<unknown>): Record<string, st
   return { Link: `<${url.pathname}${url.search}>; rel="next"` };
 }
 
+/** The page a list operation asks for: `limit` (20 unless given, as the specs say) and `cursor`. */
+export function pageAsked(query: { limit?: number; cursor?: string } | undefined): {
+  limit: number;
+  cursor: string | undefined;
+} {
+  return { limit: query?.limit ?? 20, cursor: query?.cursor };
+}
+
 /** A list reply of a typed route: the page and its `Link` header. */
 export function pageReply<P extends Page<unknown>>(
   req: Request,

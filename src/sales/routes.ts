@@ -5,7 +5,7 @@
 // belong to the key's project, suppressions to its account.
 import type { Request, Response } from 'express';
 import { NotFoundError } from '../platform/errors.ts';
-import { pageReply } from '../platform/pagination.ts';
+import { pageAsked, pageReply } from '../platform/pagination.ts';
 import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import type { Campaigns } from './campaigns.ts';
 import type { Replies } from './replies.ts';
@@ -49,9 +49,10 @@ export function createSalesRouter({
     status: 201,
     body: await targetLists.create(principal(), body),
   }));
-  api.on('listTargetLists', async ({ query, req, principal }) =>
-    pageReply(req, await targetLists.list(principal().projectId, query?.limit ?? 20, query?.cursor)),
-  );
+  api.on('listTargetLists', async ({ query, req, principal }) => {
+    const { limit, cursor } = pageAsked(query);
+    return pageReply(req, await targetLists.list(principal().projectId, limit, cursor));
+  });
   api.on('getTargetList', async ({ path, principal }) => ({
     status: 200,
     body: await targetLists.get(principal().projectId, path.id),
@@ -64,8 +65,7 @@ export function createSalesRouter({
     pageReply(
       req,
       await targetLists.members(principal().projectId, path.id, {
-        limit: query?.limit ?? 20,
-        cursor: query?.cursor,
+        ...pageAsked(query),
         status: query?.status,
       }),
     ),
@@ -87,8 +87,7 @@ export function createSalesRouter({
     pageReply(
       req,
       await suppressions.list(principal().accountId, {
-        limit: query?.limit ?? 20,
-        cursor: query?.cursor,
+        ...pageAsked(query),
         reason: query?.reason,
       }),
     ),
@@ -118,8 +117,7 @@ export function createSalesRouter({
     pageReply(
       req,
       await campaigns.list(principal().projectId, {
-        limit: query?.limit ?? 20,
-        cursor: query?.cursor,
+        ...pageAsked(query),
         status: query?.status,
       }),
     ),
@@ -152,8 +150,7 @@ export function createSalesRouter({
     pageReply(
       req,
       await campaigns.recipients(principal().projectId, path.id, {
-        limit: query?.limit ?? 20,
-        cursor: query?.cursor,
+        ...pageAsked(query),
         status: query?.status,
       }),
     ),
@@ -165,8 +162,7 @@ export function createSalesRouter({
     return pageReply(
       req,
       await replies.list(principal().projectId, {
-        limit: query?.limit ?? 20,
-        cursor: query?.cursor,
+        ...pageAsked(query),
         campaignId: query?.campaign_id,
         kind: query?.kind,
       }),
