@@ -180,7 +180,8 @@ export function createServiceApp(options: ServiceOptions): Express {
   app.use(parseCookies);
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
   // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
-  // (query and path parameters always are). Two validator instances, one per body kind.
+  // (query and path parameters always are). Two validator instances, one per body kind, the
+  // multipart one made when the first upload comes.
   cacheRouteMatchers(); // the validator compiled every route it scanned, on every request
   // Uploads go to disk as they arrive, counted against the limit (multer): memory stays flat.
   const uploadDir = options.uploadDir ?? join(tmpdir(), 'eurus-uploads');
@@ -213,8 +214,13 @@ export function createServiceApp(options: ServiceOptions): Express {
       }),
     );
   const strict = validator(false);
-  const multipart = validator(true);
-  app.use((req, res, next) => (req.is('multipart/form-data') ? multipart : strict)(req, res, next));
+  // made on the first upload: each instance reads and preprocesses the whole spec as it is made,
+  // work a start need not do twice (multipart comes to a transcription, an image edit, and a
+  // mail client's one-click unsubscribe)
+  let multipart: ReturnType<typeof validator> | undefined;
+  app.use((req, res, next) =>
+    req.is('multipart/form-data') ? (multipart ??= validator(true))(req, res, next) : strict(req, res, next),
+  );
 
   for (const handler of options.middleware ?? []) app.use(handler);
   for (const router of options.routers) app.use(router);
