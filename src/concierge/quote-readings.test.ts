@@ -1,7 +1,9 @@
 // The judged set of replies (issue 32): each reply with the reading a careful reader gives it.
-// Only the members that matter for the comparison are judged; `readQuote` must give exactly these.
+// Only the members that matter for the comparison are judged; `readQuote` must give exactly these,
+// and `quoteTotal` the like-for-like total the comparison ranks on.
 import { describe, expect, it } from 'vitest';
 import { readQuote } from './quotes.ts';
+import { quoteTotal, rankingTotal } from './totals.ts';
 
 const received = new Date('2026-11-25T10:00:00Z'); // a Wednesday
 
@@ -23,6 +25,8 @@ interface Judged {
   valid_until?: string | null;
   no_price_reason?: string | null;
   unit?: string | null;
+  /** The like-for-like total a careful reader reaches, VAT in (a range's two ends); null: it cannot be known. */
+  total?: string | [string, string] | null;
 }
 
 const SET: Judged[] = [
@@ -31,6 +35,7 @@ const SET: Judged[] = [
     reply:
       'Hello, we can do it for 289 EUR including parts, call-out fee and VAT. We can come on 2 December.',
     country: 'DE',
+    total: '289.00',
     price_type: 'fixed',
     amount: '289.00',
     currency: 'EUR',
@@ -43,6 +48,7 @@ const SET: Judged[] = [
     reply:
       'Hi, EUR 245.00 plus VAT for the repair. The call-out fee of EUR 35 is extra. Available from Monday.',
     country: 'DE',
+    total: '333.20',
     price_type: 'fixed',
     amount: '245.00',
     currency: 'EUR',
@@ -53,6 +59,7 @@ const SET: Judged[] = [
   {
     reply: 'Our rate is 65 EUR per hour, about 3 hours, plus VAT.',
     country: 'DE',
+    total: '232.05',
     price_type: 'hourly',
     amount: '65.00',
     currency: 'EUR',
@@ -62,6 +69,7 @@ const SET: Judged[] = [
   {
     reply: '220 EUR fixed, VAT included.',
     country: 'DE',
+    total: '220.00',
     price_type: 'fixed',
     amount: '220.00',
     currency: 'EUR',
@@ -71,6 +79,7 @@ const SET: Judged[] = [
   {
     reply: 'Festpreis 6.480,00 EUR inkl. 20 % MwSt. und Entsorgung.',
     country: 'AT',
+    total: '6480.00',
     price_type: 'fixed',
     amount: '6480.00',
     currency: 'EUR',
@@ -81,6 +90,7 @@ const SET: Judged[] = [
   {
     reply: 'Stundensatz 58 € netto, geschätzt 2-3 Stunden, zzgl. Anfahrt 25 €.',
     country: 'DE',
+    total: ['167.79', '236.81'],
     price_type: 'hourly',
     amount: '58.00',
     currency: 'EUR',
@@ -91,6 +101,7 @@ const SET: Judged[] = [
   {
     reply: 'Guten Tag, wir bieten die Reparatur für 320,- € zzgl. MwSt. an. Anfahrtspauschale 39 € netto.',
     country: 'DE',
+    total: '427.21',
     price_type: 'fixed',
     amount: '320.00',
     currency: 'EUR',
@@ -100,6 +111,7 @@ const SET: Judged[] = [
   {
     reply: 'Gesamtpreis brutto: 1.428,00 EUR (netto 1.200,00 EUR + 19 % MwSt. 228,00 EUR).',
     country: 'DE',
+    total: '1428.00',
     price_type: 'fixed',
     amount: '1428.00',
     currency: 'EUR',
@@ -110,6 +122,7 @@ const SET: Judged[] = [
   {
     reply: 'Wir berechnen 75 €/Std. zzgl. Material. Voraussichtlich 4 Stunden.',
     country: 'DE',
+    total: null,
     price_type: 'hourly',
     amount: '75.00',
     currency: 'EUR',
@@ -120,6 +133,7 @@ const SET: Judged[] = [
   {
     reply: 'Die Kosten liegen zwischen 800 und 1.100 Euro inkl. MwSt., je nach Aufwand.',
     country: 'AT',
+    total: ['800.00', '1100.00'],
     price_type: 'range',
     amount: '800.00',
     amount_high: '1100.00',
@@ -148,6 +162,7 @@ const SET: Judged[] = [
   {
     reply: 'Angebot: 2.350 € inkl. MwSt., gültig bis 31.12.2026. Start ab 7. Dezember möglich.',
     country: 'DE',
+    total: '2350.00',
     price_type: 'fixed',
     amount: '2350.00',
     currency: 'EUR',
@@ -167,6 +182,7 @@ const SET: Judged[] = [
   {
     reply: 'Anzahlung 500 €, Gesamtpreis 2.000 € inkl. MwSt.',
     country: 'DE',
+    total: '2000.00',
     price_type: 'fixed',
     amount: '2000.00',
     currency: 'EUR',
@@ -175,6 +191,7 @@ const SET: Judged[] = [
   {
     reply: 'Kleinunternehmer gemäß § 19 UStG: 180 € pauschal.',
     country: 'DE',
+    total: '180.00',
     price_type: 'fixed',
     amount: '180.00',
     currency: 'EUR',
@@ -185,6 +202,7 @@ const SET: Judged[] = [
   {
     reply: 'Entre 300 et 400 € HT, déplacement 40 € TTC. Devis valable 30 jours.',
     country: 'FR',
+    total: ['400.00', '520.00'],
     price_type: 'range',
     amount: '300.00',
     amount_high: '400.00',
@@ -196,6 +214,7 @@ const SET: Judged[] = [
   {
     reply: 'A partir de 150 € TTC.',
     country: 'FR',
+    total: null,
     price_type: 'from',
     amount: '150.00',
     currency: 'EUR',
@@ -204,6 +223,7 @@ const SET: Judged[] = [
   {
     reply: 'Bonjour, pour ce dépannage comptez 180 € HT, plus 45 € de déplacement.',
     country: 'FR',
+    total: '270.00',
     price_type: 'fixed',
     amount: '180.00',
     currency: 'EUR',
@@ -213,6 +233,7 @@ const SET: Judged[] = [
   {
     reply: "Le devis s'élève à 1 250,00 € TTC, main d'oeuvre et fournitures comprises.",
     country: 'FR',
+    total: '1250.00',
     price_type: 'fixed',
     amount: '1250.00',
     currency: 'EUR',
@@ -232,6 +253,7 @@ const SET: Judged[] = [
   {
     reply: 'Nuestro presupuesto es de 450 € + IVA. Desplazamiento incluido.',
     country: 'ES',
+    total: '544.50',
     price_type: 'fixed',
     amount: '450.00',
     currency: 'EUR',
@@ -242,6 +264,7 @@ const SET: Judged[] = [
   {
     reply: 'El precio total es 605 euros IVA incluido, podemos empezar el 9 de diciembre.',
     country: 'ES',
+    total: '605.00',
     price_type: 'fixed',
     amount: '605.00',
     currency: 'EUR',
@@ -251,6 +274,7 @@ const SET: Judged[] = [
   {
     reply: 'Tarifa por hora 40 €, unas 5 horas, IVA no incluido.',
     country: 'ES',
+    total: '242.00',
     price_type: 'hourly',
     amount: '40.00',
     currency: 'EUR',
@@ -262,6 +286,7 @@ const SET: Judged[] = [
   {
     reply: 'Il preventivo è di 1.200 euro + IVA, valido 30 giorni.',
     country: 'IT',
+    total: '1464.00',
     price_type: 'fixed',
     amount: '1200.00',
     currency: 'EUR',
@@ -271,6 +296,7 @@ const SET: Judged[] = [
   {
     reply: 'Il costo è di 900 € IVA esclusa, più 50 € di uscita.',
     country: 'IT',
+    total: '1159.00',
     price_type: 'fixed',
     amount: '900.00',
     currency: 'EUR',
@@ -280,6 +306,7 @@ const SET: Judged[] = [
   {
     reply: 'Preventivo: 1.100 euro IVA compresa, smaltimento incluso. Disponibili dal 3 dicembre.',
     country: 'IT',
+    total: '1100.00',
     price_type: 'fixed',
     amount: '1100.00',
     currency: 'EUR',
@@ -300,6 +327,7 @@ const SET: Judged[] = [
   {
     reply: 'Onze prijs is € 750,- excl. btw, voorrijkosten € 45.',
     country: 'NL',
+    total: '961.95',
     price_type: 'fixed',
     amount: '750.00',
     currency: 'EUR',
@@ -310,6 +338,7 @@ const SET: Judged[] = [
   {
     reply: 'Totaalprijs € 1.089,00 incl. 21% btw.',
     country: 'NL',
+    total: '1089.00',
     price_type: 'fixed',
     amount: '1089.00',
     currency: 'EUR',
@@ -338,6 +367,7 @@ const SET: Judged[] = [
   {
     reply: 'Cena usługi: 1 800 zł netto + 23% VAT. Dojazd gratis.',
     country: 'PL',
+    total: '2214.00',
     price_type: 'fixed',
     amount: '1800.00',
     currency: 'PLN',
@@ -347,6 +377,7 @@ const SET: Judged[] = [
   {
     reply: 'Koszt 2.460 zł brutto, termin od 15 grudnia.',
     country: 'PL',
+    total: '2460.00',
     price_type: 'fixed',
     amount: '2460.00',
     currency: 'PLN',
@@ -356,6 +387,7 @@ const SET: Judged[] = [
   {
     reply: 'O orçamento é 350 € + IVA, deslocação 30 €.',
     country: 'PT',
+    total: '467.40',
     price_type: 'fixed',
     amount: '350.00',
     currency: 'EUR',
@@ -365,6 +397,7 @@ const SET: Judged[] = [
   {
     reply: 'Our price: 12 000 Kč bez DPH.',
     country: 'CZ',
+    total: '14520.00',
     price_type: 'fixed',
     amount: '12000.00',
     currency: 'CZK',
@@ -373,6 +406,7 @@ const SET: Judged[] = [
   {
     reply: 'Pris 4 500 kr inkl. moms.',
     country: 'SE',
+    total: '4500.00',
     price_type: 'fixed',
     amount: '4500.00',
     currency: 'SEK',
@@ -382,6 +416,7 @@ const SET: Judged[] = [
   {
     reply: 'We charge £80 per hour plus VAT, estimated 2 hours.',
     country: null,
+    total: null,
     price_type: 'hourly',
     amount: '80.00',
     currency: 'GBP',
@@ -391,6 +426,7 @@ const SET: Judged[] = [
   {
     reply: 'Price from 199 EUR excl. VAT; final price after inspection.',
     country: 'IE',
+    total: null,
     price_type: 'from',
     amount: '199.00',
     currency: 'EUR',
@@ -399,6 +435,7 @@ const SET: Judged[] = [
   {
     reply: 'Our quote is 1,450 EUR including VAT at 23%. Valid for 14 days.',
     country: 'IE',
+    total: '1450.00',
     price_type: 'fixed',
     amount: '1450.00',
     currency: 'EUR',
@@ -418,6 +455,7 @@ const SET: Judged[] = [
   {
     reply: 'We can do it for 500 EUR. Materials are extra.',
     country: 'DE',
+    total: null,
     price_type: 'fixed',
     amount: '500.00',
     currency: 'EUR',
@@ -427,6 +465,7 @@ const SET: Judged[] = [
   {
     reply: 'Labour 300 EUR, materials approx. 150 EUR, all plus VAT.',
     country: 'DE',
+    total: '535.50',
     price_type: 'fixed',
     amount: '300.00',
     currency: 'EUR',
@@ -436,6 +475,7 @@ const SET: Judged[] = [
   {
     reply: 'Weekend surcharge of 50 EUR applies; base price 260 EUR incl. VAT.',
     country: 'BE',
+    total: '310.00',
     price_type: 'fixed',
     amount: '260.00',
     currency: 'EUR',
@@ -445,6 +485,7 @@ const SET: Judged[] = [
   {
     reply: 'We are not VAT registered. Total 400 EUR.',
     country: 'IE',
+    total: '400.00',
     price_type: 'fixed',
     amount: '400.00',
     currency: 'EUR',
@@ -483,6 +524,28 @@ describe('the judged set of replies', () => {
       [got.no_price_reason, want.no_price_reason] = [r.no_price_reason, c.no_price_reason];
     if (c.unit !== undefined) [got.unit, want.unit] = [r.unit, c.unit];
     expect(got).toEqual(want);
+  });
+
+  it('brings each to the total a careful reader reaches, and ranks on it', () => {
+    const judged = SET.filter((c) => c.total !== undefined);
+    expect(judged.length).toBeGreaterThanOrEqual(36);
+    for (const c of judged) {
+      const q = quoteTotal(readQuote(c.reply, received, c.country), c.country);
+      const got = q?.total_high ? [q.total, q.total_high] : (q?.total ?? null);
+      expect(got, c.reply).toEqual(c.total);
+    }
+    // the euro quotes, cheapest first by what they may cost at most: the Berlin case's 289 before 333.20
+    const euro = judged.filter((c) => c.currency === 'EUR' && c.total !== null);
+    const ranked = [...euro].sort((a, b) => {
+      const at = (c: Judged) =>
+        rankingTotal(quoteTotal(readQuote(c.reply, received, c.country), c.country)!) ?? 0n;
+      return Number(at(a) - at(b));
+    });
+    const most = (c: Judged) => Number(Array.isArray(c.total) ? c.total[1] : c.total);
+    expect(ranked.map(most)).toEqual(euro.map(most).sort((a, b) => a - b));
+    expect(ranked.findIndex((c) => c.total === '289.00')).toBeLessThan(
+      ranked.findIndex((c) => c.total === '333.20'),
+    );
   });
 
   it('quotes the words every figure came from', () => {
