@@ -52,6 +52,8 @@ const ENV = {
   // ten attempts a second apart: the kill lands while every message waits for a retry
   WEBHOOK_RETRY_SCHEDULE: '0s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
   WEBHOOK_TIMEOUT_MS: '2000',
+  // the webhooks are the directory's: no model API, no demo listings to load and index
+  DEMO_LISTINGS: '0',
 };
 
 describe('webhook messages pending at a SIGKILL (PGlite on disk)', () => {
@@ -68,7 +70,7 @@ describe('webhook messages pending at a SIGKILL (PGlite on disk)', () => {
 
   it('are all delivered after the restart, each with its webhook-id', async () => {
     const env = { ...ENV, DATA_DIR: dir, BOOTSTRAP_ADMIN_KEY: key };
-    instance = await startInstance(env);
+    instance = await startInstance(env, 'directory');
     await waitReady(instance.directory);
     const endpoint = await call(instance.directory, key, 'POST', '/v1/webhook-endpoints', {
       url: receiver.url,
@@ -85,7 +87,7 @@ describe('webhook messages pending at a SIGKILL (PGlite on disk)', () => {
     expect(await instance.exited).toBe(null);
     receiver.accept = true;
 
-    instance = await startInstance(env);
+    instance = await startInstance(env, 'directory');
     await until('every message delivered', () => ids.every((id) => receiver.accepted.has(id)));
     const page = await call(
       instance.directory,
@@ -124,7 +126,7 @@ describe('an instance with JOB_WORKERS=0 (PGlite on disk)', () => {
   it('records events and delivers none; the next instance with workers delivers them', async () => {
     receiver.accept = true;
     const env = { ...ENV, DATA_DIR: dir, BOOTSTRAP_ADMIN_KEY: key };
-    instance = await startInstance({ ...env, JOB_WORKERS: '0' });
+    instance = await startInstance({ ...env, JOB_WORKERS: '0' }, 'directory');
     await waitReady(instance.directory);
     const endpoint = await call(instance.directory, key, 'POST', '/v1/webhook-endpoints', {
       url: receiver.url,
@@ -147,7 +149,7 @@ describe('an instance with JOB_WORKERS=0 (PGlite on disk)', () => {
     expect((page.data as Array<{ attempts: number }>).map((m) => m.attempts)).toEqual([0, 0, 0, 0, 0]);
     await instance.stop();
 
-    instance = await startInstance(env);
+    instance = await startInstance(env, 'directory');
     await until('every message delivered', () => ids.every((id) => receiver.accepted.has(id)));
     expect(ids.map((id) => receiver.seen.get(id))).toEqual([1, 1, 1, 1, 1]);
   }, 180_000);
@@ -174,9 +176,9 @@ describe.runIf(SCALES)('webhook deliveries of three instances on one PostgreSQL 
       SECRETS_ENCRYPTION_KEY: '7c'.repeat(32),
       BOOTSTRAP_ADMIN_KEY: key,
     };
-    a = await startInstance({ ...env, WORKERS: '2' });
-    b = await startInstance(env);
-    c = await startInstance({ ...env, JOB_WORKERS: '0' });
+    a = await startInstance({ ...env, WORKERS: '2' }, 'directory');
+    b = await startInstance(env, 'directory');
+    c = await startInstance({ ...env, JOB_WORKERS: '0' }, 'directory');
     await Promise.all([waitReady(a.directory), waitReady(b.directory), waitReady(c.directory)]);
   }, 180_000);
   afterAll(async () => {

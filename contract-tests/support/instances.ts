@@ -5,9 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { TEST_DEMO_LISTINGS } from './demo.ts';
 import { freePort, stop, waitForHttp } from './processes.ts';
-import { TEST_REDIS_URL } from './server.ts';
+import { type ServiceName, TEST_REDIS_URL } from './server.ts';
 
 export interface Instance {
+  /** The model API's URL (nothing answers there when the instance runs the directory alone). */
   model: string;
   directory: string;
   /** The process started (with WORKERS > 1, the primary). */
@@ -19,10 +20,11 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-export async function startInstance(env: Record<string, string>): Promise<Instance> {
+/** Starts `node src/main.ts` with both services, or only `service` (`node src/main.ts directory`). */
+export async function startInstance(env: Record<string, string>, service?: ServiceName): Promise<Instance> {
   const ports = { model: await freePort(), directory: await freePort() };
   const chunks: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, ['src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['src/main.ts', ...(service ? [service] : [])], {
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -48,8 +50,8 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     stop: () => stop(child),
   };
   try {
-    await waitForHttp(`${instance.model}/healthz`, child);
-    await waitForHttp(`${instance.directory}/healthz`, child);
+    for (const name of service ? [service] : (['model', 'directory'] as const))
+      await waitForHttp(`${instance[name]}/healthz`, child);
   } catch (err) {
     await instance.stop();
     throw new Error(`${String(err)}\n${instance.output()}`);

@@ -8,6 +8,7 @@ import { type Running, type ServiceName, startServices } from '../../src/service
 import { TEST_DEMO_LISTINGS } from './demo.ts';
 
 export type Storage = 'pglite' | 'postgres';
+export type { ServiceName };
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
