@@ -52,4 +52,21 @@ describe('PaintPool', () => {
       await brief.close();
     }
   }, 60_000);
+
+  it('paints the largest size in quality high and webp within its small young generation', async () => {
+    const large = new PaintPool(1);
+    try {
+      for (const format of ['png', 'webp'] as const) {
+        const { bytes } = await large.paint(
+          'a harbour at dusk, boats and gulls',
+          { ...options, width: 1792, height: 1024 },
+          format,
+          90,
+        );
+        expect(bytes.length).toBeGreaterThan(10_000);
+      }
+    } finally {
+      await large.close();
+    }
+  }, 120_000);
 });

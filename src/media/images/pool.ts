@@ -15,6 +15,9 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** The young generation of each painter thread, MB. */
+export const PAINTER_YOUNG_GENERATION_MB = 16;
+
 function busy(): ApiError {
   return new ApiError(
     503,
@@ -108,7 +111,12 @@ export class PaintPool {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('./worker.ts', import.meta.url));
+    const worker = new Worker(new URL('./worker.ts', import.meta.url), {
+      // one image at a time, its pixels in ArrayBuffers: a small young generation, whatever
+      // --max-semi-space-size the HTTP thread runs with (with that, a worker kept about 110 MiB
+      // of young generation resident while it lived)
+      resourceLimits: { maxYoungGenerationSizeMb: PAINTER_YOUNG_GENERATION_MB },
+    });
     this.#workers++;
     worker.unref();
     worker.on('message', (result: PaintResult) => {
