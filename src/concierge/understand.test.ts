@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { datesIn, detectLanguage, pluralize, understand } from './understand.ts';
+import { datesIn, dayOf } from './dates.ts';
+import { detectLanguage, pluralize, understand } from './understand.ts';
 
 const today = new Date('2026-11-25T10:00:00Z');
 
@@ -100,10 +101,16 @@ describe('reading a brief', () => {
 
   it('writes dates as ISO days, a day without a year the next one', () => {
     expect(
-      datesIn('am 2. Dezember, dann 3.3.2027, le 1er mars, December 24', today).map((d) => d.date),
+      datesIn('am 2. Dezember, dann 3.3.2027, le 1er mars, December 24', dayOf(today)).map((d) => d.date),
     ).toEqual(['2026-12-02', '2027-03-03', '2027-03-01', '2026-12-24']);
+  });
+
+  it('writes a trade in the plural', () => {
     expect(pluralize('bakery')).toBe('bakeries');
     expect(pluralize('heating engineer')).toBe('heating engineers');
+  });
+
+  it('tells a French brief by its words', () => {
     expect(detectLanguage('Bonjour, nous cherchons un plombier')).toBe('fr');
   });
 

@@ -5,7 +5,7 @@
 // the same facts to reason from (docs/concierge.md says which part is which).
 import type { ConciergeUnderstanding } from '../../generated/directory/client/types.gen.ts';
 import { type GazetteerPlace, gazetteer } from '../directory/data/gazetteer.ts';
-import { dayOf, MONTHS, whenIn } from './dates.ts';
+import { dayOf, whenIn } from './dates.ts';
 import { describeNeed } from './need.ts';
 import { conceptsOf, foldText, tokenize } from '../embeddings/index.ts';
 import { CONCEPTS, type Lang, LANGS } from '../embeddings/data/thesaurus.ts';
@@ -419,53 +419,6 @@ export function countIn(text: string, activity: string | undefined): number | nu
     }
   }
   return null;
-}
-
-const iso = (y: number, m: number, d: number): string | null => {
-  const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
-  return date.toISOString().slice(0, 10);
-};
-
-/**
- * The dates a text names, in order, as `YYYY-MM-DD`: `2026-12-11`, `11.12.2026`, `11/12/2026`,
- * `11 December 2026`, `11. Dezember`, `December 11`. A date without a year is the next one on or
- * after `today`.
- */
-export function datesIn(text: string, today: Date): { date: string; at: number }[] {
-  const found: { date: string; at: number }[] = [];
-  const year = today.getUTCFullYear();
-  const todayIso = today.toISOString().slice(0, 10);
-  const withYear = (m: number, d: number, y: number | undefined): string | null => {
-    if (y !== undefined) return iso(y < 100 ? 2000 + y : y, m, d);
-    const thisYear = iso(year, m, d);
-    return thisYear !== null && thisYear < todayIso ? iso(year + 1, m, d) : thisYear;
-  };
-  for (const m of text.matchAll(/\b(\d{4})-(\d{2})-(\d{2})\b/g)) {
-    const date = iso(Number(m[1]), Number(m[2]), Number(m[3]));
-    if (date) found.push({ date, at: m.index });
-  }
-  for (const m of text.matchAll(/\b(\d{1,2})[./](\d{1,2})[./](\d{4}|\d{2})\b/g)) {
-    const date = withYear(Number(m[2]), Number(m[1]), Number(m[3]));
-    if (date) found.push({ date, at: m.index });
-  }
-  const folded = foldText(text);
-  for (const m of folded.matchAll(
-    /\b(\d{1,2})(?:\.|er|st|nd|rd|th)?\s+(?:de\s+)?([a-z]{3,12})\.?(?:\s+(\d{4}))?\b/g,
-  )) {
-    const month = MONTHS[m[2] ?? ''];
-    if (month === undefined) continue;
-    const date = withYear(month, Number(m[1]), m[3] === undefined ? undefined : Number(m[3]));
-    if (date) found.push({ date, at: m.index });
-  }
-  for (const m of folded.matchAll(/\b([a-z]{3,12})\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b/g)) {
-    const month = MONTHS[m[1] ?? ''];
-    if (month === undefined) continue;
-    const date = withYear(month, Number(m[2]), m[3] === undefined ? undefined : Number(m[3]));
-    if (date) found.push({ date, at: m.index });
-  }
-  found.sort((a, b) => a.at - b.at);
-  return found.filter((f, i) => found.findIndex((g) => g.at === f.at) === i);
 }
 
 // What a brief asks of the providers besides the trade, in each language: a fixed price, a visit.
