@@ -100,7 +100,6 @@ describe('conventions', () => {
       'console -> accounts (platform)',
       'console -> projects (platform)',
       'console -> usage_records (platform)',
-      'limits -> accounts (platform)',
       'usage -> usage_records (platform)',
     ];
 

@@ -218,10 +218,15 @@ export class AccountStore {
   }
 
   async accountPlan(accountId: string): Promise<string> {
+    return (await this.planOf(accountId)) ?? 'standard';
+  }
+
+  /** An account's plan, or undefined when there is no such account. */
+  async planOf(accountId: string): Promise<string | undefined> {
     const [row] = await this.db.query<{ plan: string }>('select plan from accounts where id = $1', [
       accountId,
     ]);
-    return row?.plan ?? 'standard';
+    return row?.plan;
   }
 
   // Projects

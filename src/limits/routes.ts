@@ -12,6 +12,8 @@ import { directoryFigures, type LimitSettings } from './policies.ts';
 export interface LimitsRouterDeps {
   db: Queryable;
   settings: LimitSettings;
+  /** An account's plan, undefined when there is no such account (the accounts store's). */
+  planOf(accountId: string): Promise<string | undefined>;
   /** Called once an account's limits changed: its keys' cached limits are dropped on every instance. */
   changed(accountId: string): Promise<void>;
 }
@@ -21,15 +23,13 @@ export function createLimitsRouter(deps: LimitsRouterDeps) {
   const store = new AccountLimitsStore(deps.db);
 
   async function planOf(accountId: string): Promise<string> {
-    const [row] = await deps.db.query<{ plan: string }>('select plan from accounts where id = $1', [
-      accountId,
-    ]);
-    if (!row) {
+    const plan = await deps.planOf(accountId);
+    if (plan === undefined) {
       throw new NotFoundError('not_found', `No account with id '${accountId}' exists.`, {
         param: 'account_id',
       });
     }
-    return row.plan;
+    return plan;
   }
 
   async function current(accountId: string) {

@@ -180,6 +180,7 @@ export async function createModelService(
       createLimitsRouter({
         db: platform.db,
         settings: platform.config.limits,
+        planOf: (accountId) => platform.accounts.planOf(accountId),
         changed: (accountId) => platform.auth.invalidateAccount(accountId),
       }),
       createPlansRouter({ db: platform.db, auth: platform.auth, vatRate: platform.config.vatRate }),
