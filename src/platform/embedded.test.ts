@@ -154,6 +154,15 @@ describe.each([
 });
 
 describe('the embedded database’s worker', () => {
+  it('opens PostgreSQL with a 32 MB buffer pool, not 128 MB held in memory for good', async () => {
+    const db = await openEmbedded('memory://');
+    try {
+      expect(await db.query('show shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('runs pg-boss’s scripts: every statement’s rows, and a failed block rolled back before the next', async () => {
     const db = await openEmbedded('memory://');
     try {
