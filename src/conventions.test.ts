@@ -97,8 +97,6 @@ describe('conventions', () => {
       'accounts -> idempotency_keys (platform)',
       'accounts -> projects (platform)',
       'accounts -> usage_records (platform)',
-      'console -> accounts (platform)',
-      'console -> projects (platform)',
       'console -> usage_records (platform)',
       'usage -> usage_records (platform)',
     ];

@@ -91,6 +91,26 @@ export async function keyIdsOf(q: Queryable, accountId: string): Promise<string[
   return rows.map((r) => r.id);
 }
 
+/** Sets an account's plan (in the caller's transaction); with `from`, only while it is that plan. */
+export async function setPlan(q: Queryable, accountId: string, plan: string, from?: string): Promise<void> {
+  if (from === undefined) await q.query('update accounts set plan = $2 where id = $1', [accountId, plan]);
+  else await q.query('update accounts set plan = $2 where id = $1 and plan = $3', [accountId, plan, from]);
+}
+
+/** When an account was made (Unix seconds), or undefined when there is no such account. */
+export async function accountCreated(q: Queryable, accountId: string): Promise<number | undefined> {
+  const [row] = await q.query<{ created: string | number }>('select created from accounts where id = $1', [
+    accountId,
+  ]);
+  return row ? Number(row.created) : undefined;
+}
+
+/** Removes an account that has no keys yet, with its projects (a sign-up that lost a race). */
+export async function removeKeylessAccount(q: Queryable, accountId: string): Promise<void> {
+  await q.query('delete from projects where account_id = $1', [accountId]);
+  await q.query('delete from accounts where id = $1', [accountId]);
+}
+
 export class AccountStore {
   readonly db: Db;
 

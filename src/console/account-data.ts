@@ -1,6 +1,7 @@
 // The console's part of an account's data (src/platform/account-data.ts): its users (never a
 // password hash), their sessions (times only), subscriptions and monthly statements. Erasure
 // removes the people and keeps the subscriptions: statements are billing records.
+import { accountCreated } from '../accounts/store.ts';
 import type { AccountDataPart, AccountScope } from '../platform/account-data.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { PlanStore } from './plans.ts';
@@ -65,14 +66,11 @@ export function consoleData(db: Db, vatRate: string): AccountDataPart {
         'select * from subscriptions where account_id = $1 order by created, id',
         [accountId],
       );
-      const [account] = await q.query<{ created: string | number }>(
-        'select created from accounts where id = $1',
-        [accountId],
-      );
+      const created = await accountCreated(q, accountId);
       const now = nowSeconds();
       const statements = [];
       // bounded by the account's age: one a month
-      for (const month of account ? monthsBetween(Number(account.created), now) : []) {
+      for (const month of created === undefined ? [] : monthsBetween(created, now)) {
         statements.push(await plans.statement(accountId, month, vatRate, now));
       }
       return { users, sessions, subscriptions, statements };

@@ -10,6 +10,7 @@ import type {
   StatementLine,
   Subscription,
 } from '../../generated/model/client/types.gen.ts';
+import { setPlan } from '../accounts/store.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
@@ -112,7 +113,7 @@ export class PlanStore {
         );
       }
       const enforces = PLANS[plan].enforces;
-      if (enforces) await tx.query('update accounts set plan = $2 where id = $1', [accountId, enforces]);
+      if (enforces) await setPlan(tx, accountId, enforces);
       return toSubscription(row);
     });
   }
@@ -136,10 +137,7 @@ export class PlanStore {
       }
       const enforces = PLANS[row.plan as PlanId]?.enforces;
       if (enforces) {
-        await tx.query(`update accounts set plan = 'standard' where id = $1 and plan = $2`, [
-          accountId,
-          enforces,
-        ]);
+        await setPlan(tx, accountId, 'standard', enforces);
       }
       return toSubscription(row);
     });

@@ -3,7 +3,7 @@
 // secrets and link tokens are 256-bit random strings kept as SHA-256 only (like API keys: with
 // that much entropy a slow hash adds nothing); passwords as scrypt (passwords.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AccountStore } from '../accounts/store.ts';
+import { type AccountStore, removeKeylessAccount } from '../accounts/store.ts';
 import { nowSeconds } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
@@ -117,10 +117,7 @@ export class ConsoleStore {
     );
     if (inserted.length === 1) return row;
     // Another sign-up of the same address won the race: its account stands, this one goes.
-    await this.db.transaction(async (tx) => {
-      await tx.query('delete from projects where account_id = $1', [accountId]);
-      await tx.query('delete from accounts where id = $1', [accountId]);
-    });
+    await this.db.transaction((tx) => removeKeylessAccount(tx, accountId));
     return undefined;
   }
 
