@@ -23,6 +23,7 @@ const reading = (amount: string | null, from: string | null = null): QuoteReadin
   estimate: false,
   unit: null,
   hours: null,
+  quantity: null,
   vat: { basis: 'unknown', rate: null, quote: null, rate_quote: null },
   fees: [],
   includes: [],

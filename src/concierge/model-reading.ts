@@ -208,6 +208,8 @@ export function checkedReading(raw: string, text: string, received: Date, rules:
             high: answer.hours_high ?? answer.hours_low,
             quote: quoteOf(hoursLow) ?? '',
           },
+    // the quantity of a unit price is the rules' own, read from the answer's words
+    quantity: answer.price_type === 'per_unit' ? rules.quantity : null,
     vat: {
       basis: answer.vat,
       rate: answer.vat_rate === null ? rules.vat.rate : answer.vat_rate.toFixed(2),

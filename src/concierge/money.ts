@@ -19,7 +19,8 @@ const CURRENCIES: [RegExp, string][] = [
 ];
 
 /** What names a currency, for the patterns below ("kr" is the one of the country that writes it). */
-export const CURRENCY = String.raw`€|EUR\b|Euros?(?![\p{L}])|euros?(?![\p{L}])|zł|zl(?![\p{L}])|PLN|złotych|Kč|CZK|Ft(?![\p{L}])|HUF|lei(?![\p{L}])|RON(?![\p{L}])|SEK|DKK|kr\.?(?![\p{L}])|лв|BGN|CHF|£|GBP|US\$|\$|USD`;
+// a currency word stands on its own: "environ 30" is not "ron 30"
+export const CURRENCY = String.raw`€|£|US\$|\$|лв|(?<![\p{L}])(?:EUR\b|Euros?(?![\p{L}])|euros?(?![\p{L}])|zł|zl(?![\p{L}])|PLN|złotych|Kč|CZK|Ft(?![\p{L}])|HUF|lei(?![\p{L}])|RON(?![\p{L}])|SEK|DKK|kr\.?(?![\p{L}])|BGN|CHF|GBP|USD)`;
 
 /** A number as written, thousands grouped by `.`, `,`, a space or `'`, two decimals at most. */
 export const NUMBER = String.raw`\d{1,3}(?:[.,  ’']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)`;

@@ -112,6 +112,7 @@ export interface Phrases {
   // the assumptions of a total and why one cannot be known
   rangeUpper: string;
   hoursStated: (quote: string) => string;
+  quantityStated: (quote: string) => string;
   estimateSaid: string;
   feeNet: (label: string) => string;
   vatStated: (rate: string) => string;
@@ -127,6 +128,7 @@ export interface Phrases {
   // the labels of a breakdown
   vatLabel: (rate: string) => string;
   perHour: (rate: string, hours: string) => string;
+  perUnitTimes: (price: string, unit: string, quantity: string) => string;
 }
 
 export const PHRASES: Record<Language, Phrases> = {
@@ -173,6 +175,7 @@ export const PHRASES: Record<Language, Phrases> = {
     notWritten: (a, u, s) => `Asked for ${a}; ${u} of the ${s} shortlisted could not be written to`,
     rangeUpper: 'A range: ranked on its upper end',
     hoursStated: (q) => `The hours the reply states: "${q}"`,
+    quantityStated: (q) => `The quantity the reply states: "${q}"`,
     estimateSaid: 'The reply calls the price an estimate',
     feeNet: (l) => `The ${l} taken as before VAT, like the price`,
     vatStated: (r) => `VAT ${r} added, at the rate the reply states`,
@@ -189,6 +192,7 @@ export const PHRASES: Record<Language, Phrases> = {
     noRate: (c) => `Prices before VAT, and no VAT rate is known for ${c ?? 'the provider'}`,
     vatLabel: (r) => `VAT ${r}`,
     perHour: (r, h) => `${r} per hour × ${h} hours`,
+    perUnitTimes: (r, u, q) => `${r} per ${u} × ${q} ${u}`,
   },
   de: {
     quoted: (q, a) => `${q} von ${a} Anbietern haben ein Angebot geschickt.`,
@@ -234,6 +238,7 @@ export const PHRASES: Record<Language, Phrases> = {
       `${a} Anbieter gewünscht; ${u} der ${s} ausgewählten konnten nicht angeschrieben werden`,
     rangeUpper: 'Eine Preisspanne: gewertet wird ihr oberes Ende',
     hoursStated: (q) => `Die Stunden laut Antwort: „${q}“`,
+    quantityStated: (q) => `Die Menge laut Antwort: „${q}“`,
     estimateSaid: 'Die Antwort nennt den Preis eine Schätzung',
     feeNet: (l) => `${l} wie der Preis als Nettobetrag (zzgl. MwSt.) gerechnet`,
     vatStated: (r) => `MwSt. ${r} hinzugerechnet, zum Satz laut Antwort`,
@@ -250,6 +255,7 @@ export const PHRASES: Record<Language, Phrases> = {
     noRate: (c) => `Preise zzgl. MwSt., und für ${c ?? 'das Land des Anbieters'} ist kein Steuersatz bekannt`,
     vatLabel: (r) => `MwSt. ${r}`,
     perHour: (r, h) => `${r} pro Stunde × ${h} Std.`,
+    perUnitTimes: (r, u, q) => `${r} pro ${u} × ${q} ${u}`,
   },
   fr: {
     quoted: (q, a) => `${q} prestataires sur ${a} ont envoyé un devis.`,
@@ -294,6 +300,7 @@ export const PHRASES: Record<Language, Phrases> = {
     notWritten: (a, u, s) => `${a} demandés ; ${u} des ${s} présélectionnés n’ont pas pu être contactés`,
     rangeUpper: 'Une fourchette : classée sur sa borne haute',
     hoursStated: (q) => `Les heures indiquées dans la réponse : « ${q} »`,
+    quantityStated: (q) => `La quantité indiquée dans la réponse : « ${q} »`,
     estimateSaid: 'La réponse présente le prix comme une estimation',
     feeNet: (l) => `« ${l} » compté HT, comme le prix`,
     vatStated: (r) => `TVA de ${r} ajoutée, au taux indiqué dans la réponse`,
@@ -310,6 +317,7 @@ export const PHRASES: Record<Language, Phrases> = {
     noRate: (c) => `Prix HT, et aucun taux de TVA connu pour ${c ?? 'le pays du prestataire'}`,
     vatLabel: (r) => `TVA ${r}`,
     perHour: (r, h) => `${r} de l’heure × ${h} h`,
+    perUnitTimes: (r, u, q) => `${r} par ${u} × ${q} ${u}`,
   },
   es: {
     quoted: (q, a) => `${q} de ${a} proveedores enviaron un presupuesto.`,
@@ -354,6 +362,7 @@ export const PHRASES: Record<Language, Phrases> = {
     notWritten: (a, u, s) => `Se pidieron ${a}; no se pudo escribir a ${u} de los ${s} preseleccionados`,
     rangeUpper: 'Una horquilla de precios: se clasifica por su extremo superior',
     hoursStated: (q) => `Las horas que indica la respuesta: «${q}»`,
+    quantityStated: (q) => `La cantidad que indica la respuesta: «${q}»`,
     estimateSaid: 'La respuesta presenta el precio como una estimación',
     feeNet: (l) => `«${l}» contado sin IVA, como el precio`,
     vatStated: (r) => `IVA del ${r} añadido, al tipo que indica la respuesta`,
@@ -370,6 +379,7 @@ export const PHRASES: Record<Language, Phrases> = {
     noRate: (c) => `Precios sin IVA, y no se conoce el tipo de IVA de ${c ?? 'el país del proveedor'}`,
     vatLabel: (r) => `IVA ${r}`,
     perHour: (r, h) => `${r} por hora × ${h} h`,
+    perUnitTimes: (r, u, q) => `${r} por ${u} × ${q} ${u}`,
   },
   it: {
     quoted: (q, a) => `${q} fornitori su ${a} hanno inviato un preventivo.`,
@@ -415,6 +425,7 @@ export const PHRASES: Record<Language, Phrases> = {
       `Ne erano stati chiesti ${a}; non è stato possibile scrivere a ${u} dei ${s} selezionati`,
     rangeUpper: 'Una forbice di prezzo: classificata sul valore più alto',
     hoursStated: (q) => `Le ore indicate nella risposta: «${q}»`,
+    quantityStated: (q) => `La quantità indicata nella risposta: «${q}»`,
     estimateSaid: 'La risposta indica il prezzo come una stima',
     feeNet: (l) => `«${l}» considerato al netto dell’IVA, come il prezzo`,
     vatStated: (r) => `IVA al ${r} aggiunta, all’aliquota indicata nella risposta`,
@@ -432,6 +443,7 @@ export const PHRASES: Record<Language, Phrases> = {
       `Prezzi al netto dell’IVA, e nessuna aliquota IVA nota per ${c ?? 'il paese del fornitore'}`,
     vatLabel: (r) => `IVA ${r}`,
     perHour: (r, h) => `${r} all’ora × ${h} h`,
+    perUnitTimes: (r, u, q) => `${r} per ${u} × ${q} ${u}`,
   },
   nl: {
     quoted: (q, a) => `${q} van de ${a} aanbieders stuurden een offerte.`,
@@ -477,6 +489,7 @@ export const PHRASES: Record<Language, Phrases> = {
       `${a} gevraagd; ${u} van de ${s} geselecteerde aanbieders konden niet worden aangeschreven`,
     rangeUpper: 'Een prijsvork: gerangschikt op de bovengrens',
     hoursStated: (q) => `De uren die het antwoord noemt: “${q}”`,
+    quantityStated: (q) => `De hoeveelheid die het antwoord noemt: “${q}”`,
     estimateSaid: 'Het antwoord noemt de prijs een schatting',
     feeNet: (l) => `“${l}” net als de prijs als exclusief btw gerekend`,
     vatStated: (r) => `${r} btw bijgeteld, tegen het tarief uit het antwoord`,
@@ -494,6 +507,7 @@ export const PHRASES: Record<Language, Phrases> = {
       `Prijzen exclusief btw, en geen btw-tarief bekend voor ${c ?? 'het land van de aanbieder'}`,
     vatLabel: (r) => `btw ${r}`,
     perHour: (r, h) => `${r} per uur × ${h} uur`,
+    perUnitTimes: (r, u, q) => `${r} per ${u} × ${q} ${u}`,
   },
   pl: {
     quoted: (q, a) => `${q} z ${a} wykonawców przesłało ofertę.`,
@@ -538,6 +552,7 @@ export const PHRASES: Record<Language, Phrases> = {
     notWritten: (a, u, s) => `Poproszono o ${a}; do ${u} z ${s} wybranych nie udało się napisać`,
     rangeUpper: 'Przedział cen: uwzględniono górną granicę',
     hoursStated: (q) => `Liczba godzin podana w odpowiedzi: „${q}”`,
+    quantityStated: (q) => `Ilość podana w odpowiedzi: „${q}”`,
     estimateSaid: 'Odpowiedź podaje cenę jako szacunkową',
     feeNet: (l) => `„${l}” przyjęto jako kwotę netto, tak jak cenę`,
     vatStated: (r) => `Doliczono VAT ${r}, według stawki z odpowiedzi`,
@@ -554,5 +569,6 @@ export const PHRASES: Record<Language, Phrases> = {
     noRate: (c) => `Ceny netto i brak znanej stawki VAT (kraj: ${c ?? 'wykonawcy'})`,
     vatLabel: (r) => `VAT ${r}`,
     perHour: (r, h) => `${r} za godzinę × ${h} h`,
+    perUnitTimes: (r, u, q) => `${r} za ${u} × ${q} ${u}`,
   },
 };

@@ -27,9 +27,11 @@ import {
   PER_HOUR_AFTER,
   PER_UNIT_AFTER,
   PRICE,
+  QUANTITY,
   RANGE_JOIN,
   RANGE_OPEN,
   TOTAL,
+  UNIT_KINDS,
   VAT_WORD,
 } from './reply-words.ts';
 
@@ -80,6 +82,13 @@ export interface Amount {
 export interface Hours {
   low: number;
   high: number;
+  at: number;
+  end: number;
+}
+
+export interface Quantity {
+  value: number;
+  unit: string;
   at: number;
   end: number;
 }
@@ -312,6 +321,25 @@ export function hoursIn(folded: string, amounts: Amount[]): Hours[] {
     if (low === null || high === null || low <= 0 || low > 80 || high < low || [24, 48, 72].includes(low))
       continue;
     out.push({ low, high, at: m.index, end: m.index + m[0].length });
+  }
+  return out;
+}
+
+/** The kind of a unit (`area`, `length`, `piece`, `day`), else the unit itself. */
+export function unitKind(unit: string): string {
+  const u = unit.trim().replace(/\s+/g, ' ');
+  return UNIT_KINDS.find(([, pattern]) => pattern.test(u))?.[0] ?? u;
+}
+
+/** The quantities an answer states in `unit`'s kind, outside its amounts. */
+export function quantitiesIn(folded: string, amounts: Amount[], unit: string): Quantity[] {
+  const kind = unitKind(unit);
+  const out: Quantity[] = [];
+  for (const m of folded.matchAll(QUANTITY)) {
+    if (amounts.some((a) => m.index < a.end && m.index + m[0].length > a.at)) continue;
+    const value = parseCount(m[1] ?? '');
+    if (value === null || value <= 0 || unitKind(m[2] ?? '') !== kind) continue;
+    out.push({ value, unit: m[2] ?? '', at: m.index, end: m.index + m[0].length });
   }
   return out;
 }

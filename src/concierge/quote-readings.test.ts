@@ -25,6 +25,8 @@ interface Judged {
   valid_until?: string | null;
   no_price_reason?: string | null;
   unit?: string | null;
+  /** A unit price's stated quantity and its unit; null: the reply states none. */
+  quantity?: [number, string] | null;
   /** The like-for-like total a careful reader reaches, VAT in (a range's two ends); null: it cannot be known. */
   total?: string | [string, string] | null;
 }
@@ -173,11 +175,47 @@ const SET: Judged[] = [
   {
     reply: 'Preis pro m² 45 € zzgl. MwSt., ca. 20 m².',
     country: 'DE',
+    total: '1071.00',
     price_type: 'per_unit',
     amount: '45.00',
     currency: 'EUR',
     vat: 'net',
     unit: 'm²',
+    quantity: [20, 'm²'],
+  },
+  {
+    reply: 'Bonjour, pose du carrelage à 38 € HT le m², environ 30 m². TVA 20 %.',
+    country: 'FR',
+    total: '1368.00',
+    price_type: 'per_unit',
+    amount: '38.00',
+    currency: 'EUR',
+    vat: 'net',
+    unit: 'm²',
+    quantity: [30, 'm²'],
+  },
+  {
+    reply: 'Skirting boards fitted at EUR 14.50 per metre plus VAT, about 12 m in total.',
+    country: 'IE',
+    total: '214.02',
+    price_type: 'per_unit',
+    amount: '14.50',
+    currency: 'EUR',
+    vat: 'net',
+    unit: 'metre',
+    quantity: [12, 'm'],
+  },
+  {
+    // a unit price without its quantity: no total, not a guessed one
+    reply: 'Wir berechnen 45 € pro m² zzgl. MwSt.',
+    country: 'DE',
+    total: null,
+    price_type: 'per_unit',
+    amount: '45.00',
+    currency: 'EUR',
+    vat: 'net',
+    unit: 'm²',
+    quantity: null,
   },
   {
     reply: 'Anzahlung 500 €, Gesamtpreis 2.000 € inkl. MwSt.',
@@ -523,6 +561,8 @@ describe('the judged set of replies', () => {
     if (c.no_price_reason !== undefined)
       [got.no_price_reason, want.no_price_reason] = [r.no_price_reason, c.no_price_reason];
     if (c.unit !== undefined) [got.unit, want.unit] = [r.unit, c.unit];
+    if (c.quantity !== undefined)
+      [got.quantity, want.quantity] = [r.quantity && [r.quantity.value, r.quantity.unit], c.quantity];
     expect(got).toEqual(want);
   });
 
@@ -559,6 +599,16 @@ describe('the judged set of replies', () => {
     expect(r.fees[0]?.quote).toContain('EUR 35');
     const hourly = readQuote('Our rate is 65 EUR per hour, about 3 hours, plus VAT.', received, 'DE');
     expect(hourly.hours?.quote).toBe('65 EUR per hour, about 3 hours');
+    const perUnit = quoteTotal(
+      readQuote('Preis pro m² 45 € zzgl. MwSt., ca. 20 m².', received, 'DE'),
+      'DE',
+      'de',
+    );
+    expect(perUnit?.breakdown[0]).toMatchObject({
+      label: expect.stringMatching(/^45,00\s€ pro m² × 20 m²$/u),
+      amount: '900.00',
+    });
+    expect(perUnit?.assumptions[0]).toBe('Die Menge laut Antwort: „ca. 20 m²“');
     for (const c of SET) {
       const reading = readQuote(c.reply, received, c.country);
       for (const quote of [
@@ -566,6 +616,7 @@ describe('the judged set of replies', () => {
         reading.vat.quote,
         reading.vat.rate_quote,
         reading.hours?.quote,
+        reading.quantity?.quote,
         reading.validity_quote,
         reading.availability_quote,
         ...reading.fees.map((f) => f.quote),

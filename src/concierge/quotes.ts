@@ -31,6 +31,7 @@ import {
   hoursIn,
   lastMatch,
   listsIn,
+  quantitiesIn,
   type ListItem,
   sentences,
   test,
@@ -247,6 +248,10 @@ export function readQuote(raw: string, received: Date, country: string | null = 
   const work =
     main?.role === 'hourly' ? (hours.find((h) => sentenceAt(h.at) === mainSentence) ?? hours[0]) : undefined;
 
+  // the quantity of a price per unit, in the unit's kind: in its sentence, else the first stated
+  const quantities = main?.role === 'unit' && main.unit ? quantitiesIn(folded, amounts, main.unit) : [];
+  const quantity = quantities.find((q) => sentenceAt(q.at) === mainSentence) ?? quantities[0];
+
   // dates: how long the offer holds, when they can start
   let validUntil: Day | null = null;
   let validityQuote: string | null = null;
@@ -343,6 +348,13 @@ export function readQuote(raw: string, received: Date, country: string | null = 
           low: work.low,
           high: work.high,
           quote: quoteOf(Math.max(sentenceAt(work.at)?.at ?? 0, work.at - 25), work.end),
+        }
+      : null,
+    quantity: quantity
+      ? {
+          value: quantity.value,
+          unit: unitName(quantity.unit) ?? quantity.unit,
+          quote: quoteOf(Math.max(clauseStart(quantity.at), quantity.at - 25), quantity.end),
         }
       : null,
     vat: { basis, rate, quote: vatQuote, rate_quote: rate === null || basis === 'exempt' ? null : rateQuote },

@@ -140,7 +140,7 @@ export const HOURLY_LABEL = re(
 );
 /** A price per unit of something else: "/m²", "pro Stück", "per day". Group 1 names the unit. */
 export const PER_UNIT_AFTER = re(
-  String.raw`^\s?(?:/|per|pro|je|le|la|par|por|al|a|à|za|il|the)\s?(m²|m2|qm|sqm|square\s+met(?:re|er)|lfm|laufmeter|met(?:re|er)|mq|metro(?:\s+(?:cuadrado|quadrato))?|vierkante\s+meter|metr|m(?![\p{L}\d])|piece|stuck|stück|unidad|pezzo|stuk|sztuk[eę]|unidade|day|tag|jour|dia|giorno|dag|dzien|radiator|heizkorper|window|fenster|point|steckdose|socket)(?![\p{L}])`,
+  String.raw`^\s?(?:(?:ht|ttc|hors\s+taxes?|netto|brutto|net|gross)\s+)?(?:/|per|pro|je|le|la|par|por|al|a|à|za|il|the)\s?(m²|m2|qm|sqm|square\s+met(?:re|er)|lfm|laufmeter|met(?:re|er)|mq|metro(?:\s+(?:cuadrado|quadrato))?|vierkante\s+meter|metr|m(?![\p{L}\d])|piece|stuck|stück|unidad|pezzo|stuk|sztuk[eę]|unidade|day|tag|jour|dia|giorno|dag|dzien|radiator|heizkorper|window|fenster|point|steckdose|socket)(?![\p{L}])`,
   'u',
 );
 
@@ -167,6 +167,23 @@ export const RANGE_OPEN = re(
 );
 
 /** Hours of work: group 1 (and 2 for a range) the number. */
+/** The kinds of unit a price per unit and a stated quantity share (folded), so "pro m²" meets "ca. 20 m²". */
+export const UNIT_KINDS: [string, RegExp][] = [
+  [
+    'area',
+    re(
+      String.raw`^(?:m²|m2|qm|sqm|square\s+met(?:re|er)s?|mq|metros?\s+cuadrados?|metro\s+quadrato|metri\s+quadrati|vierkante\s+meters?|metr(?:ow|y|a)?\s+kw\w*)$`,
+    ),
+  ],
+  ['length', re(String.raw`^(?:m|lfm|laufmeter|met(?:re|er)s?|metros?|metri|metr(?:ow|y|a)?|mb)$`)],
+  ['piece', re(String.raw`^(?:stuck|stk\.?|pieces?|unidad(?:es)?|pezz[oi]|stuks?|sztuk[aiey]?|unidades?)$`)],
+  ['day', re(String.raw`^(?:days?|tag(?:e|en)?|jours?|dias?|giorn[oi]|dag(?:en)?|dni|dzien)$`)],
+];
+/** A quantity as an answer states it: "ca. 20 m²", "environ 30 m²", "about 12 m", "8 Stück". */
+export const QUANTITY = re(
+  String.raw`(?<![\d.,])(\d{1,5}(?:[.,]\d{1,2})?)\s?(m²|m2|qm|sqm|square\s+met(?:re|er)s?|mq|metros?\s+cuadrados?|metro\s+quadrato|metri\s+quadrati|vierkante\s+meters?|metr(?:ow|y|a)?\s+kw\w*|lfm|laufmeter|met(?:re|er)s?|metros?|metri|metr(?:ow|y|a)?|mb|m|stuck|stk\.?|pieces?|unidad(?:es)?|pezz[oi]|stuks?|sztuk[aiey]?|unidades?|days?|tage?n?|jours?|dias?|giorn[oi]|dagen|dag|dni|dzien)(?![\p{L}\p{N}])`,
+  'gu',
+);
 export const HOURS = re(
   String.raw`(?<![\d.,])(\d{1,2}(?:[.,]\d{1,2})?)(?:\s*(?:-|–|to|bis|a|à|tot|do|ate|or|oder|ou|o|of|lub)\s*(\d{1,2}(?:[.,]\d{1,2})?))?\s*(?:hours?|hrs?|h|std\.?|stunden|stunde|heures?|horas?|ore|ora|uur|godzin[ya]?|godz\.?|arbeitsstunden|man[- ]hours|mannstunden)(?![\p{L}])`,
   'gu',

@@ -53,7 +53,17 @@ export function quoteTotal(
       unknown(p.fromOnly(m(reading.amount)));
       break;
     case 'per_unit':
-      unknown(p.perUnit(m(reading.amount), reading.unit));
+      // like hours: the unit price times the quantity the reply states, never a guessed one
+      if (reading.quantity === null) unknown(p.perUnit(m(reading.amount), reading.unit));
+      else {
+        low = times(price, reading.quantity.value);
+        priceLabel = p.perUnitTimes(
+          m(reading.amount),
+          reading.unit ?? reading.quantity.unit,
+          number(language, reading.quantity.value),
+        );
+        assumptions.push(p.quantityStated(reading.quantity.quote));
+      }
       break;
     case 'fixed':
       break;

@@ -33,7 +33,7 @@ export function readingMessage(name: string, reading: QuoteReading): string {
       ? reading.no_price_reason === 'site_visit'
         ? 'gave no price before seeing the job'
         : 'gave no price'
-      : `quoted ${reading.price_type === 'from' ? 'from ' : ''}${reading.amount}${reading.amount_high ? `-${reading.amount_high}` : ''} ${reading.currency ?? ''}${reading.price_type === 'hourly' ? ' per hour' : ''}${vat}`;
+      : `quoted ${reading.price_type === 'from' ? 'from ' : ''}${reading.amount}${reading.amount_high ? `-${reading.amount_high}` : ''} ${reading.currency ?? ''}${reading.price_type === 'hourly' ? ' per hour' : reading.price_type === 'per_unit' && reading.unit ? ` per ${reading.unit}` : ''}${vat}`;
   const parts = [
     price,
     ...(reading.hours
@@ -41,6 +41,7 @@ export function readingMessage(name: string, reading: QuoteReading): string {
           `${reading.hours.low === reading.hours.high ? reading.hours.low : `${reading.hours.low}-${reading.hours.high}`} hours`,
         ]
       : []),
+    ...(reading.quantity ? [`${reading.quantity.value} ${reading.quantity.unit}`] : []),
     ...reading.fees.map((f) =>
       f.amount === null ? `${f.label} extra` : `${f.label} ${f.amount} ${f.currency ?? ''}`.trim(),
     ),

@@ -5243,6 +5243,43 @@ export const QuoteHoursSchema = {
     }
 } as const;
 
+export const QuoteQuantitySchema = {
+    title: 'QuoteQuantity',
+    description: 'The quantity an answer states for a price per unit (the area, length, pieces or days it prices), with its unit and the words it was read from.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'value',
+        'unit',
+        'quote'
+    ],
+    properties: {
+        value: {
+            description: 'How many units the answer states.',
+            type: 'number',
+            exclusiveMinimum: 0,
+            maximum: 100000,
+            examples: [
+                20
+            ]
+        },
+        unit: {
+            description: 'The unit of the quantity as the answer writes it; the same kind as the price\'s `unit`.',
+            type: 'string',
+            examples: [
+                'm²'
+            ]
+        },
+        quote: {
+            description: 'The words the quantity was read from.',
+            type: 'string',
+            examples: [
+                'ca. 20 m²'
+            ]
+        }
+    }
+} as const;
+
 export const QuoteVatSchema = {
     title: 'QuoteVat',
     description: 'What a provider\'s answer says about VAT: whether its prices include it (`gross`), come before it (`net`), carry none (`exempt`, a small business or an exemption), or do not say (`unknown`), and the rate it names, each with the words it was read from.',
@@ -5400,6 +5437,7 @@ export const QuoteReadingSchema = {
         'estimate',
         'unit',
         'hours',
+        'quantity',
         'vat',
         'fees',
         'includes',
@@ -5420,7 +5458,7 @@ export const QuoteReadingSchema = {
             type: 'boolean'
         },
         price_type: {
-            description: 'How the price is given: `fixed` (one figure), `hourly` (a rate per hour; the hours in `hours` when the answer states them), `range` (`amount` to `amount_high`), `from` (the least it costs: "ab 150 €", "à partir de 150 €"), `per_unit` (per m², per day...: see `unit`); null when the answer names no price.',
+            description: 'How the price is given: `fixed` (one figure), `hourly` (a rate per hour; the hours in `hours` when the answer states them), `range` (`amount` to `amount_high`), `from` (the least it costs: "ab 150 €", "à partir de 150 €"), `per_unit` (per m², per day...: see `unit`, and `quantity` when the answer states it); null when the answer names no price.',
             type: [
                 'string',
                 'null'
@@ -5499,6 +5537,17 @@ export const QuoteReadingSchema = {
             oneOf: [
                 {
                     $ref: '#/components/schemas/QuoteHours'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        quantity: {
+            description: 'The quantity the answer states for a `per_unit` price ("ca. 20 m²", "environ 30 m²"), which the total multiplies the unit price by; null when it states none (the total is then unknown, never guessed).',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/QuoteQuantity'
                 },
                 {
                     type: 'null'

@@ -2682,6 +2682,26 @@ export type QuoteHours = {
 };
 
 /**
+ * QuoteQuantity
+ *
+ * The quantity an answer states for a price per unit (the area, length, pieces or days it prices), with its unit and the words it was read from.
+ */
+export type QuoteQuantity = {
+    /**
+     * How many units the answer states.
+     */
+    value: number;
+    /**
+     * The unit of the quantity as the answer writes it; the same kind as the price's `unit`.
+     */
+    unit: string;
+    /**
+     * The words the quantity was read from.
+     */
+    quote: string;
+};
+
+/**
  * QuoteVat
  *
  * What a provider's answer says about VAT: whether its prices include it (`gross`), come before it (`net`), carry none (`exempt`, a small business or an exemption), or do not say (`unknown`), and the rate it names, each with the words it was read from.
@@ -2748,7 +2768,7 @@ export type QuoteReading = {
      */
     declined: boolean;
     /**
-     * How the price is given: `fixed` (one figure), `hourly` (a rate per hour; the hours in `hours` when the answer states them), `range` (`amount` to `amount_high`), `from` (the least it costs: "ab 150 €", "à partir de 150 €"), `per_unit` (per m², per day...: see `unit`); null when the answer names no price.
+     * How the price is given: `fixed` (one figure), `hourly` (a rate per hour; the hours in `hours` when the answer states them), `range` (`amount` to `amount_high`), `from` (the least it costs: "ab 150 €", "à partir de 150 €"), `per_unit` (per m², per day...: see `unit`, and `quantity` when the answer states it); null when the answer names no price.
      */
     price_type: 'fixed' | 'hourly' | 'range' | 'from' | 'per_unit' | null;
     /**
@@ -2779,6 +2799,10 @@ export type QuoteReading = {
      * The hours of work the answer estimates, for a price by the hour; null when it states none.
      */
     hours: QuoteHours | null;
+    /**
+     * The quantity the answer states for a `per_unit` price ("ca. 20 m²", "environ 30 m²"), which the total multiplies the unit price by; null when it states none (the total is then unknown, never guessed).
+     */
+    quantity: QuoteQuantity | null;
     /**
      * What the answer says about VAT.
      */
