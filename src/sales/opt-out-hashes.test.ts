@@ -67,7 +67,9 @@ describe.each(await storages())('opt-outs of erased accounts on %s', (storage) =
     expect(row!.email_hash).toMatch(/^[0-9a-f]{64}$/);
     // the attack the key stops: hashing a list of addresses and looking them up
     expect(row!.email_hash).not.toBe(sha256('ada@customer.test'));
-    expect(JSON.stringify(row)).not.toContain('ada');
+    // no part of the address in the row: its local part and its domain (the hash is hex, which
+    // may hold the letters "ada" by chance, once in about 66 keys, so the check is on the words)
+    expect(Object.values(row!).join(' ')).not.toMatch(/ada@|customer\.test/i);
 
     expect(await isSuppressed(db, box, 'acc_b', ' ADA@customer.test', 'news@shop.example')).toBe(true);
     expect(await isSuppressed(db, box, 'acc_b', 'ada@customer.test', 'news@other.example')).toBe(false);
