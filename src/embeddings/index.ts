@@ -99,6 +99,15 @@ export function conceptsOf(text: string): Map<number, number> {
   return weights;
 }
 
+/** Whether `text` is, word for word, one of the thesaurus's phrases ("hair salon", "car wash"). */
+export function isTermPhrase(text: string): boolean {
+  const words = tokenize(text);
+  if (words.length < 2) return false;
+  return (PHRASES.get(words[0]!) ?? []).some(
+    (phrase) => phrase.words.length === words.length && phrase.words.every((w, j) => words[j] === w),
+  );
+}
+
 // Deterministic pseudo-random unit directions: mulberry32 seeded by a string hash, Box-Muller.
 
 function direction(key: string, dimensions: number): Float32Array {

@@ -60,6 +60,24 @@ describe('places in q', () => {
     expect(read('my kitchen pipe is leaking')).toBeUndefined();
     expect(read('Essen bestellen')).toBeUndefined(); // a trade's word, nothing else naming a trade
     expect(read('Berliner Bäckerei')).toBeUndefined(); // an adjective, not the place
+  });
+
+  it('leaves a name that makes a trade phrase with the word beside it, unless introduced', () => {
+    // "salon" is Salon-de-Provence (45,000 people) standing bare at the end
+    expect(read('hair salon')).toBeUndefined();
+    expect(read('beauty salon')).toBeUndefined();
+    expect(read('hair salon in Salon-de-Provence')).toMatchObject({
+      place: 'Salon-de-Provence',
+      text: 'hair salon',
+    });
+    expect(read('coiffeur à Salon-de-Provence')).toMatchObject({
+      place: 'Salon-de-Provence',
+      text: 'coiffeur',
+    });
+    expect(read('hair salon Berlin')).toMatchObject({ place: 'Berlin', text: 'hair salon' });
+  });
+
+  it('leaves companies named so elsewhere', () => {
     // a listing elsewhere named so: the text names the company
     const paris = placeInQuery('Paris Bar', { isListingName: (w) => w.join(' ') === 'paris bar' });
     expect(paris).toBeUndefined();

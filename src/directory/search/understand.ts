@@ -8,11 +8,13 @@
 // - a name standing bare must begin or end the query, name a place of 2,000 people or more,
 //   leave other words to search, and not be a word of a trade ("Essen", "Bar") unless those
 //   other words name a trade themselves ("Restaurant Essen");
+// - a bare name is not a place when it and the word beside it are a trade's phrase of the
+//   thesaurus ("hair salon", not Salon-de-Provence);
 // - it is not a place when it and the word beside it are the name of a listing elsewhere ("Paris
 //   Bar", a restaurant in Berlin): the text then names that company (a "Zahnarzt München" in
 //   München is found either way);
 // - of several names, one introduced as a place wins, then the one nearer the end, then the larger.
-import { conceptsOf } from '../../embeddings/index.ts';
+import { conceptsOf, isTermPhrase } from '../../embeddings/index.ts';
 import { foldText } from '../../embeddings/fold.ts';
 import { municipalityOf, type GazetteerPlace } from '../data/gazetteer.ts';
 import { EU_COUNTRIES } from '../data/locale.ts';
@@ -309,6 +311,10 @@ function accepted(
   const before = words[i - 1];
   const after = words[i + n];
   const radius = radiusFor(place);
+  // a bare name that makes a trade's phrase with the word beside it ("hair salon": not
+  // Salon-de-Provence); one introduced as a place ("coiffeur à Salon") stays a place
+  if (intro === 0 && before && isTermPhrase(`${before.text} ${span.join(' ')}`)) return false;
+  if (intro === 0 && after && isTermPhrase(`${span.join(' ')} ${after.text}`)) return false;
   if (before && intro === 0 && options.isListingName([before.folded, ...span], place, radius)) return false;
   if (after && options.isListingName([...span, after.folded], place, radius)) return false;
   if (intro > 0) return true;
