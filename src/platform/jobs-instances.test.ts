@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until as waitFor } from '../../contract-tests/support/client.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../../contract-tests/support/server.ts';
 import { openDb } from './db.ts';
 import { openJobs } from './jobs.ts';
@@ -18,13 +19,8 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 let n = 0;
 const queue = (what: string) => `test.${what}.${process.pid}.${Date.now()}.${n++}`;
 
-async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls every 50 ms (the timed suites assert on wake-ups within 400 ms). */
+const until = (check: () => boolean | Promise<boolean>, ms = 20_000) => waitFor('the jobs', check, ms, 50);
 
 describe('jobs survive a stop', () => {
   it('a job pending when its instance stops runs after the restart (PGlite on disk)', async () => {

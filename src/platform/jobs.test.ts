@@ -3,6 +3,7 @@
 // woken within 400 ms), so the file runs alone; the suites across instances, untimed, are in
 // jobs-instances.test.ts.
 import { afterAll, describe, expect, it } from 'vitest';
+import { until as waitFor } from '../../contract-tests/support/client.ts';
 import { createTestDatabase, storages, type TestDatabase } from '../../contract-tests/support/server.ts';
 import { type Db, openDb } from './db.ts';
 import { type Jobs, openJobs } from './jobs.ts';
@@ -12,13 +13,8 @@ const logger = createLogger('silent', 'jobs-test');
 let n = 0;
 const queue = (what: string) => `test.${what}.${process.pid}.${Date.now()}.${n++}`;
 
-async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls every 50 ms (the timed suites assert on wake-ups within 400 ms). */
+const until = (check: () => boolean | Promise<boolean>, ms = 20_000) => waitFor('the jobs', check, ms, 50);
 
 describe.each(await storages())('jobs on %s', (storage) => {
   let database: TestDatabase | undefined;
