@@ -18,6 +18,7 @@ import type { StageRun } from '../src/concierge/stages/stage.ts';
 import type { BriefReading, WorkflowRow } from '../src/concierge/store.ts';
 import { checkedReading, READING_INSTRUCTIONS, READING_SCHEMA } from '../src/concierge/model-reading.ts';
 import { readQuote } from '../src/concierge/quotes.ts';
+import { modelBriefAnswer } from '../src/concierge/testing/judged-briefs.ts';
 import { type BriefHints, understand } from '../src/concierge/understand.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
@@ -216,20 +217,7 @@ const LYON = 'We need our flat rewired in Lyon next week, three quotes please.';
 const HAMBURG =
   'Wir suchen drei Installateure in Hamburg für den Tausch einer Gastherme in der Woche vom 14. Dezember.';
 
-const briefAnswer = (over: Record<string, unknown>) =>
-  JSON.stringify({
-    language: 'en',
-    activity: null,
-    place: null,
-    country: null,
-    max_providers: null,
-    when_kind: null,
-    when_from: null,
-    when_to: null,
-    when_text: null,
-    requirements: [],
-    ...over,
-  });
+const briefAnswer = (over: Record<string, unknown>) => modelBriefAnswer({ language: 'en', ...over });
 
 describe('a brief read by the upstream model, each part checked by code', () => {
   it('asks through the Responses API with the JSON schema, and keeps a reading that holds', async () => {

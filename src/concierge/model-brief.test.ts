@@ -4,22 +4,10 @@
 // contract-tests/concierge-model-reading.test.ts asks a real upstream through our Responses API.
 import { describe, expect, it } from 'vitest';
 import { checkedUnderstanding } from './model-brief.ts';
-import { BRIEFS, TODAY } from './testing/judged-briefs.ts';
+import { BRIEFS, modelBriefAnswer, TODAY } from './testing/judged-briefs.ts';
 import { understand } from './understand.ts';
 
-const answer = (activity: string) =>
-  JSON.stringify({
-    language: null,
-    activity,
-    place: null,
-    country: null,
-    max_providers: null,
-    when_kind: null,
-    when_from: null,
-    when_to: null,
-    when_text: null,
-    requirements: [],
-  });
+const answer = (activity: string) => modelBriefAnswer({ activity });
 
 const read = (brief: string, activity: string) =>
   checkedUnderstanding(answer(activity), brief, {}, TODAY, understand(brief, {}, null, TODAY));

@@ -284,3 +284,20 @@ export function judge(c: JudgedBrief): Judgement {
     wrong.push(`description: ${JSON.stringify(description)}`);
   return { brief: c.brief, wrong };
 }
+
+/** A model's brief reading as the upstream writes it (READING_SCHEMA): every member null or
+ * empty but those given. */
+export const modelBriefAnswer = (over: Record<string, unknown>): string =>
+  JSON.stringify({
+    language: null,
+    activity: null,
+    place: null,
+    country: null,
+    max_providers: null,
+    when_kind: null,
+    when_from: null,
+    when_to: null,
+    when_text: null,
+    requirements: [],
+    ...over,
+  });
