@@ -80,9 +80,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** Waits for /readyz (the directory answers 503 there until its demo listings are loaded). */
-async function untilReady(url: string, timeoutMs = 180_000): Promise<void> {
+async function untilReady(url: string, timeoutMs = 180_000, gaveUp = () => false): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  while (!gaveUp()) {
     const res = await fetch(`${url}/readyz`).catch(() => undefined);
     if (res?.ok) return;
     if (Date.now() > deadline) throw new Error(`${url}/readyz did not answer 200 within ${timeoutMs} ms`);
@@ -128,10 +128,29 @@ export async function startTestServers(
   const running = await startServices(config, options.which, { drainMs: 1000 });
   if (running.urls.directory) {
     try {
-      await untilReady(running.urls.directory, options.readyTimeoutMs);
+      // a load that failed leaves /readyz at 503 for ever: its error, not a wait to the timeout
+      let failed = false;
+      await Promise.race([
+        untilReady(running.urls.directory, options.readyTimeoutMs, () => failed),
+        running.ready.then(
+          () => new Promise<never>(() => undefined),
+          (err: unknown) => {
+            failed = true;
+            throw new Error(`the directory did not start: ${(err as Error)?.stack ?? String(err)}`);
+          },
+        ),
+      ]);
     } catch (err) {
+      // how far the load got, for a timeout's message
+      const listings = await running.platform.db
+        .query<{ n: number }>('select count(*)::int as n from listings')
+        .then(
+          ([row]) => row?.n,
+          (e: unknown) => String(e),
+        );
       await running.close();
       await database?.drop();
+      if (err instanceof Error) err.message += ` (${String(listings)} listings stored by then)`;
       throw err;
     }
   }
