@@ -3,11 +3,12 @@
 // else and both cores work. It runs ahead of the inserts by at most `ahead` batches: each batch
 // the other side takes is acknowledged with a message, which lets one more be made.
 import { parentPort, workerData } from 'node:worker_threads';
-import { demoListing } from './demo.ts';
+import { demoListing, useDemoCities } from './demo.ts';
 import type { DemoRowsJob, DemoRowsMessage } from './demo-rows.ts';
 import { type ListingRow, listingRow } from './store.ts';
 
 const job = workerData as DemoRowsJob;
+useDemoCities(job.cities);
 let credit = job.ahead;
 let next = 0;
 let scheduled = false;

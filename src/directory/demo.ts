@@ -10,10 +10,10 @@ import type { Db } from '../platform/db.ts';
 import { fnv1a32, mulberry32 } from '../platform/prng.ts';
 import { CLASSES } from './data/nace.ts';
 import { CITY_STREETS, POSTAL_RANGES } from './data/addresses.ts';
-import { euCities, municipalityOf, type GazetteerPlace } from './data/gazetteer.ts';
+import { euCities, type GazetteerPlace } from './data/gazetteer.ts';
 import { LOCALES } from './data/locale.ts';
 import { weekdayText, type StoredHours } from './hours.ts';
-import { type DemoRows, DEMO_SEED, startDemoRows } from './demo-rows.ts';
+import { DEMO_CITY_POPULATION, type DemoRows, DEMO_SEED, startDemoRows } from './demo-rows.ts';
 import { insertListingRows, type ListingRecord, type StoredPhoto, withIndexesRebuilt } from './store.ts';
 
 type Rng = () => number;
@@ -41,19 +41,32 @@ export function deterministicId(prefix: string, timeMs: number, rng: Rng): strin
 
 // --- places, weighted by the square root of their population ---------------------------------
 
-let cities: { list: GazetteerPlace[]; cumulative: Float64Array } | undefined;
-function cityPicker() {
-  if (!cities) {
-    const list = euCities(5000);
-    const cumulative = new Float64Array(list.length);
-    let sum = 0;
-    list.forEach((c, i) => {
-      sum += Math.sqrt(c.population);
-      cumulative[i] = sum;
-    });
-    cities = { list, cumulative };
-  }
-  return cities;
+interface Cities {
+  list: GazetteerPlace[];
+  cumulative: Float64Array;
+  byId: Map<number, GazetteerPlace>;
+}
+let cities: Cities | undefined;
+
+/** Draws listings from `list` (the demo worker is handed it) instead of parsing the gazetteer. */
+export function useDemoCities(list: GazetteerPlace[]): void {
+  const cumulative = new Float64Array(list.length);
+  let sum = 0;
+  list.forEach((c, i) => {
+    sum += Math.sqrt(c.population);
+    cumulative[i] = sum;
+  });
+  cities = { list, cumulative, byId: new Map(list.map((c) => [c.geonamesId, c])) };
+}
+
+function cityPicker(): Cities {
+  if (!cities) useDemoCities(euCities(DEMO_CITY_POPULATION));
+  return cities as Cities;
+}
+
+/** A district's municipality, among the demo's places: more populous, so always one of them. */
+function municipalityOf(place: GazetteerPlace): GazetteerPlace {
+  return (place.municipalityId !== null && cityPicker().byId.get(place.municipalityId)) || place;
 }
 
 function pickCity(rng: Rng): GazetteerPlace {
