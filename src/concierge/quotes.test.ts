@@ -57,6 +57,29 @@ describe('reading a provider answer', () => {
     ).toBe('6200.00');
   });
 
+  it('reads a currency word only where it stands alone: "environ 30" is not 30 RON', () => {
+    // the end of a word ("envi-ron", "lo-ft") is no currency, so these answers name no price
+    for (const reply of [
+      'Bonjour, nous pouvons venir lundi. Il y a environ 30 m² de carrelage à poser.',
+      'Hello, the loft 40 m² needs new boards; we will send the price next week.',
+    ]) {
+      expect(readQuote(reply, today), reply).toMatchObject({ amount: null, currency: null });
+    }
+    // and where it stands alone, it is read
+    expect(readQuote('Bonjour, environ 30 m² : 1 200 € TTC.', today)).toMatchObject({
+      amount: '1200.00',
+      currency: 'EUR',
+    });
+    expect(readQuote('Bună ziua, prețul este 1.500 RON cu TVA.', today)).toMatchObject({
+      amount: '1500.00',
+      currency: 'RON',
+    });
+    expect(readQuote('Jó napot, az ár 40 000 Ft áfával.', today)).toMatchObject({
+      amount: '40000.00',
+      currency: 'HUF',
+    });
+  });
+
   it('knows a refusal, and an answer without a price', () => {
     expect(readQuote('Leider haben wir im Dezember keine Kapazität.', today)).toMatchObject({
       declined: true,
