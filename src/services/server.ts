@@ -18,6 +18,7 @@ import { mailErasureReceipt } from '../privacy/receipt.ts';
 import { createPrivacyRouter } from '../privacy/routes.ts';
 import { Privacy } from '../privacy/service.ts';
 import { newRequestId } from '../platform/request-id.ts';
+import { startRestCompaction } from '../platform/rest.ts';
 import { bindAll, isListenError, type Listener, portError } from '../ports.ts';
 import { type Component, startProber } from '../status/status.ts';
 import { STATUS_COMPONENTS } from '../status/components.ts';
@@ -431,20 +432,23 @@ export async function startServices(
     return probe ? [{ ...c, probe }] : [];
   });
   let prober: { stop(): void } | undefined;
+  let rest: { stop(): void } | undefined;
   let closed = false;
   allReady
     .then(() => {
-      if (!closed)
-        prober = startProber(
-          platform.db,
-          components,
-          createLogger(config.logLevel, 'status', config.logFormat),
-        );
+      if (closed) return;
+      prober = startProber(
+        platform.db,
+        components,
+        createLogger(config.logLevel, 'status', config.logFormat),
+      );
+      rest = startRestCompaction(createLogger(config.logLevel, 'memory', config.logFormat));
     })
     .catch(() => undefined);
   stops.unshift(async () => {
     closed = true;
     prober?.stop();
+    rest?.stop();
   });
   return {
     urls,
