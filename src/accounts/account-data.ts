@@ -9,6 +9,8 @@ import {
   rowsWithout,
 } from '../platform/account-data.ts';
 import type { Queryable } from '../platform/db.ts';
+import { forgetIdempotencyKeys } from '../platform/idempotency.ts';
+import { rollUpUsage, usageRecordsOf } from '../platform/usage-records.ts';
 
 export { keyIdsOf } from './store.ts';
 
@@ -33,35 +35,6 @@ export async function revokeAllKeys(q: Queryable, accountId: string, at: number)
   );
 }
 
-const SUMS = `sum(input_tokens), sum(output_tokens), sum(audio_seconds), sum(images), sum(steps), sum(units),
-  sum(cost_nano), sum(requests)`;
-
-/**
- * Rolls usage records created before `cutoff` (and not rolled to `level` yet) into one row per
- * group: sums and the day kept, everything else of the calls gone. Reports and statements sum the
- * rows, so their figures do not change.
- */
-async function rollUp(q: Queryable, cutoff: number, level: 'day' | 'account'): Promise<number> {
-  const [project, key] = level === 'day' ? ['project_id', 'key_id'] : [`''`, `''`];
-  const groups =
-    level === 'day'
-      ? 'service, account_id, project_id, key_id, model, day'
-      : 'service, account_id, model, day';
-  const done =
-    level === 'day' ? `endpoint in ('rollup:day', 'rollup:account')` : `endpoint = 'rollup:account'`;
-  const rows = await q.query(
-    `with gone as (delete from usage_records where created < $1 and not (${done}) returning *)
-     insert into usage_records (id, service, account_id, project_id, key_id, model, endpoint, input_tokens,
-       output_tokens, audio_seconds, images, steps, units, cost_nano, requests, status, latency_ms, created, day)
-     select 'usg_' || substr(md5(random()::text || clock_timestamp()::text || account_id), 1, 26), service,
-       account_id, ${project}, ${key}, model, 'rollup:${level}', ${SUMS}, 0, 0, min(created), day
-     from gone group by ${groups}
-     returning id`,
-    [cutoff],
-  );
-  return rows.length;
-}
-
 export const accountsData: AccountDataPart = {
   name: 'account',
   async export({ accountId }: AccountScope, q: Queryable) {
@@ -77,13 +50,11 @@ export const accountsData: AccountDataPart = {
         [accountId],
         ['secret_hash', 'previous_secret_hash'],
       ),
-      usage_records: await q.query('select * from usage_records where account_id = $1 order by created, id', [
-        accountId,
-      ]),
+      usage_records: await usageRecordsOf(q, accountId),
     };
   },
   async erase({ accountId }: AccountScope, q: Queryable) {
-    await deleted(q, 'delete from idempotency_keys where account_id = $1 returning key', [accountId]);
+    await forgetIdempotencyKeys(q, accountId);
     await deleted(q, 'delete from api_keys where account_id = $1 returning id', [accountId]);
     // the account row stays, nameless, for the statements; its projects' names go
     await q.query(`update projects set name = 'erased', metadata = '{}' where account_id = $1`, [accountId]);
@@ -99,8 +70,8 @@ export const accountsData: AccountDataPart = {
   },
   async prune({ requestLogs, usageDetail }, q: Queryable) {
     return {
-      usage_rolled_to_days: await rollUp(q, requestLogs, 'day'),
-      usage_rolled_to_accounts: await rollUp(q, usageDetail, 'account'),
+      usage_rolled_to_days: await rollUpUsage(q, requestLogs, 'day'),
+      usage_rolled_to_accounts: await rollUpUsage(q, usageDetail, 'account'),
     };
   },
 };

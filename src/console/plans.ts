@@ -3,7 +3,7 @@
 // enforces through accounts.plan (src/limits/policies.ts: a fair use of 50,000 searches a day;
 // src/directory/routes.ts: searches not metered); Sales and Concierge are recorded and billed.
 // A statement bills each subscription pro rata by the second and lists the month's metered
-// usage from usage_records (the same records GET /v1/usage sums), then VAT at VAT_RATE.
+// usage from the usage records (the same records GET /v1/usage sums), then VAT at VAT_RATE.
 import type {
   PlanId,
   Statement,
@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { type Page, pageNewestFirst } from '../platform/pagination.ts';
 import { flushUsage, formatEur, NANO_PER_EUR, priceText } from '../platform/metering.ts';
+import { usageByModel } from '../platform/usage-records.ts';
 
 export interface PlanInfo {
   name: string;
@@ -179,11 +180,7 @@ export class PlanStore {
       });
     }
     await flushUsage(this.db);
-    const usage = await this.db.query<{ service: string; model: string; requests: number; cost: number }>(
-      `select service, model, sum(requests)::bigint as requests, sum(cost_nano)::bigint as cost from usage_records
-       where account_id = $1 and day >= $2::date and day < $3::date group by 1, 2 order by 1, 2`,
-      [accountId, isoDay(start), isoDay(end)],
-    );
+    const usage = await usageByModel(this.db, accountId, isoDay(start), isoDay(end));
     for (const row of usage) {
       const cost = Number(row.cost);
       subtotal += cost;

@@ -4,7 +4,7 @@
 import type { Response } from 'express';
 import type { Db } from '../platform/db.ts';
 import { recordUsage } from '../platform/metering.ts';
-import { callsThisMonth } from '../usage/report.ts';
+import { callsThisMonth } from '../platform/usage-records.ts';
 import { nextLinkOf } from '../platform/pagination.ts';
 import { SENT, operationRouter, type OperationRouter } from '../platform/route.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';

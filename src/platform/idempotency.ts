@@ -10,7 +10,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { NextFunction, Request, Response } from 'express';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 import { ConflictError } from './errors.ts';
 import { secretBox } from './secrets.ts';
 import { nowSeconds } from './clock.ts';
@@ -197,4 +197,10 @@ export function idempotency(db: Db, spec: Spec) {
     });
     next();
   };
+}
+
+/** Forgets the account's stored replays (its erasure); how many went. */
+export async function forgetIdempotencyKeys(q: Queryable, accountId: string): Promise<number> {
+  return (await q.query('delete from idempotency_keys where account_id = $1 returning key', [accountId]))
+    .length;
 }

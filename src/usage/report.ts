@@ -4,6 +4,12 @@
 import type { Queryable } from '../platform/db.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { flushUsage } from '../platform/metering.ts';
+import {
+  sumUsage,
+  type UsageDimension,
+  type UsageSumQuery,
+  type UsageSums,
+} from '../platform/usage-records.ts';
 import type { ServiceName } from '../platform/app.ts';
 
 const DAY_MS = 86_400_000;
@@ -17,25 +23,16 @@ export interface ReportQuery {
   filters: Record<string, string | undefined>;
 }
 
-/** How a service's report reads the usage_records table. */
+/** How a service's report reads the usage records (platform/usage-records.ts). */
 export interface ReportShape<Result> {
   service: ServiceName;
-  /** Dimension name on the wire -> column of usage_records. */
-  dimensions: Record<string, string>;
+  /** Dimension name on the wire -> the usage records' dimension it names. */
+  dimensions: Record<string, UsageDimension>;
   /** Builds one result from its group's dimension values and summed metrics. */
   result(dims: Record<string, string | null>, sums: Sums): Result;
 }
 
-export interface Sums {
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  audio_seconds: number;
-  images: number;
-  steps: number;
-  units: number;
-  cost_nano: number;
-}
+export type Sums = UsageSums;
 
 export function parseDay(value: string, param: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -78,28 +75,23 @@ export async function usageReport<Result>(
       param: 'to',
     });
   }
-  const params: unknown[] = [accountId, shape.service, query.from, query.to];
-  let where = 'account_id = $1 and service = $2 and day between $3::date and $4::date';
+  // the wire's dimension names, as columns of usage_records
+  const column = (name: string) => shape.dimensions[name];
+  const groups = query.groupBy.filter((g) => column(g));
+  const filters: UsageSumQuery['filters'] = {};
   for (const [name, value] of Object.entries(query.filters)) {
-    const column = shape.dimensions[name];
-    if (value === undefined || !column) continue;
-    params.push(value);
-    where += ` and ${column} = $${params.length}`;
+    const c = column(name);
+    if (value !== undefined && c) filters[c] = value;
   }
-  const groups = query.groupBy.filter((g) => shape.dimensions[g]);
-  const bucketExpr = query.bucket === 'day' ? `to_char(day, 'YYYY-MM-DD')` : `to_char(day, 'YYYY-MM')`;
-  const dimSelect = groups.map((g, i) => `${shape.dimensions[g]} as d${i}`).join(', ');
-  const rows = await db.query<Record<string, string | number | null>>(
-    `select ${bucketExpr} as bucket${dimSelect ? `, ${dimSelect}` : ''},
-       sum(requests)::bigint as requests, sum(input_tokens)::bigint as input_tokens,
-       sum(output_tokens)::bigint as output_tokens, sum(audio_seconds)::float8 as audio_seconds,
-       sum(images)::bigint as images, sum(steps)::bigint as steps, sum(units)::bigint as units,
-       sum(cost_nano)::bigint as cost_nano
-     from usage_records where ${where}
-     group by 1${groups.map((_, i) => `, ${i + 2}`).join('')}
-     order by 1${groups.map((_, i) => `, ${i + 2}`).join('')}`,
-    params,
-  );
+  const rows = await sumUsage(db, {
+    accountId,
+    service: shape.service,
+    from: query.from,
+    to: query.to,
+    bucket: query.bucket,
+    filters,
+    groupBy: groups.map((g) => column(g) as UsageDimension),
+  });
   const totals: Sums = {
     requests: 0,
     input_tokens: 0,
@@ -111,26 +103,16 @@ export async function usageReport<Result>(
     cost_nano: 0,
   };
   const byBucket = new Map<string, Result[]>();
-  for (const row of rows) {
-    const sums: Sums = {
-      requests: Number(row.requests),
-      input_tokens: Number(row.input_tokens),
-      output_tokens: Number(row.output_tokens),
-      audio_seconds: Number(row.audio_seconds),
-      images: Number(row.images),
-      steps: Number(row.steps),
-      units: Number(row.units),
-      cost_nano: Number(row.cost_nano),
-    };
+  for (const { bucket, values, sums } of rows) {
     for (const k of Object.keys(totals) as Array<keyof Sums>) totals[k] += sums[k];
     const dims: Record<string, string | null> = {};
     for (const name of Object.keys(shape.dimensions)) dims[name] = null;
     groups.forEach((g, i) => {
-      dims[g] = (row[`d${i}`] as string | null) ?? null;
+      dims[g] = values[i] ?? null;
     });
-    const list = byBucket.get(row.bucket as string) ?? [];
+    const list = byBucket.get(bucket) ?? [];
     list.push(shape.result(dims, sums));
-    byBucket.set(row.bucket as string, list);
+    byBucket.set(bucket, list);
   }
   return {
     totals,
@@ -140,19 +122,4 @@ export async function usageReport<Result>(
       results: byBucket.get(query.bucket === 'day' ? start : start.slice(0, 7)) ?? [],
     })),
   };
-}
-
-/** How many calls of one service's `model` (interface) the account made this calendar month (UTC), so far. */
-export async function callsThisMonth(
-  db: Queryable,
-  accountId: string,
-  service: ServiceName,
-  model: string,
-): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    `select coalesce(sum(requests), 0)::int as n from usage_records
-     where account_id = $1 and service = $2 and model = $3 and day >= date_trunc('month', now() at time zone 'utc')::date`,
-    [accountId, service, model],
-  );
-  return row?.n ?? 0;
 }
