@@ -249,6 +249,14 @@ export class AccountStore {
     return row?.plan;
   }
 
+  /** Whether the account is the operator's: the bootstrap account, of BOOTSTRAP_ADMIN_KEY or the first start's key. */
+  async isOperator(accountId: string): Promise<boolean> {
+    const [row] = await this.db.query<{ name: string }>('select name from accounts where id = $1', [
+      accountId,
+    ]);
+    return row?.name === 'bootstrap';
+  }
+
   // Projects
 
   async defaultProject(accountId: string): Promise<string> {

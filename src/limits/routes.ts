@@ -3,7 +3,7 @@
 // on the next request on every instance (`changed` drops the account's cached keys everywhere).
 import type { Queryable } from '../platform/db.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
-import { operatorOnly } from '../platform/operator.ts';
+import { type IsOperator, operatorOnly } from '../platform/operator.ts';
 import type { CustomLimits } from '../platform/principal.ts';
 import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import { accountLimits, AccountLimitsStore } from './account-limits.ts';
@@ -14,6 +14,8 @@ export interface LimitsRouterDeps {
   settings: LimitSettings;
   /** An account's plan, undefined when there is no such account (the accounts store's). */
   planOf(accountId: string): Promise<string | undefined>;
+  /** Whether an account is the operator's (the accounts store's): only it reads and sets limits. */
+  isOperator: IsOperator;
   /** Called once an account's limits changed: its keys' cached limits are dropped on every instance. */
   changed(accountId: string): Promise<void>;
 }
@@ -39,12 +41,12 @@ export function createLimitsRouter(deps: LimitsRouterDeps) {
   }
 
   api.on('getAccountLimits', async ({ path, principal }) => {
-    await operatorOnly(deps.db, principal().accountId, "read an account's limits");
+    await operatorOnly(deps.isOperator, principal().accountId, "read an account's limits");
     return { status: 200, body: await current(path.account_id) };
   });
 
   api.on('setAccountLimits', async ({ path, body, principal }) => {
-    await operatorOnly(deps.db, principal().accountId, "set an account's limits");
+    await operatorOnly(deps.isOperator, principal().accountId, "set an account's limits");
     const plan = await planOf(path.account_id);
     const limits: CustomLimits = {
       modelRpm: body.model?.requests_per_minute,
@@ -70,7 +72,7 @@ export function createLimitsRouter(deps: LimitsRouterDeps) {
   });
 
   api.on('removeAccountLimits', async ({ path, principal }) => {
-    await operatorOnly(deps.db, principal().accountId, "remove an account's limits");
+    await operatorOnly(deps.isOperator, principal().accountId, "remove an account's limits");
     await planOf(path.account_id);
     await store.remove(path.account_id);
     await deps.changed(path.account_id);

@@ -1,12 +1,12 @@
 // The status as JSON (`/status.json`, both services, no key), and the incidents of the public
 // status page, posted by the operator: an `admin` key of the operator's account (the account of
-// BOOTSTRAP_ADMIN_KEY or of the key printed on the first start, named `bootstrap` in accounts).
+// BOOTSTRAP_ADMIN_KEY or of the key printed on the first start, as the accounts store tells).
 // Any other account's key is refused, whatever its scopes.
 import type { Incident, StatusPage } from '../../generated/model/client/types.gen.ts';
 import type { Db } from '../platform/db.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { operatorOnly } from '../platform/operator.ts';
+import { type IsOperator, operatorOnly } from '../platform/operator.ts';
 import { operationRouter, type OperationRouter } from '../platform/route.ts';
 import { STATUS_COMPONENTS } from './components.ts';
 import { type Incident as StoredIncident, statusSummary } from './status.ts';
@@ -26,10 +26,10 @@ const toIncident = (row: IncidentRow): Incident => ({
   resolved_at: row.resolved_at === null ? null : Number(row.resolved_at),
 });
 
-export function createIncidentsRouter(db: Db) {
+export function createIncidentsRouter(db: Db, isOperator: IsOperator) {
   const api: OperationRouter = operationRouter();
 
-  const operator = (accountId: string) => operatorOnly(db, accountId, 'post incidents');
+  const operator = (accountId: string) => operatorOnly(isOperator, accountId, 'post incidents');
 
   api.on('createIncident', async ({ body, principal }) => {
     await operator(principal().accountId);
