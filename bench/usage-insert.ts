@@ -13,11 +13,11 @@ import { openEmbedded } from '../src/platform/embedded.ts';
 import type { Queryable } from '../src/platform/db.ts';
 
 const migration = readFileSync(
-  new URL('../src/platform/migrations/0001_accounts.sql', import.meta.url),
+  new URL('../src/platform/migrations/0940_usage_records.sql', import.meta.url),
   'utf8',
 );
 const table = migration.slice(
-  migration.indexOf('create table usage_records'),
+  migration.indexOf('create table if not exists usage_records'),
   migration.indexOf('-- Idempotency-Key'),
 );
 const inProcess = await PGlite.create();

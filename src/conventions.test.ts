@@ -88,26 +88,17 @@ describe('conventions', () => {
 
   describe('each table is named in SQL only by the folder that owns it', () => {
     const owners = tableOwners();
-    // still to move behind their owners' stores (issue 31 point 3): this list may only shrink.
-    // The ground floor's migration makes accounts/'s tables (accounts, keys, projects).
-    const STILL = [
-      'accounts -> accounts (platform)',
-      'accounts -> api_keys (platform)',
-      'accounts -> projects (platform)',
-    ];
 
     it('knows the owner of every table the migrations make', () => {
       expect(owners.get('listings')).toBe('directory');
       expect(owners.get('campaigns')).toBe('sales');
-      expect(owners.get('accounts')).toBe('platform');
+      expect(owners.get('accounts')).toBe('accounts');
+      expect(owners.get('usage_records')).toBe('platform');
     });
 
-    it('finds no folder naming another folder’s table, but those still to move', () => {
-      const found = new Set(
-        sources('src').flatMap((file) => foreignTables(file, readFileSync(file, 'utf8'), owners)),
-      );
-      expect([...found].filter((f) => !STILL.includes(f)).sort()).toEqual([]);
-      expect(STILL.filter((f) => !found.has(f))).toEqual([]);
+    it('finds no folder naming another folder’s table', () => {
+      const found = sources('src').flatMap((file) => foreignTables(file, readFileSync(file, 'utf8'), owners));
+      expect(found).toEqual([]);
     });
 
     it('refuses a planted cross-folder query, and not a folder’s own or a comment', () => {

@@ -8,6 +8,7 @@ const own = (folder: string) => fileURLToPath(new URL(`./${folder}/migrations`, 
 
 export const MIGRATIONS = [
   PLATFORM_MIGRATIONS,
+  own('accounts'),
   own('limits'),
   own('directory'),
   own('webhooks'),

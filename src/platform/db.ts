@@ -89,13 +89,13 @@ async function openPostgres(url: string, poolSize: number): Promise<Db> {
   };
 }
 
-/** The platform's own migrations (accounts, keys, usage records, idempotency keys). */
+/** The platform's own migrations (usage records, idempotency keys). */
 export const PLATFORM_MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /**
  * Applies the migrations of these folders in the order of their file names (numbered across all
- * folders: 0001 platform, 01xx directory, 02xx webhooks, 03xx mail, 05xx agents and mcp, 07xx console and
- * status), each once, each in a transaction. A file moved to another folder keeps its name, so
+ * folders: 0001 accounts, 01xx directory, 02xx webhooks, 03xx mail, 05xx agents and mcp, 07xx console and
+ * status, 0940 platform), each once, each in a transaction. A file moved to another folder keeps its name, so
  * it is not applied again.
  */
 export async function migrate(db: Db, folders: string[] = [PLATFORM_MIGRATIONS]): Promise<string[]> {
