@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { briefQuantities, quantitiesIn } from './need.ts';
 import { requestForQuote } from './rfq.ts';
 import { understand } from './understand.ts';
 
@@ -34,6 +35,32 @@ describe('the job described for providers', () => {
     const fr = read('Je cherche un plombier à Paris pour remplacer un chauffe-eau avant le 15 décembre');
     expect(fr.description).toContain('Travaux: Remplacer un chauffe-eau');
     expect(fr.description).toContain('Période: avant le 15 décembre 2026');
+  });
+
+  it('keeps a range of quantities as a range, in every way of writing one', () => {
+    const ranges: [string, string, [number, number, string]][] = [
+      ['Find a painter in Dublin to paint 15–20 m² of walls', '15–20 m²', [15, 20, 'm²']],
+      [
+        'Find a tiler in Dublin for a bathroom floor. Size: between 15 and 20 square metres.',
+        '15–20 square metres',
+        [15, 20, 'square metres'],
+      ],
+      ['Wir suchen einen Fliesenleger in Köln. Fläche: 15-20 m2, Bad.', '15–20 m2', [15, 20, 'm2']],
+      ['Je cherche un peintre à Lyon. Surface : entre 15 et 20 m². Merci.', '15–20 m²', [15, 20, 'm²']],
+      ['Cerco un imbianchino a Milano. Superficie: tra 40 e 50 mq.', '40–50 mq', [40, 50, 'mq']],
+      ['Szukam glazurnika w Krakowie, od 12 do 14,5 m2 łazienki.', '12–14,5 m2', [12, 14.5, 'm2']],
+    ];
+    for (const [brief, text, [low, high, unit]] of ranges) {
+      const u = read(brief);
+      expect(quantitiesIn(brief, u.trade?.activity), brief).toEqual([text]);
+      expect(briefQuantities(brief, u.trade?.activity), brief).toEqual([
+        expect.objectContaining({ low, high, unit, text }),
+      ]);
+    }
+    // a single figure stays one, and a window of days is no quantity
+    expect(
+      briefQuantities('Find a painter in Dublin for 80 m² of walls between 14 and 18 December', undefined),
+    ).toEqual([{ low: 80, high: 80, unit: 'm²', text: '80 m²', said: '80 m²' }]);
   });
 
   it('leaves out the customer’s street, phone and e-mail', () => {

@@ -211,9 +211,10 @@ const PRIVATE: RegExp[] = [
   /\b(?:rue|calle|c\/|avenida|via|viale|piazza|corso|ul\.|ulica|al\.)\s+(?:[\p{L}'.-]+\s){0,3}?[\p{L}'.-]+,?\s*\d+\w?\b/giu,
   /\b\d+\s+[\p{L}-]+(?:\s[\p{L}-]+)?\s+(?:street|st\.|road|rd\.|avenue|lane|drive)\b/giu,
 ];
-const UNITS = String.raw`m²|m2|m³|m3|qm|sqm|square\s+met(?:re|er)s?|quadratmeter|mètres?\s+carrés?|metros?\s+cuadrados?|metri\s+quadri|metri\s+quadrati|vierkante\s+meter|metr(?:ów|y)?\s+kwadratow\w*|lfm|laufmeter|m|cm|km|kg|t|l|liters?|litres?|liter`;
+const UNITS = String.raw`m²|m2|m³|m3|qm|sqm|mq|square\s+met(?:re|er)s?|quadratmeter|mètres?\s+carrés?|metros?\s+cuadrados?|metri\s+quadri|metri\s+quadrati|vierkante\s+meter|metr(?:ów|y)?\s+kwadratow\w*|lfm|laufmeter|m|cm|km|kg|t|l|liters?|litres?|liter`;
+// a figure or a range ("15–20 m²", "15-20 m2", "between 15 and 20 square metres", "entre 15 et 20 m²")
 const QUANTITY = new RegExp(
-  String.raw`(?<![\d.,:/-])(\d+(?:[.,]\d+)?)\s*(?:(${UNITS})(?![\p{L}\d])|([\p{L}][\p{L}-]{2,}(?:\s(?:of|de|di|van|z)\s[\p{L}-]{3,})?))`,
+  String.raw`(?<![\d.,:/-])(\d+(?:[.,]\d+)?)(?:\s*(?:-|–|—|to|and|bis|und|à|a|et|y|e|tot|en|do|i)\s*(\d+(?:[.,]\d+)?))?\s*(?:(${UNITS})(?![\p{L}\d])|([\p{L}][\p{L}-]{2,}(?:\s(?:of|de|di|van|z)\s[\p{L}-]{3,})?))`,
   'giu',
 );
 // Nouns after a number that are no quantity of the job: time, money, the count of providers.
@@ -308,20 +309,42 @@ const isTradeWordIn = (clause: string, activity: string | undefined) =>
   clause.split(/\s+/).some((w) => isTradeWord(w, activity)) &&
   !/^\s*(?:compare|vergleich|compar)/iu.test(clause);
 
-/** Quantities the brief names: "80 m²", "3 windows", "2 Heizkörper"; never a date, a sum or the number of providers. */
-export function quantitiesIn(brief: string, activity: string | undefined): string[] {
-  const out: string[] = [];
+/** A quantity the brief names, a figure (`low` = `high`) or a range, as it is written for providers. */
+export interface BriefQuantity {
+  low: number;
+  high: number;
+  /** The unit or the thing counted: "m²", "square metres", "Heizkörper". */
+  unit: string;
+  /** "80 m²", "15–20 m²". */
+  text: string;
+  /** The brief's own words. */
+  said: string;
+}
+
+const figure = (s: string) => Number(s.replace(',', '.'));
+
+/** Quantities the brief names: "80 m²", "3 windows", "15–20 m²"; never a date, a sum or the number of providers. */
+export function briefQuantities(brief: string, activity: string | undefined): BriefQuantity[] {
+  const out: BriefQuantity[] = [];
   for (const m of brief.matchAll(QUANTITY)) {
-    const noun = m[3];
+    const noun = m[4];
     if (noun !== undefined) {
       const head = noun.split(/\s/)[0] ?? '';
       if (NOT_QUANTITY.test(head) || MONTHS[fold(head).replace(/\.$/, '')] !== undefined) continue;
       if (isTradeWord(head, activity)) continue;
     }
-    const text = clean(m[0]);
-    if (!out.includes(text)) out.push(text);
+    const unit = clean(m[3] ?? noun ?? '');
+    const [low, high] = [figure(m[1] ?? ''), figure(m[2] ?? m[1] ?? '')];
+    if (!(high >= low)) continue;
+    const text = high === low ? clean(m[0]) : `${m[1]}–${m[2]} ${unit}`;
+    if (!out.some((q) => q.text === text)) out.push({ low, high, unit, text, said: clean(m[0]) });
   }
   return out.slice(0, 10);
+}
+
+/** The quantities' texts, as the letter lists them. */
+export function quantitiesIn(brief: string, activity: string | undefined): string[] {
+  return briefQuantities(brief, activity).map((q) => q.text);
 }
 
 /** The trade's usual name in a language: the first word of the thesaurus for the brief's activity. */
@@ -344,7 +367,9 @@ export function describeNeed(brief: string, u: ConciergeUnderstanding, said: str
   const l = LABELS[u.language];
   const trade = tradeName(u);
   const work = workOf(brief, u, said);
-  const quantities = quantitiesIn(brief, u.trade?.activity).filter((q) => !fold(work).includes(fold(q)));
+  const quantities = briefQuantities(brief, u.trade?.activity)
+    .filter((q) => !fold(work).includes(fold(q.text)) && !fold(work).includes(fold(q.said)))
+    .map((q) => q.text);
   const day = (d: string | null) => (d === null ? '' : dayText(d, u.language));
   const when = u.when ? l.span[u.when.kind](day(u.when.from), day(u.when.to)) : null;
   const wishes = u.requirements.map((r) => l.requirements[r]).filter((r): r is string => r !== undefined);
