@@ -88,6 +88,8 @@ export interface Hours {
 
 export interface Quantity {
   value: number;
+  /** The upper end of a range; `value` for a single figure. */
+  high: number;
   unit: string;
   at: number;
   end: number;
@@ -338,8 +340,10 @@ export function quantitiesIn(folded: string, amounts: Amount[], unit: string): Q
   for (const m of folded.matchAll(QUANTITY)) {
     if (amounts.some((a) => m.index < a.end && m.index + m[0].length > a.at)) continue;
     const value = parseCount(m[1] ?? '');
-    if (value === null || value <= 0 || unitKind(m[2] ?? '') !== kind) continue;
-    out.push({ value, unit: m[2] ?? '', at: m.index, end: m.index + m[0].length });
+    const high = m[2] === undefined ? value : parseCount(m[2]);
+    if (value === null || high === null || value <= 0 || high < value || unitKind(m[3] ?? '') !== kind)
+      continue;
+    out.push({ value, high, unit: m[3] ?? '', at: m.index, end: m.index + m[0].length });
   }
   return out;
 }

@@ -25,8 +25,8 @@ interface Judged {
   valid_until?: string | null;
   no_price_reason?: string | null;
   unit?: string | null;
-  /** A unit price's stated quantity and its unit; null: the reply states none. */
-  quantity?: [number, string] | null;
+  /** A unit price's stated quantity and its unit (a range: both ends, then the unit); null: none. */
+  quantity?: [number, string] | [number, number, string] | null;
   /** The like-for-like total a careful reader reaches, VAT in (a range's two ends); null: it cannot be known. */
   total?: string | [string, string] | null;
 }
@@ -204,6 +204,50 @@ const SET: Judged[] = [
     vat: 'net',
     unit: 'metre',
     quantity: [12, 'm'],
+  },
+  // a range of quantities: the total's two ends (issue 32)
+  {
+    reply: 'Fliesen verlegen: 45 € pro m² zzgl. MwSt., je nach Raum 15–20 m².',
+    country: 'DE',
+    total: ['803.25', '1071.00'],
+    price_type: 'per_unit',
+    amount: '45.00',
+    currency: 'EUR',
+    vat: 'net',
+    unit: 'm²',
+    quantity: [15, 20, 'm²'],
+  },
+  {
+    reply: 'We charge EUR 30 per m2 including VAT, for between 15 and 20 square metres.',
+    country: 'IE',
+    total: ['450.00', '600.00'],
+    price_type: 'per_unit',
+    amount: '30.00',
+    currency: 'EUR',
+    vat: 'gross',
+    unit: 'm2',
+    quantity: [15, 20, 'square metres'],
+  },
+  {
+    reply: 'Bonjour, peinture à 25 € TTC le m², entre 40 et 50 m² selon les pièces.',
+    country: 'FR',
+    total: ['1000.00', '1250.00'],
+    price_type: 'per_unit',
+    amount: '25.00',
+    currency: 'EUR',
+    vat: 'gross',
+    unit: 'm²',
+    quantity: [40, 50, 'm²'],
+  },
+  {
+    reply: 'Buongiorno, posa a 20 € al metro quadrato IVA inclusa, circa 15-20 mq.',
+    country: 'IT',
+    total: ['300.00', '400.00'],
+    price_type: 'per_unit',
+    amount: '20.00',
+    currency: 'EUR',
+    vat: 'gross',
+    quantity: [15, 20, 'mq'],
   },
   {
     // a unit price without its quantity: no total, not a guessed one
@@ -562,7 +606,13 @@ describe('the judged set of replies', () => {
       [got.no_price_reason, want.no_price_reason] = [r.no_price_reason, c.no_price_reason];
     if (c.unit !== undefined) [got.unit, want.unit] = [r.unit, c.unit];
     if (c.quantity !== undefined)
-      [got.quantity, want.quantity] = [r.quantity && [r.quantity.value, r.quantity.unit], c.quantity];
+      [got.quantity, want.quantity] = [
+        r.quantity &&
+          (r.quantity.high === r.quantity.value
+            ? [r.quantity.value, r.quantity.unit]
+            : [r.quantity.value, r.quantity.high, r.quantity.unit]),
+        c.quantity,
+      ];
     expect(got).toEqual(want);
   });
 

@@ -353,6 +353,7 @@ export function readQuote(raw: string, received: Date, country: string | null = 
     quantity: quantity
       ? {
           value: quantity.value,
+          high: quantity.high,
           unit: unitName(quantity.unit) ?? quantity.unit,
           quote: quoteOf(Math.max(clauseStart(quantity.at), quantity.at - 25), quantity.end),
         }

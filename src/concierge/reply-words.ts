@@ -179,9 +179,12 @@ export const UNIT_KINDS: [string, RegExp][] = [
   ['piece', re(String.raw`^(?:stuck|stk\.?|pieces?|unidad(?:es)?|pezz[oi]|stuks?|sztuk[aiey]?|unidades?)$`)],
   ['day', re(String.raw`^(?:days?|tag(?:e|en)?|jours?|dias?|giorn[oi]|dag(?:en)?|dni|dzien)$`)],
 ];
-/** A quantity as an answer states it: "ca. 20 m²", "environ 30 m²", "about 12 m", "8 Stück". */
+/**
+ * A quantity as an answer states it: "ca. 20 m²", "environ 30 m²", "about 12 m", "8 Stück"; or a
+ * range, group 2 its upper end: "15–20 m²", "15 bis 20 qm", "between 15 and 20 square metres".
+ */
 export const QUANTITY = re(
-  String.raw`(?<![\d.,])(\d{1,5}(?:[.,]\d{1,2})?)\s?(m²|m2|qm|sqm|square\s+met(?:re|er)s?|mq|metros?\s+cuadrados?|metro\s+quadrato|metri\s+quadrati|vierkante\s+meters?|metr(?:ow|y|a)?\s+kw\w*|lfm|laufmeter|met(?:re|er)s?|metros?|metri|metr(?:ow|y|a)?|mb|m|stuck|stk\.?|pieces?|unidad(?:es)?|pezz[oi]|stuks?|sztuk[aiey]?|unidades?|days?|tage?n?|jours?|dias?|giorn[oi]|dagen|dag|dni|dzien)(?![\p{L}\p{N}])`,
+  String.raw`(?<![\d.,])(\d{1,5}(?:[.,]\d{1,2})?)(?:\s?(?:-|–|—|to|and|bis|und|a|à|et|y|e|tot|en|do|i)\s?(\d{1,5}(?:[.,]\d{1,2})?))?\s?(m²|m2|qm|sqm|square\s+met(?:re|er)s?|mq|metros?\s+cuadrados?|metro\s+quadrato|metri\s+quadrati|vierkante\s+meters?|metr(?:ow|y|a)?\s+kw\w*|lfm|laufmeter|met(?:re|er)s?|metros?|metri|metr(?:ow|y|a)?|mb|m|stuck|stk\.?|pieces?|unidad(?:es)?|pezz[oi]|stuks?|sztuk[aiey]?|unidades?|days?|tage?n?|jours?|dias?|giorn[oi]|dagen|dag|dni|dzien)(?![\p{L}\p{N}])`,
   'gu',
 );
 export const HOURS = re(

@@ -20,7 +20,7 @@ export function quoteTotal(
   const currency = reading.currency;
   const p = PHRASES[language];
   const m = (amount: string) => money(language, amount, currency);
-  const hoursText = (low: number, high: number) =>
+  const figures = (low: number, high: number) =>
     low === high ? number(language, low) : `${number(language, low)}–${number(language, high)}`;
   const basis = reading.vat.basis;
   const rate = basis === 'exempt' ? '0' : (reading.vat.rate ?? standardVat(country));
@@ -45,7 +45,7 @@ export function quoteTotal(
       else {
         low = times(price, reading.hours.low);
         if (reading.hours.high !== reading.hours.low) high = times(price, reading.hours.high);
-        priceLabel = p.perHour(m(reading.amount), hoursText(reading.hours.low, reading.hours.high));
+        priceLabel = p.perHour(m(reading.amount), figures(reading.hours.low, reading.hours.high));
         assumptions.push(p.hoursStated(reading.hours.quote));
       }
       break;
@@ -56,11 +56,13 @@ export function quoteTotal(
       // like hours: the unit price times the quantity the reply states, never a guessed one
       if (reading.quantity === null) unknown(p.perUnit(m(reading.amount), reading.unit));
       else {
-        low = times(price, reading.quantity.value);
+        const { value, high: most } = reading.quantity;
+        low = times(price, value);
+        if (most !== value) high = times(price, most);
         priceLabel = p.perUnitTimes(
           m(reading.amount),
           reading.unit ?? reading.quantity.unit,
-          number(language, reading.quantity.value),
+          figures(value, most),
         );
         assumptions.push(p.quantityStated(reading.quantity.quote));
       }

@@ -41,7 +41,11 @@ export function readingMessage(name: string, reading: QuoteReading): string {
           `${reading.hours.low === reading.hours.high ? reading.hours.low : `${reading.hours.low}-${reading.hours.high}`} hours`,
         ]
       : []),
-    ...(reading.quantity ? [`${reading.quantity.value} ${reading.quantity.unit}`] : []),
+    ...(reading.quantity
+      ? [
+          `${reading.quantity.value}${reading.quantity.high !== reading.quantity.value ? `–${reading.quantity.high}` : ''} ${reading.quantity.unit}`,
+        ]
+      : []),
     ...reading.fees.map((f) =>
       f.amount === null ? `${f.label} extra` : `${f.label} ${f.amount} ${f.currency ?? ''}`.trim(),
     ),

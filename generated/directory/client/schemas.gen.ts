@@ -5245,17 +5245,27 @@ export const QuoteHoursSchema = {
 
 export const QuoteQuantitySchema = {
     title: 'QuoteQuantity',
-    description: 'The quantity an answer states for a price per unit (the area, length, pieces or days it prices), with its unit and the words it was read from.',
+    description: 'The quantity an answer states for a price per unit (the area, length, pieces or days it prices), as a number or a range ("15–20 m²"), with its unit and the words it was read from.',
     type: 'object',
     additionalProperties: false,
     required: [
         'value',
+        'high',
         'unit',
         'quote'
     ],
     properties: {
         value: {
-            description: 'How many units the answer states.',
+            description: 'How many units the answer states, or the lower end of a range.',
+            type: 'number',
+            exclusiveMinimum: 0,
+            maximum: 100000,
+            examples: [
+                20
+            ]
+        },
+        high: {
+            description: 'The upper end of a range ("between 15 and 20 m²"); the same as `value` for a single figure.',
             type: 'number',
             exclusiveMinimum: 0,
             maximum: 100000,
@@ -5544,7 +5554,7 @@ export const QuoteReadingSchema = {
             ]
         },
         quantity: {
-            description: 'The quantity the answer states for a `per_unit` price ("ca. 20 m²", "environ 30 m²"), which the total multiplies the unit price by; null when it states none (the total is then unknown, never guessed).',
+            description: 'The quantity the answer states for a `per_unit` price ("ca. 20 m²", "environ 30 m²", a range "15–20 m²"), which the total multiplies the unit price by (a range\'s two ends); null when it states none (the total is then unknown, never guessed).',
             oneOf: [
                 {
                     $ref: '#/components/schemas/QuoteQuantity'

@@ -2684,13 +2684,17 @@ export type QuoteHours = {
 /**
  * QuoteQuantity
  *
- * The quantity an answer states for a price per unit (the area, length, pieces or days it prices), with its unit and the words it was read from.
+ * The quantity an answer states for a price per unit (the area, length, pieces or days it prices), as a number or a range ("15–20 m²"), with its unit and the words it was read from.
  */
 export type QuoteQuantity = {
     /**
-     * How many units the answer states.
+     * How many units the answer states, or the lower end of a range.
      */
     value: number;
+    /**
+     * The upper end of a range ("between 15 and 20 m²"); the same as `value` for a single figure.
+     */
+    high: number;
     /**
      * The unit of the quantity as the answer writes it; the same kind as the price's `unit`.
      */
@@ -2800,7 +2804,7 @@ export type QuoteReading = {
      */
     hours: QuoteHours | null;
     /**
-     * The quantity the answer states for a `per_unit` price ("ca. 20 m²", "environ 30 m²"), which the total multiplies the unit price by; null when it states none (the total is then unknown, never guessed).
+     * The quantity the answer states for a `per_unit` price ("ca. 20 m²", "environ 30 m²", a range "15–20 m²"), which the total multiplies the unit price by (a range's two ends); null when it states none (the total is then unknown, never guessed).
      */
     quantity: QuoteQuantity | null;
     /**
