@@ -120,6 +120,9 @@ const answer = (over: Record<string, unknown>) =>
     vat_rate: null,
     hours_low: null,
     hours_high: null,
+    quantity: null,
+    quantity_high: null,
+    quantity_unit: null,
     fees: [],
     available_from: null,
     valid_until: null,
@@ -167,6 +170,40 @@ describe('an answer read by the upstream model, its figures checked by code', ()
     next = answer({ amount: 245, available_from: '2026-12-24' });
     expect((await read(BERLIN_NET)).dropped).toEqual([
       { field: 'available_from', value: '2026-12-24', reason: 'no such date in the answer' },
+    ]);
+  });
+
+  it("asks for a unit price's quantity, a range too, and keeps it only as the answer writes it", async () => {
+    expect(READING_SCHEMA.required).toEqual(
+      expect.arrayContaining(['quantity', 'quantity_high', 'quantity_unit']),
+    );
+    const tiles = 'Fliesen verlegen: 45 € pro m² zzgl. MwSt., je nach Raum 15 bis 20 m².';
+    const perUnit = { price_type: 'per_unit', amount: 45, vat: 'net' };
+    next = answer({ ...perUnit, quantity: 15, quantity_high: 20, quantity_unit: 'm²' });
+    const reading = await read(tiles);
+    expect(reading).toMatchObject({
+      read_by: 'model',
+      dropped: [],
+      price_type: 'per_unit',
+      unit: 'm²',
+      quantity: { value: 15, high: 20, unit: 'm²' },
+    });
+    expect(reading.quantity?.quote).toContain('15 bis 20');
+    // a quantity the answer does not write (the model's guess of a room), or in another kind of unit
+    next = answer({ ...perUnit, quantity: 18, quantity_high: null, quantity_unit: 'm²' });
+    expect(await read(tiles)).toMatchObject({
+      read_by: 'rules',
+      dropped: [{ field: 'quantity.value', value: '18', reason: 'not written in the answer' }],
+      quantity: { value: 15, high: 20, unit: 'm²' },
+    });
+    next = answer({ ...perUnit, quantity: 15, quantity_high: 20, quantity_unit: 'Tage' });
+    expect((await read(tiles)).dropped).toEqual([
+      { field: 'quantity.unit', value: 'Tage', reason: 'not written in the answer' },
+    ]);
+    const days = 'Fliesen: 45 € pro m² zzgl. MwSt., Arbeitszeit 3 Tage.';
+    next = answer({ ...perUnit, quantity: 3, quantity_high: null, quantity_unit: 'Tage' });
+    expect((await read(days)).dropped).toEqual([
+      { field: 'quantity.unit', value: 'Tage', reason: "not a unit of the price's (m²)" },
     ]);
   });
 

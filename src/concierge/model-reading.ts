@@ -1,12 +1,12 @@
 // A provider's answer read by the upstream model (MODEL_ENGINES), through our own Responses API
-// with a JSON schema, then checked by code: every figure the model gives (amounts, hours, the VAT
-// rate, fees, dates) must be written in the answer. One that is not is refused and the reading is
+// with a JSON schema, then checked by code: every figure the model gives (amounts, hours, the
+// quantity of a unit price, the VAT rate, fees, dates) must be written in the answer. One that is not is refused and the reading is
 // the rules' own (`read_by: rules`, the refused figures in `dropped`); a reading whose figures
 // all hold is the model's (`read_by: model`), each figure quoted in the words it came from.
 import type { QuoteFee, QuoteReading } from '../../generated/directory/client/types.gen.ts';
-import { datesIn, dayOf } from './dates.ts';
+import { datesIn, dayOf, fold } from './dates.ts';
 import { NUMBER, parseAmount } from './money.ts';
-import { clip } from './quote-parts.ts';
+import { clip, unitKind } from './quote-parts.ts';
 
 const NUMBER_OR_NULL = { type: ['number', 'null'] } as const;
 const DATE_OR_NULL = { type: ['string', 'null'], description: 'YYYY-MM-DD' } as const;
@@ -25,6 +25,9 @@ export const READING_SCHEMA = {
     'vat_rate',
     'hours_low',
     'hours_high',
+    'quantity',
+    'quantity_high',
+    'quantity_unit',
     'fees',
     'available_from',
     'valid_until',
@@ -47,6 +50,15 @@ export const READING_SCHEMA = {
     vat_rate: { ...NUMBER_OR_NULL, description: 'The VAT rate in per cent, only if the answer states it.' },
     hours_low: { ...NUMBER_OR_NULL, description: 'Hours of work the answer states.' },
     hours_high: NUMBER_OR_NULL,
+    quantity: {
+      ...NUMBER_OR_NULL,
+      description: 'For a price per unit: how many units the answer states (the low end of a range).',
+    },
+    quantity_high: { ...NUMBER_OR_NULL, description: 'The high end of a range of quantities.' },
+    quantity_unit: {
+      type: ['string', 'null'],
+      description: 'The unit of the quantity as the answer writes it (m², metres, pieces, days).',
+    },
     fees: {
       type: 'array',
       maxItems: 10,
@@ -78,6 +90,9 @@ interface ModelAnswer {
   vat_rate: number | null;
   hours_low: number | null;
   hours_high: number | null;
+  quantity: number | null;
+  quantity_high: number | null;
+  quantity_unit: string | null;
   fees: { label: string; amount: number | null }[];
   available_from: string | null;
   valid_until: string | null;
@@ -104,6 +119,9 @@ function asAnswer(value: unknown): ModelAnswer | null {
     num(v.vat_rate) &&
     num(v.hours_low) &&
     num(v.hours_high) &&
+    num(v.quantity) &&
+    num(v.quantity_high) &&
+    (v.quantity_unit === null || typeof v.quantity_unit === 'string') &&
     Array.isArray(v.fees) &&
     v.fees.every(
       (f: unknown) =>
@@ -147,6 +165,37 @@ function quoteAround(text: string, at: number, end: number): string {
 
 const money = (n: number) => n.toFixed(2);
 
+type Found = { at: number; end: number } | null;
+
+/**
+ * The model's quantity for a unit price: both ends written in the answer, its unit too, and of
+ * the price's kind (an area for a price per m²); else dropped, with why.
+ */
+function quantityOf(
+  answer: ModelAnswer,
+  text: string,
+  rules: QuoteReading,
+  find: (field: string, value: number | null) => Found,
+  dropped: QuoteReading['dropped'],
+): { value: number; high: number; unit: string; hit: Found } | null {
+  if (answer.quantity === null) return null;
+  const hit = find('quantity.value', answer.quantity);
+  find('quantity.high', answer.quantity_high);
+  const high = answer.quantity_high ?? answer.quantity;
+  const unit = (answer.quantity_unit ?? '').trim().replace(/\s+/g, ' ');
+  const drop = (field: string, value: string, reason: string) => {
+    dropped.push({ field, value, reason });
+    return null;
+  };
+  if (high < answer.quantity || answer.quantity === 0)
+    return drop('quantity.high', String(high), 'not a range of quantities');
+  if (!unit || !fold(text).includes(fold(unit)))
+    return drop('quantity.unit', clip(unit, 60), 'not written in the answer');
+  if (rules.unit && unitKind(fold(unit)) !== unitKind(fold(rules.unit)))
+    return drop('quantity.unit', clip(unit, 60), `not a unit of the price's (${rules.unit})`);
+  return { value: answer.quantity, high, unit, hit };
+}
+
 /**
  * The model's answer checked against the answer's text. `rules` is the rules' reading of the same
  * text, kept when a figure of the model's is not in the text, or its answer is not the schema's.
@@ -184,6 +233,7 @@ export function checkedReading(raw: string, text: string, received: Date, rules:
   const rate = find('vat.rate', answer.vat_rate);
   const hoursLow = find('hours.low', answer.hours_low);
   find('hours.high', answer.hours_high);
+  const quantity = quantityOf(answer, text, rules, find, dropped);
   const fees = answer.fees.map((f, i) => ({ fee: f, hit: find(`fees[${i}].amount`, f.amount) }));
   const available = findDay('available_from', answer.available_from);
   const valid = findDay('valid_until', answer.valid_until);
@@ -208,8 +258,18 @@ export function checkedReading(raw: string, text: string, received: Date, rules:
             high: answer.hours_high ?? answer.hours_low,
             quote: quoteOf(hoursLow) ?? '',
           },
-    // the quantity of a unit price is the rules' own, read from the answer's words
-    quantity: answer.price_type === 'per_unit' ? rules.quantity : null,
+    // a unit price's quantity: the model's, checked; one it leaves out, the rules' (from the words)
+    quantity:
+      answer.price_type !== 'per_unit'
+        ? null
+        : quantity
+          ? {
+              value: quantity.value,
+              high: quantity.high,
+              unit: quantity.unit,
+              quote: quoteOf(quantity.hit) ?? quantity.unit,
+            }
+          : rules.quantity,
     vat: {
       basis: answer.vat,
       rate: answer.vat_rate === null ? rules.vat.rate : answer.vat_rate.toFixed(2),
