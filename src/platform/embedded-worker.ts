@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { extract } from 'tar';
 import { templateFile } from './pglite-template.ts';
+import { startRestCompaction } from './rest.ts';
 
 export type Request =
   /** `tx` 0: outside any transaction */
@@ -87,6 +88,8 @@ if (port) {
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     });
     serve(db, port);
+    // the start (a cluster unpacked, migrations) leaves this heap grown too
+    startRestCompaction();
     port.postMessage({ ready: true } satisfies Started);
   } catch (err) {
     port.postMessage({ ready: false, error: toWire(err) } satisfies Started);

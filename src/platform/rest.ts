@@ -58,7 +58,7 @@ export interface RestOptions {
 }
 
 /** Compacts this thread's heap whenever it is idle with room to give back, until stopped. */
-export function startRestCompaction(logger: Logger, options: RestOptions = {}): { stop(): void } {
+export function startRestCompaction(logger?: Logger, options: RestOptions = {}): { stop(): void } {
   const { everyMs = 5_000, idleBelow = 0.05, slackMb = 32 } = options;
   let last = performance.eventLoopUtilization();
   let floor = 0;
@@ -72,7 +72,7 @@ export function startRestCompaction(logger: Logger, options: RestOptions = {}): 
     floor = done.after.total - done.after.used;
     last = performance.eventLoopUtilization();
     const round = (x: number) => Math.round(x * 10) / 10;
-    logger.debug(
+    logger?.debug(
       {
         heap_mib: { before: round(done.before.total), after: round(done.after.total) },
         ms: round(done.ms),
