@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../platform/errors.ts';
 import {
   TOKENS_PER_MESSAGE,
@@ -8,6 +11,7 @@ import {
   countCompletionTokens,
   countPromptTokens,
   countTokens,
+  tiktokenRanks,
 } from './tokens.ts';
 
 describe('countTokens (o200k_base)', () => {
@@ -124,5 +128,19 @@ describe('assertFitsContext', () => {
     expect(completionBudget('prince', 1000, {})).toBe(15_000);
     expect(completionBudget('prince', 1000, { max_tokens: 50 })).toBe(50);
     expect(completionBudget('prince', 1000, { max_completion_tokens: 70, max_tokens: null })).toBe(70);
+  });
+});
+
+describe('the o200k_base vocabulary', () => {
+  it("is read from the package's .tiktoken file exactly as its module holds it", async () => {
+    const require = createRequire(import.meta.url);
+    const text = readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'latin1');
+    const ranks = tiktokenRanks(text);
+    const { default: module } = (await import('gpt-tokenizer/bpeRanks/o200k_base')) as {
+      default: (string | number[])[];
+    };
+    expect(ranks.length).toBe(module.length);
+    const differ = ranks.flatMap((token, rank) => (isDeepStrictEqual(token, module[rank]) ? [] : [rank]));
+    expect(differ).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 // Token counting with a real BPE tokenizer (o200k_base, pure JS, loaded on first use), and the
 // context-window check that runs before a request is dispatched to an engine.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as O200k from 'gpt-tokenizer/encoding/o200k_base';
+import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { LRUCache } from 'lru-cache';
 import type {
   ChatCompletionRequestMessageContent,
@@ -28,12 +30,43 @@ export const TOKENS_TOOLS_PREAMBLE = 12;
 type Encoding = typeof O200k;
 let loaded: Encoding | undefined;
 /**
- * The vocabulary costs about 70 MiB of a process's memory (16 MiB of heap, the rest its source
- * parsed and compiled): a model API that has counted no text yet holds none of it.
+ * The vocabulary, loaded on first use: a model API that has counted no text yet holds none of it.
+ * It is read from the package's `o200k_base.tiktoken` (base64 bytes and rank a line) rather than
+ * imported as its 2.4 MB module of array literals, whose parsing left about 20 MiB more of the
+ * process's memory resident for good (99 against 79 MiB after a compacting collection).
  */
 function o200k(): Encoding {
-  loaded ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding;
+  if (loaded === undefined) {
+    const require = createRequire(import.meta.url);
+    const { GptEncoding: Gpt } = require('gpt-tokenizer/GptEncoding') as { GptEncoding: typeof GptEncoding };
+    const file = require.resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+    const ranks = tiktokenRanks(readFileSync(file, 'latin1'));
+    loaded = Gpt.getEncodingApi('o200k_base', () => ranks) as unknown as Encoding;
+  }
   return loaded;
+}
+
+/**
+ * A `.tiktoken` file's ranks as gpt-tokenizer holds them: the text of a token that is UTF-8 (and
+ * does not start with a byte-order mark), else its bytes.
+ */
+export function tiktokenRanks(text: string): (string | number[])[] {
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const ranks: (string | number[])[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const [base64 = '', rank = ''] = line.split(' ');
+    const bytes = Buffer.from(base64, 'base64');
+    let token: string | number[];
+    try {
+      token = utf8.decode(bytes);
+      if (token.startsWith('\uFEFF')) token = [...bytes];
+    } catch {
+      token = [...bytes];
+    }
+    ranks[Number(rank)] = token;
+  }
+  return ranks;
 }
 const encode: Encoding['encode'] = (text, options) => o200k().encode(text, options);
 
