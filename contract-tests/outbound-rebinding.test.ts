@@ -6,6 +6,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from './support/client.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 
@@ -22,14 +23,8 @@ describe.each(await storages())('the outbound guard of the running service on %s
   let port = 0;
   const connections: Socket[] = [];
 
-  const call = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${servers.urls.directory}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: object) =>
+    send(servers.urls.directory!, servers.adminKey, method, path, body);
 
   beforeAll(async () => {
     // what would be hit on loopback if the guard let the rebound name through: any TCP connection

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListing } from '../src/directory/demo.ts';
 import { insertListings, type ListingRecord } from '../src/directory/store.ts';
 import { type FakeCrm, startFakeCrm } from './support/crm-vendors.ts';
+import { until as poll } from './support/client.ts';
 import { freePort, stop } from './support/processes.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { sendSmtp } from './support/smtp.ts';
@@ -81,15 +82,9 @@ function run(script: string, args: string[], options: { cwd?: string; stdin?: st
   return { child, output: () => output };
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+// the guide's steps, each given 90 s on a busy machine, polled every 200 ms
+const until = <T>(what: string, check: () => Promise<T | undefined | false>, ms = 90_000) =>
+  poll(what, check, ms, 200);
 
 describe.each(await storages())('the first campaign of docs/sales.md on %s', (storage) => {
   let servers: TestServers;

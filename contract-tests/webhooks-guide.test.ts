@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send, until } from './support/client.ts';
 import { freePort } from './support/processes.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
@@ -66,28 +67,12 @@ class Receiver {
   }
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('docs/webhooks.md, followed on the real service', () => {
   // beside node_modules, so the receivers' imports (express, standardwebhooks) resolve
   const dir = join('.tmp', `webhooks-guide-${process.pid}`);
   let servers: TestServers;
-  const call = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${servers.urls.directory}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: object) =>
+    send(servers.urls.directory!, servers.adminKey, method, path, body);
 
   beforeAll(async () => {
     mkdirSync(dir, { recursive: true });

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { componentValidator, explain } from './support/spec.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
-import { until } from './support/client.ts';
+import { send, until } from './support/client.ts';
 
 interface Received {
   path: string;
@@ -104,14 +104,8 @@ interface Message {
 }
 
 function client(servers: () => TestServers) {
-  const call = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${servers().urls.directory}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${servers().adminKey}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: object) =>
+    send(servers().urls.directory!, servers().adminKey, method, path, body);
   const messages = async (endpoint: string, status?: string) =>
     (await call('GET', `/v1/webhook-endpoints/${endpoint}/messages${status ? `?status=${status}` : ''}`)).body
       .data as Message[];
