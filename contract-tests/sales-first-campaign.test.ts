@@ -293,7 +293,11 @@ describe.each(await storages())('the first campaign of docs/sales.md on %s', (st
       hubspot.notes.find((n) => JSON.stringify(n.body).includes('call me on Thursday morning')),
     );
     expect(JSON.stringify(note.body)).toContain(plumber);
-    const stored = await directory('GET', `/v1/replies/${replies[0].id}`);
+    // marked once HubSpot took the note: the mark may land a moment after the note does
+    const stored = await until('the reply marked synced', async () => {
+      const reply = await directory('GET', `/v1/replies/${replies[0].id}`);
+      return reply.json.crm_synced === true ? reply : undefined;
+    });
     expect(stored.json.crm_synced).toBe(true);
   }, 300_000);
 });
