@@ -3,8 +3,8 @@
 // latitude/longitude box around a circle that lets an index answer first.
 
 /** The earth's mean radius in kilometres (IUGG). */
-const EARTH_KM = 6371.0088;
-const RAD = Math.PI / 180;
+export const EARTH_KM = 6371.0088;
+export const RAD = Math.PI / 180;
 
 /** Great-circle distance in kilometres from (lat0, lon0) to (lat, lon). */
 export function haversineKm(lat0: number, lon0: number, lat: number, lon: number): number {

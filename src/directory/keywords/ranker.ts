@@ -109,7 +109,13 @@ function weightSum(chunks: Uint16Array[], list: Postings, pair: number): number 
  * Every position of a matching lexeme is a cover of its own (one entry, no noise), so the rank
  * is the sum of their weights. One lexeme gives its matches in position order.
  */
-export function keywordRanks(index: KeywordPostings, lexemes: string[], upTo: number): Matches {
+export function keywordRanks(
+  index: KeywordPostings,
+  lexemes: string[],
+  upTo: number,
+  /** when given, only the positions marked 1 in it (a geo search's circle: search/near.ts) */
+  only?: Uint8Array,
+): Matches {
   const lists = lexemes.flatMap((lexeme) => index.postings.get(lexeme) ?? []);
   const chunks = index.chunks;
   if (lists.length === 1) {
@@ -117,12 +123,19 @@ export function keywordRanks(index: KeywordPostings, lexemes: string[], upTo: nu
     const { data, length } = list;
     let n = 0;
     while (n * 2 < length && data[n * 2]! < upTo) n++; // positions are in sequence order
-    const ats = new Int32Array(n);
-    const ranks = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      ats[i] = data[i * 2]!;
+    let m = n;
+    if (only) {
+      m = 0;
+      for (let i = 0; i < n; i++) m += only[data[i * 2]!]!;
+    }
+    const ats = new Int32Array(m);
+    const ranks = new Float64Array(m);
+    for (let i = 0, k = 0; i < n; i++) {
+      const at = data[i * 2]!;
+      if (only && only[at] !== 1) continue;
+      ats[k] = at;
       const wdoc = weightSum(chunks, list, i);
-      ranks[i] = Math.fround(wdoc / (wdoc + 1)); // rankOf
+      ranks[k++] = Math.fround(wdoc / (wdoc + 1)); // rankOf
     }
     return { ats, ranks };
   }
@@ -136,6 +149,7 @@ export function keywordRanks(index: KeywordPostings, lexemes: string[], upTo: nu
     for (let i = 0; i < length; i += 2) {
       const at = data[i]!;
       if (at >= upTo) break;
+      if (only && only[at] !== 1) continue;
       if (scratch[at] === 0) touched[n++] = at;
       scratch[at] = scratch[at]! + weightSum(chunks, list, i / 2);
     }
@@ -259,14 +273,18 @@ export class CoverRanker {
    * afterwards (`rankMatch`) reads its positions from the postings found here, with no second
    * search. The arrays returned are scratch, valid until the next call (use them at once).
    */
-  matches(upTo: number): CoverMatches {
+  matches(
+    upTo: number,
+    /** when given, only the positions marked 1 in it (a geo search's circle: search/near.ts) */
+    only?: Uint8Array,
+  ): CoverMatches {
     const ops = this.lists.length;
     if (this.groups.length === 1 && ops === 2 && this.lists[0] && this.lists[1]) {
       // two words in one group (the common case): the merge finds both postings as it goes
       const room = Math.min(this.lists[0].length, this.lists[1].length) >> 1;
       const pairs = grown(3, room * 2);
       const n = intersectTwo(this.lists[0], this.lists[1], upTo, grown(0, room), pairs);
-      return this.withBounds(scratch32[0]!.subarray(0, n), scratch32[3]!.subarray(0, n * 2), 2);
+      return this.withBounds(scratch32[0]!.subarray(0, n), scratch32[3]!.subarray(0, n * 2), 2, only);
     }
     // each group's matches (tight loops over typed arrays), then their union
     let n = 0;
@@ -300,11 +318,36 @@ export class CoverRanker {
         pairs[i * ops + o] = c < end && data[c] === at ? c >> 1 : -1;
       }
     }
-    return this.withBounds(ats, pairs, ops);
+    return this.withBounds(ats, pairs, ops, only);
   }
 
-  /** The matches with the bound of each (in scratch, as `matches` returns them). */
-  private withBounds(ats: Int32Array, pairs: Int32Array, ops: number): CoverMatches {
+  /**
+   * The matches (those marked in `only`, when given) with the bound of each (in scratch, as
+   * `matches` returns them).
+   */
+  private withBounds(
+    allAts: Int32Array,
+    allPairs: Int32Array,
+    ops: number,
+    only: Uint8Array | undefined,
+  ): CoverMatches {
+    let ats = allAts;
+    let pairs = allPairs;
+    if (only) {
+      // kept in place: a match moves down, never up
+      let k = 0;
+      for (let i = 0; i < allAts.length; i++) {
+        const at = allAts[i]!;
+        if (only[at] !== 1) continue;
+        if (k !== i) {
+          allAts[k] = at;
+          for (let o = 0; o < ops; o++) allPairs[k * ops + o] = allPairs[i * ops + o]!;
+        }
+        k++;
+      }
+      ats = allAts.subarray(0, k);
+      pairs = allPairs.subarray(0, k * ops);
+    }
     const n = ats.length;
     if (scratchBounds.length < n) scratchBounds = new Float64Array(Math.ceil(n * 1.5));
     const bounds = scratchBounds.subarray(0, n);

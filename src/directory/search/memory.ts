@@ -3,12 +3,12 @@
 // the pages are the SQL path's to the last digit (src/directory/keywords.test.ts compares them).
 import type { SearchMode } from '../../../generated/directory/client/types.gen.ts';
 import type { Db } from '../../platform/db.ts';
-import { boundingBox, haversineKm } from '../geo.ts';
 import type { CoverMatches, CoverRanker, Matches } from '../keywords/ranker.ts';
 import { TopK } from '../keywords/top-k.ts';
 import { listingColumns, positionsUpTo, type Similar } from '../vectors.ts';
 import type { Cursor } from './cursor.ts';
 import { bestOfBoth, IdOrder, rrfKeys } from './fusion.ts';
+import { type Circle, NearCells, type NearMarks } from './near.ts';
 import { BAYES_C, round6, RRF_K, trustOf } from './score.ts';
 import type { Filters, Ranked, Snapshot } from './shapes.ts';
 
@@ -56,6 +56,8 @@ export class MemoryRanking {
   #slots = new Int32Array(0);
   /** Scratch of hits: a listing's place among the semantic matches, by position. */
   #semSlots = new Int32Array(0);
+  /** The `near` filter's grid and scratch (near.ts). */
+  readonly #near = new NearCells();
 
   constructor(db: Db, options: { fusionDepth: number }) {
     this.#db = db;
@@ -65,8 +67,10 @@ export class MemoryRanking {
 
   /** Builds ids in order and trust by position now, so the first searches do not pay for them. */
   prepare(snapshot: Snapshot): void {
-    this.trustColumns(snapshot.mean, positionsUpTo(this.#db, snapshot.seq));
+    const upTo = positionsUpTo(this.#db, snapshot.seq);
+    this.trustColumns(snapshot.mean, upTo);
     this.#order.current();
+    this.#near.build(listingColumns(this.#db), upTo);
   }
 
   /**
@@ -117,6 +121,36 @@ export class MemoryRanking {
     filters: Filters,
     limit: number,
     cursor: Cursor | undefined,
+    /** the listings within `filters.near`, when the caller marked them already (`near`) */
+    marked?: NearMarks,
+  ): Ranked[] {
+    const near = filters.near;
+    const marks = near && !marked ? this.near(near, positionsUpTo(this.#db, snapshot.seq)) : marked;
+    try {
+      return this.#hits(ranks, mode, sem, snapshot, filters, limit, cursor, marks);
+    } finally {
+      if (marks && !marked) this.#near.release(marks);
+    }
+  }
+
+  /** The listings below `upTo` within `circle`, marked until `release` (see near.ts). */
+  near(circle: Circle, upTo: number): NearMarks {
+    return this.#near.mark(listingColumns(this.#db), circle, upTo);
+  }
+
+  release(marks: NearMarks): void {
+    this.#near.release(marks);
+  }
+
+  #hits(
+    ranks: KeywordRanks,
+    mode: SearchMode,
+    sem: Similar,
+    snapshot: Snapshot,
+    filters: Filters,
+    limit: number,
+    cursor: Cursor | undefined,
+    marks: NearMarks | undefined,
   ): Ranked[] {
     const db = this.#db;
     const cols = listingColumns(db);
@@ -144,14 +178,10 @@ export class MemoryRanking {
       for (const at of cols.byCode.get(filters.activity) ?? []) if (at < upTo) activity[at] = 1;
     }
     const near = filters.near;
-    const box = near && boundingBox(near.lat, near.lon, near.radius);
-    const distanceAt = (at: number): number | null => {
-      if (!near || !box) return null;
-      const lat = cols.lats[at]!;
-      const lon = cols.lons[at]!;
-      if (lat < box.minLat || lat > box.maxLat || lon < box.minLon || lon > box.maxLon) return Number.NaN;
-      return haversineKm(near.lat, near.lon, lat, lon);
-    };
+    if (near && !marks) throw new Error('near without its marks');
+    const inside = marks ? marks.inside : new Uint8Array(0);
+    /** The distance within the circle; NaN outside it; null without `near`. */
+    const distanceAt = (at: number): number | null => (marks ? marks.distance(cols, at) : null);
     const keep = (at: number): boolean => {
       if (country !== undefined && cols.countries[at] !== country) return false;
       if (city && city[cols.cities[at]!] !== 1 && district![cols.districts[at]!] !== 1) return false;
@@ -162,9 +192,9 @@ export class MemoryRanking {
     };
     /** A listing kept and within the radius: its distance (null without `near`); else undefined. */
     const placed = (at: number): number | null | undefined => {
+      if (near && inside[at] === 0) return undefined;
       if (!keep(at)) return undefined;
-      const dist = distanceAt(at);
-      return near && !(dist! <= near.radius) ? undefined : dist;
+      return distanceAt(at);
     };
 
     const { trust, bayes, max: maxTrust } = this.trustColumns(snapshot.mean, upTo);
@@ -290,10 +320,9 @@ export class MemoryRanking {
     const semDists: (number | null)[] = [];
     for (let i = 0; i < sem.ats.length; i++) {
       const at = sem.ats[i]!;
-      if (at >= upTo || !keep(at)) continue;
+      if (at >= upTo || (near && inside[at] === 0) || !keep(at)) continue;
       const k = slots[at]!;
       const dist = k > 0 ? kwDists[k - 1]! : distanceAt(at);
-      if (near && !(dist! <= near.radius)) continue;
       semAts.push(at);
       semValues.push(sem.sims[i]!);
       semDists.push(dist);

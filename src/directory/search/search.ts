@@ -505,21 +505,27 @@ export class Search {
       let ranks: KeywordRanks | undefined;
       if (lexemes || groups) await refreshVectors(db, snapshot.seq);
       const upTo = positionsUpTo(db, snapshot.seq);
-      if (lexemes) {
-        ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo);
-        await this.#giveWay(held);
-      } else if (groups) {
-        // several words: the matches from the postings, their cover density from the positions
-        const keywords = listingColumns(db).keywords;
-        const ranker = new CoverRanker(keywords, groups);
-        const cover = ranker.matches(upTo);
-        // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
-        ranks = mode === 'keyword' ? { cover, ranker } : await this.#rankEvery(ranker, cover, held);
+      // a geo search ranks the matches within its circle only (marked, until released)
+      const marks = filters.near && (lexemes || groups) ? this.#memory.near(filters.near, upTo) : undefined;
+      let page: Ranked[] | undefined;
+      try {
+        if (lexemes) {
+          ranks = keywordRanks(listingColumns(db).keywords, lexemes, upTo, marks?.inside);
+          await this.#giveWay(held);
+        } else if (groups) {
+          // several words: the matches from the postings, their cover density from the positions
+          const keywords = listingColumns(db).keywords;
+          const ranker = new CoverRanker(keywords, groups);
+          const cover = ranker.matches(upTo, marks?.inside);
+          // keyword mode ranks lazily (most matches cannot reach the page); hybrid needs every rank
+          ranks = mode === 'keyword' ? { cover, ranker } : await this.#rankEvery(ranker, cover, held);
+        }
+        if (ranks) page = this.#memory.hits(ranks, mode, sem, snapshot, filters, limit, cursor, marks);
+      } finally {
+        if (marks) this.#memory.release(marks);
       }
-      if (ranks) {
-        rows = await this.#withProfiles(
-          this.#memory.hits(ranks, mode, sem, snapshot, filters, limit, cursor),
-        );
+      if (page) {
+        rows = await this.#withProfiles(page);
         this.#pages?.set(pageKey, rows);
       }
     }
