@@ -100,6 +100,9 @@ export class SharedKeywords implements KeywordPostings, PostingsSink {
       chunks++;
       used = 0;
       Atomics.store(this.meta, CHUNKS, chunks);
+    } else {
+      // a pool read from a snapshot holds its last chunk's used part only (no-op once grown)
+      this.#pool.reserve(chunks * CHUNK * 2);
     }
     const pool = this.#pool.view(Uint16Array);
     const offset = (chunks - 1) * CHUNK + used;
@@ -120,13 +123,6 @@ export class SharedKeywords implements KeywordPostings, PostingsSink {
   /** The pool in use (a snapshot). */
   poolExtent(): { pool: Growable; chunks: number; used: number } {
     return { pool: this.#pool, chunks: this.meta[CHUNKS]!, used: this.meta[USED]! };
-  }
-
-  /** Sets the pool in use from a snapshot (a new index, before any reader). */
-  restorePool(chunks: number, used: number): void {
-    this.#pool.reserve(chunks * CHUNK * 2);
-    this.meta[USED] = used;
-    Atomics.store(this.meta, CHUNKS, chunks);
   }
 }
 

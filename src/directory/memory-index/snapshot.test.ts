@@ -23,7 +23,14 @@ import { createSearch, type SearchParams } from '../search/search.ts';
 import { Snapshots } from '../search/snapshot.ts';
 import { insertListings } from '../store.ts';
 import { writeIndexSnapshot } from '../index-snapshot.ts';
-import { indexOrigin, listingColumns, openVectors, refreshVectors, SNAPSHOT_DUE } from '../vectors.ts';
+import {
+  indexOf,
+  indexOrigin,
+  listingColumns,
+  openVectors,
+  refreshVectors,
+  SNAPSHOT_DUE,
+} from '../vectors.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 const QUERIES: SearchParams[] = [
@@ -117,6 +124,23 @@ describe.each(await storages())('on %s', (storage) => {
     // the listings added are in the index read, after the 1,200 of the snapshot, in order
     expect(read.columns.size).toBe(1240);
     expect(Array.from({ length: 40 }, (_, i) => read.columns.idAt(1200 + i))).toEqual(added.map((l) => l.id));
+  });
+
+  it('adds to a positions pool read from it past the part the snapshot held', async () => {
+    const read = await start(file);
+    expect(read.origin?.from).toBe('snapshot');
+    // the pool read holds its last chunk's used part (rounded to a MiB); a catch-up of thousands
+    // of listings went past it (a RangeError that left the directory never ready)
+    const keywords = indexOf(read.handle).shared.keywords;
+    const { used } = keywords.poolExtent();
+    const run = [16385, 16390, 16400, 32790, 49200];
+    let last = 0;
+    for (let n = 0; n < (1 << 20) / run.length && keywords.poolExtent().chunks === 1; n++)
+      last = keywords.store(run);
+    expect(last).toBeGreaterThan(used + (1 << 19));
+    expect(keywords.run({ data: Int32Array.of(0, last), codes: Uint16Array.of(0), length: 2 }, 0)).toEqual(
+      run,
+    );
   });
 
   it('refuses a corrupt, cut or stale snapshot and builds the index instead', async () => {
