@@ -53,6 +53,7 @@ const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 async function main(): Promise<void> {
   const config = {
     ...loadConfig({
+      DATA_DIR: 'memory://',
       DEMO_LISTINGS: args.listings,
       MODEL_RATE_LIMIT_RPM: '1000000',
       MODEL_RATE_LIMIT_TPM: '1000000000',

@@ -78,6 +78,7 @@ async function main(): Promise<void> {
   const proxy = await measuringProxy(() => modelUrl);
   const config = {
     ...loadConfig({
+      DATA_DIR: 'memory://',
       DEMO_LISTINGS: args.listings,
       MODEL_RATE_LIMIT_RPM: '100000000',
       MODEL_RATE_LIMIT_TPM: '100000000000',

@@ -45,7 +45,7 @@ const median = (values: number[]) => {
 
 async function start(env: Record<string, string>) {
   const config = {
-    ...loadConfig({ MODEL_RATE_LIMIT_RPM: '1000000', DEMO_LISTINGS: '0', ...env }),
+    ...loadConfig({ DATA_DIR: 'memory://', MODEL_RATE_LIMIT_RPM: '1000000', DEMO_LISTINGS: '0', ...env }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,

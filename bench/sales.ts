@@ -89,6 +89,7 @@ async function main(): Promise<void> {
   const key = `sk_bench_${randomBytes(16).toString('hex')}`;
   const config = {
     ...loadConfig({
+      DATA_DIR: 'memory://',
       DEMO_LISTINGS: '0',
       SECRETS_ENCRYPTION_KEY: '5e'.repeat(32),
       INBOUND_SMTP_PORT: '0',

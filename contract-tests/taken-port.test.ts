@@ -110,7 +110,7 @@ describe('INBOUND_SMTP_PORT=off', () => {
     const listeners = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
     const before = listeners();
     const config = {
-      ...loadConfig({ INBOUND_SMTP_PORT: 'off', DEMO_LISTINGS: '0' }),
+      ...loadConfig({ DATA_DIR: 'memory://', INBOUND_SMTP_PORT: 'off', DEMO_LISTINGS: '0' }),
       host: '127.0.0.1',
       modelPort: 0,
       directoryPort: 0,

@@ -112,6 +112,10 @@ export async function startTestServers(
   const config = {
     // a fixed secrets key, so PostgreSQL runs can store secrets as an operator's would
     ...loadConfig({
+      // what follows from the data folder (the index snapshot, the usage journal, the outbox) is
+      // a database in memory's, never ./data's: a snapshot written there by one suite was read
+      // by another's start, and files there are shared by every suite running
+      DATA_DIR: 'memory://',
       DEMO_LISTINGS: TEST_DEMO_LISTINGS,
       SECRETS_ENCRYPTION_KEY: '5e'.repeat(32),
       INBOUND_SMTP_PORT: '0', // any free port: suites run side by side

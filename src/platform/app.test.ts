@@ -19,7 +19,7 @@ const AUTH = { authorization: `Bearer ${ADMIN}` };
 beforeAll(async () => {
   const config = {
     // the inbound SMTP listener on a free port: a fixed one (2525) fails beside another instance
-    ...loadConfig({ DEMO_LISTINGS: '0', INBOUND_SMTP_PORT: '0' }),
+    ...loadConfig({ DATA_DIR: 'memory://', DEMO_LISTINGS: '0', INBOUND_SMTP_PORT: '0' }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,

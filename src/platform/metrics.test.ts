@@ -10,7 +10,13 @@ let running: Running;
 
 beforeAll(async () => {
   running = await startServices({
-    ...loadConfig({ DEMO_LISTINGS: '0', INBOUND_SMTP_PORT: 'off', METRICS_KEY, METRICS_PORT: '0' }),
+    ...loadConfig({
+      DATA_DIR: 'memory://',
+      DEMO_LISTINGS: '0',
+      INBOUND_SMTP_PORT: 'off',
+      METRICS_KEY,
+      METRICS_PORT: '0',
+    }),
     host: '127.0.0.1',
     modelPort: 0,
     directoryPort: 0,
