@@ -273,12 +273,14 @@ export class WebhookDelivery {
           { startAfter: next, tx, group: endpoint.id },
         );
       }
+      // failing since its first failed attempt began, up to this one's start: not the clock of a
+      // transaction that may wait behind others (a first failure counted as 600 ms of failing)
       const [marked] = await tx.query<EndpointRow>(
-        `update webhook_endpoints set failing_since = coalesce(failing_since, now()),
+        `update webhook_endpoints set failing_since = coalesce(failing_since, $3),
            failing = failing or $2 where id = $1 returning *`,
-        [endpoint.id, !retry && !waiting],
+        [endpoint.id, !retry && !waiting, new Date(started)],
       );
-      const failingFor = marked?.failing_since ? Date.now() - marked.failing_since.getTime() : 0;
+      const failingFor = marked?.failing_since ? started - marked.failing_since.getTime() : 0;
       if (gone || failingFor >= this.#options.disableAfterMs) {
         await this.#disable(tx, endpoint, gone ? 'gone' : 'failing');
       }
