@@ -23,9 +23,11 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Block, isRunnable, matchOutput, parseGuide } from '../contract-tests/support/guides.ts';
+import { GUIDES_DEMO_LISTINGS } from '../contract-tests/support/demo.ts';
 import { freePort } from '../contract-tests/support/processes.ts';
 import { ensureVenv } from '../contract-tests/support/python.ts';
 import { startTestServers, type TestServers } from '../contract-tests/support/server.ts';
+import { usableDemoCache } from '../src/demo-cache.ts';
 
 const ROOT = resolve('.');
 /** Guides in reading order: quickstart.md first, the others start from what it exported. */
@@ -79,9 +81,16 @@ async function startAll(): Promise<void> {
   const began = Date.now();
   ensureVenv('.venv-python', 'contract-tests/python/requirements.txt');
   const venvSeconds = Math.round((Date.now() - began) / 1000);
+  const listings = process.env.DOCS_DEMO_LISTINGS ?? GUIDES_DEMO_LISTINGS;
+  // without the demo cache (npm ci's, or npm test's demo-cache part) the start makes 20,000 rows:
+  // minutes beside other files
+  const cache = usableDemoCache({ databaseUrl: undefined, demoListings: Number(listings) });
+  console.log(
+    `docs test: ${cache ? `the demo cache ${basename(cache)}` : 'no demo cache: the listings are made'}`,
+  );
   servers = await startTestServers('pglite', {
     env: {
-      DEMO_LISTINGS: process.env.DOCS_DEMO_LISTINGS ?? '20000', // what `npm start` loads: the guides' searches find what they say on it
+      DEMO_LISTINGS: listings, // what `npm start` loads: the guides' searches find what they say on it
       ...SERVICES_ENV(),
       INBOUND_SMTP_PORT: String(ports.inbound),
     },
