@@ -87,7 +87,12 @@ describe('the mail transport', () => {
     );
     expect(greylisted).toMatchObject({ permanent: false, temporary: true });
     const refused = sendErrorOf(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNECTION' }));
-    expect(refused).toMatchObject({ permanent: false, code: 'ECONNECTION', responseCode: undefined });
+    expect(refused).toMatchObject({
+      permanent: false,
+      code: 'ECONNECTION',
+      responseCode: undefined,
+      guardRefused: false,
+    });
   });
 });
 
@@ -153,7 +158,12 @@ describe('campaign mail reaches SMTP_URL only through the outbound guard', () =>
     const failed = await send(url, false, 'meta').catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(MailSendError);
     // nothing left: the message may be sent again once the relay is set right
-    expect(failed).toMatchObject({ code: 'ECONNECTION', temporary: true, responseCode: undefined });
+    expect(failed).toMatchObject({
+      code: 'ECONNECTION',
+      temporary: true,
+      responseCode: undefined,
+      guardRefused: true,
+    });
     expect((failed as Error).message).toMatch(reason);
     expect(((failed as Error).cause as Error).cause).toBeInstanceOf(OutboundRefused);
     expect(sink.connections).toBe(before);

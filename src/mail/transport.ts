@@ -82,12 +82,15 @@ export class MailSendError extends Error {
   readonly response: string | undefined;
   /** nodemailer's error code (ECONNECTION, ETIMEDOUT, EENVELOPE, EMESSAGE, EAUTH, ...). */
   readonly code: string;
+  /** The outbound guard refused the relay's address: nothing was sent, and no retry can change it. */
+  readonly guardRefused: boolean;
 
   constructor(
     message: string,
     details: {
       permanent: boolean;
       recipientRejected?: boolean;
+      guardRefused?: boolean;
       responseCode?: number | undefined;
       response?: string | undefined;
       code: string;
@@ -98,6 +101,7 @@ export class MailSendError extends Error {
     this.name = 'MailSendError';
     this.permanent = details.permanent;
     this.recipientRejected = details.recipientRejected ?? false;
+    this.guardRefused = details.guardRefused ?? false;
     this.responseCode = details.responseCode;
     this.response = details.response;
     this.code = details.code;
@@ -237,6 +241,7 @@ export function sendErrorOf(err: unknown): MailSendError {
   return new MailSendError(e.message || String(err), {
     permanent,
     recipientRejected: code === 'EENVELOPE' && responseCode !== undefined && /RCPT/i.test(e.command ?? ''),
+    guardRefused: e.cause instanceof OutboundRefused,
     responseCode,
     response: e.response,
     code,

@@ -344,11 +344,14 @@ export class Sender {
       await this.#settle(message, 'sent', sent.via, null);
     } catch (err) {
       const failure = err instanceof MailSendError ? err : null;
-      if (failure?.code === 'EAUTH') {
-        // the relay refuses us, not the message: stop the campaign until someone looks
+      if (failure?.code === 'EAUTH' || failure?.guardRefused) {
+        // the relay refuses us (or the guard its address), not the message: stop the campaign
+        // until someone looks; retrying each recipient would only fail them all
         this.#options.logger.warn(
           { err, campaign_id: campaign.id },
-          'the SMTP relay refused our credentials',
+          failure.guardRefused
+            ? 'the outbound guard refuses the SMTP relay address'
+            : 'the SMTP relay refused our credentials',
         );
         await this.#campaigns.pauseFor(campaign.id, 'relay_refused');
         await this.#release(message, true, true);

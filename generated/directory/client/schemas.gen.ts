@@ -2929,7 +2929,7 @@ export const CampaignSchema = {
             description: 'Where the campaign is in its life cycle.'
         },
         paused_reason: {
-            description: 'Why a `paused` campaign is paused: `requested` (you paused it), `plan_inactive` (the account\'s Sales plan ended), `sending_domain_not_verified` (a later check of the domain failed) or `relay_refused` (the SMTP relay refused us, e.g. its credentials); null when it is not paused.',
+            description: 'Why a `paused` campaign is paused: `requested` (you paused it), `plan_inactive` (the account\'s Sales plan ended), `sending_domain_not_verified` (a later check of the domain failed) or `relay_refused` (the SMTP relay refused us, e.g. its credentials, or the outbound guard refused the relay\'s address); null when it is not paused.',
             type: [
                 'string',
                 'null'

@@ -1507,7 +1507,7 @@ export type Campaign = {
      */
     status: CampaignStatus;
     /**
-     * Why a `paused` campaign is paused: `requested` (you paused it), `plan_inactive` (the account's Sales plan ended), `sending_domain_not_verified` (a later check of the domain failed) or `relay_refused` (the SMTP relay refused us, e.g. its credentials); null when it is not paused.
+     * Why a `paused` campaign is paused: `requested` (you paused it), `plan_inactive` (the account's Sales plan ended), `sending_domain_not_verified` (a later check of the domain failed) or `relay_refused` (the SMTP relay refused us, e.g. its credentials, or the outbound guard refused the relay's address); null when it is not paused.
      */
     paused_reason: 'requested' | 'plan_inactive' | 'sending_domain_not_verified' | 'relay_refused' | null;
     /**
