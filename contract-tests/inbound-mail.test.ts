@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InboundMail, InboundRejected, startInboundSmtp } from '../src/mail/inbound.ts';
+import { call } from './support/client.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { sendSmtp } from './support/smtp.ts';
@@ -101,17 +102,15 @@ describe.each(await storages())('inbound SMTP on %s', (storage) => {
     });
     port = listener.port;
     // a verified sending domain, as a customer makes one
-    const call = async (path: string, body?: object) => {
-      const res = await fetch(`${servers.urls.directory}${path}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body ?? {}),
-      });
-      return (await res.json()) as { id: string; status: string; dns_records: Array<Record<string, string>> };
-    };
-    const domain = await call('/v1/sending-domains', { domain: DOMAIN });
+    const post = async (path: string, body?: object) =>
+      (await call(servers.urls.directory!, servers.adminKey, 'POST', path, body ?? {})) as {
+        id: string;
+        status: string;
+        dns_records: Array<Record<string, string>>;
+      };
+    const domain = await post('/v1/sending-domains', { domain: DOMAIN });
     for (const r of domain.dns_records) dns.publish(r.name!, r.type as 'TXT' | 'MX', r.value!);
-    expect((await call(`/v1/sending-domains/${domain.id}/verify`)).status).toBe('verified');
+    expect((await post(`/v1/sending-domains/${domain.id}/verify`)).status).toBe('verified');
   });
   afterAll(async () => {
     await listener?.close();

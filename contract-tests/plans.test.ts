@@ -3,6 +3,7 @@
 // cancelling changes it back; the month's statement bills the subscription pro rata and lists
 // the metered usage, with VAT at VAT_RATE.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from './support/client.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { explain, operations, responseValidator } from './support/spec.ts';
 
@@ -15,17 +16,8 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
   let key: string;
   let otherKey: string;
 
-  const call = async (secret: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${servers.urls.model}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${secret}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : null,
-    });
-    return {
-      status: res.status,
-      json: (await res.json()) as Record<string, unknown> & { error?: { code: string } },
-    };
-  };
+  const call = (secret: string, method: string, path: string, body?: object) =>
+    send(servers.urls.model!, secret, method, path, body);
   const search = async () => {
     const res = await fetch(`${servers.urls.directory}/v1/search?q=bakery`, {
       headers: { authorization: `Bearer ${key}` },
@@ -58,9 +50,9 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
 
   it('lists the four plans with their monthly prices in EUR', async () => {
     const plans = await call(key, 'GET', '/v1/plans');
-    expect(responseValidator(ops.listPlans!, '200')(plans.json)).toBe(true);
+    expect(responseValidator(ops.listPlans!, '200')(plans.body)).toBe(true);
     expect(
-      (plans.json.data as Array<{ id: string; monthly_price: string }>).map((p) => [p.id, p.monthly_price]),
+      (plans.body.data as Array<{ id: string; monthly_price: string }>).map((p) => [p.id, p.monthly_price]),
     ).toEqual([
       ['pay_as_you_go', '0.000000000'],
       ['search_unlimited', '199.000000000'],
@@ -74,24 +66,24 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
     const sub = await call(key, 'POST', '/v1/subscriptions', { plan: 'search_unlimited' });
     expect(sub.status).toBe(201);
     const validate = responseValidator(ops.createSubscription!, '201');
-    expect(validate(sub.json), explain(validate)).toBe(true);
-    expect(
-      (await call(key, 'POST', '/v1/subscriptions', { plan: 'search_unlimited' })).json.error?.code,
-    ).toBe('already_subscribed');
+    expect(validate(sub.body), explain(validate)).toBe(true);
+    expect((await call(key, 'POST', '/v1/subscriptions', { plan: 'search_unlimited' })).body).toMatchObject({
+      error: { code: 'already_subscribed' },
+    });
     expect((await search()).status).toBe(200);
     expect((await search()).status).toBe(200);
     expect(await search()).toEqual({ status: 429, code: 'daily_quota_exceeded' }); // fair use (2 in this test)
     // Usage records may be written in batches: wait for them. 0.001 EUR, then not metered.
     await expect.poll(searchCosts).toEqual([1_000_000, 0, 0]);
 
-    expect((await call(otherKey, 'DELETE', `/v1/subscriptions/${String(sub.json.id)}`)).status).toBe(404);
-    const canceled = await call(key, 'DELETE', `/v1/subscriptions/${String(sub.json.id)}`);
-    expect(canceled.json).toMatchObject({ status: 'canceled', plan: 'search_unlimited' });
+    expect((await call(otherKey, 'DELETE', `/v1/subscriptions/${String(sub.body.id)}`)).status).toBe(404);
+    const canceled = await call(key, 'DELETE', `/v1/subscriptions/${String(sub.body.id)}`);
+    expect(canceled.body).toMatchObject({ status: 'canceled', plan: 'search_unlimited' });
     expect((await search()).status).toBe(200); // no daily quota on pay-as-you-go
     await expect.poll(searchCosts).toEqual([1_000_000, 0, 0, 1_000_000]);
     const listed = await call(key, 'GET', '/v1/subscriptions');
-    expect((listed.json.data as Array<{ id: string; status: string }>).map((s) => [s.id, s.status])).toEqual([
-      [sub.json.id, 'canceled'],
+    expect((listed.body.data as Array<{ id: string; status: string }>).map((s) => [s.id, s.status])).toEqual([
+      [sub.body.id, 'canceled'],
     ]);
   });
 
@@ -104,13 +96,13 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
     const days = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
     await servers.platform.db.query(
       `update subscriptions set started_at = $2, canceled_at = $3, status = 'canceled' where id = $1`,
-      [concierge.json.id, monthStart, monthStart + 3 * 86_400],
+      [concierge.body.id, monthStart, monthStart + 3 * 86_400],
     );
     const statement = await call(key, 'GET', `/v1/statements/${month}`);
     expect(statement.status).toBe(200);
     const validate = responseValidator(ops.getStatement!, '200');
-    expect(validate(statement.json), explain(validate)).toBe(true);
-    const lines = statement.json.lines as Array<{
+    expect(validate(statement.body), explain(validate)).toBe(true);
+    const lines = statement.body.lines as Array<{
       kind: string;
       description: string;
       quantity: number;
@@ -120,7 +112,7 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
     const subs = lines.filter((l) => l.kind === 'subscription');
     expect(subs.map((l) => l.description.split(',')[0])).toEqual(['Concierge', 'Search unlimited']);
     // Search unlimited, subscribed and cancelled in the first test: billed for its seconds.
-    const all = (await call(key, 'GET', '/v1/subscriptions')).json.data as Array<{
+    const all = (await call(key, 'GET', '/v1/subscriptions')).body.data as Array<{
       plan: string;
       started_at: number;
       canceled_at: number;
@@ -132,12 +124,12 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
     const searchLine = lines.find((l) => l.description === 'Directory API: search');
     expect(searchLine).toMatchObject({ kind: 'usage', quantity: 4, amount: '0.002000000' });
     const subtotal = lines.reduce((sum, l) => sum + nano(l.amount), 0);
-    expect(nano(statement.json.subtotal as string)).toBe(subtotal);
-    expect(statement.json.vat_rate).toBe('21');
-    expect(nano(statement.json.vat as string)).toBe(Math.round((subtotal * 2100) / 10_000));
-    expect(nano(statement.json.total as string)).toBe(subtotal + nano(statement.json.vat as string));
+    expect(nano(statement.body.subtotal as string)).toBe(subtotal);
+    expect(statement.body.vat_rate).toBe('21');
+    expect(nano(statement.body.vat as string)).toBe(Math.round((subtotal * 2100) / 10_000));
+    expect(nano(statement.body.total as string)).toBe(subtotal + nano(statement.body.vat as string));
     // Another month holds nothing; a month that is not one is a 400.
-    expect((await call(key, 'GET', '/v1/statements/2020-01')).json.lines).toEqual([]);
+    expect((await call(key, 'GET', '/v1/statements/2020-01')).body.lines).toEqual([]);
     expect((await call(key, 'GET', '/v1/statements/2020-13')).status).toBe(400);
   });
 });
