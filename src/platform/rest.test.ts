@@ -37,7 +37,7 @@ describe('the heap at rest', () => {
   it('compacts once the event loop is idle, never while it is busy', async () => {
     const { logger, lines } = recorder();
     compactHeap();
-    const rest = startRestCompaction(logger, { everyMs: 100, slackMb: 8 });
+    const rest = startRestCompaction(logger, { everyMs: 100, slackMb: 8, maxUsedMb: 4096 });
     try {
       // busy: the loop held for the whole of each period, garbage growing the heap
       const until = Date.now() + 600;
@@ -52,6 +52,19 @@ describe('the heap at rest', () => {
       expect(line?.fields.heap_mib.after).toBeLessThan(line?.fields.heap_mib.before ?? 0);
       await sleep(400);
       expect(lines.length).toBe(1);
+    } finally {
+      rest.stop();
+    }
+  });
+
+  it('leaves a heap that uses more than its bound to V8', async () => {
+    const { logger, lines } = recorder();
+    compactHeap();
+    const rest = startRestCompaction(logger, { everyMs: 100, slackMb: 8, maxUsedMb: 1 });
+    try {
+      churn(20);
+      await sleep(500);
+      expect(lines).toEqual([]);
     } finally {
       rest.stop();
     }

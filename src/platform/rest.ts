@@ -3,7 +3,7 @@
 // half empty. It shrinks them only in a memory-reducing collection, which it seldom runs by
 // itself: the model API rested with 237 MiB of heap committed for 113 used. So when the thread's
 // event loop has been idle a while and the heap holds much more than it uses, one such
-// collection runs (tens of milliseconds at rest; never under load).
+// collection runs (never under load, nor on a heap so large that it would take long).
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { performance } from 'node:perf_hooks';
@@ -55,11 +55,16 @@ export interface RestOptions {
   idleBelow?: number;
   /** compact when the heap holds this many MiB more unused than after the last compaction */
   slackMb?: number;
+  /**
+   * never when the heap uses more: the collection takes about 1.5-5 ms a MiB it keeps (quiet to
+   * busy machine), all of it on the thread, and a request that comes then waits for it
+   */
+  maxUsedMb?: number;
 }
 
 /** Compacts this thread's heap whenever it is idle with room to give back, until stopped. */
 export function startRestCompaction(logger?: Logger, options: RestOptions = {}): { stop(): void } {
-  const { everyMs = 5_000, idleBelow = 0.05, slackMb = 32 } = options;
+  const { everyMs = 5_000, idleBelow = 0.05, slackMb = 32, maxUsedMb = 256 } = options;
   let last = performance.eventLoopUtilization();
   let floor = 0;
   const timer = setInterval(() => {
@@ -67,7 +72,7 @@ export function startRestCompaction(logger?: Logger, options: RestOptions = {}):
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     const { total, used } = heap();
-    if (busy >= idleBelow || total - used < floor + slackMb) return;
+    if (busy >= idleBelow || used > maxUsedMb || total - used < floor + slackMb) return;
     const done = compactHeap();
     floor = done.after.total - done.after.used;
     last = performance.eventLoopUtilization();
