@@ -6,7 +6,14 @@ import { demoListing, loadDemoDirectory } from './demo.ts';
 import { createSearch, type Search, type SearchParams } from './search/search.ts';
 import { trustOf } from './search/score.ts';
 import { Snapshots } from './search/snapshot.ts';
-import { positionsOfSeqs, positionsWithCodes, refreshVectors, similarities, vectorCount } from './vectors.ts';
+import {
+  listingColumns,
+  positionsOfSeqs,
+  positionsWithCodes,
+  refreshVectors,
+  similarities,
+  vectorCount,
+} from './vectors.ts';
 import { embedOne } from '../embeddings/index.ts';
 import { EMBEDDING_DIMENSIONS } from './store.ts';
 import { insertListings } from './store.ts';
@@ -302,6 +309,31 @@ describe('semantic candidates', () => {
           .sort((a, b) => b[0] - a[0] || a[1] - b[1])
           .slice(0, 10);
       expect(top(pruned), q).toEqual(top(all));
+    }
+  });
+
+  it("a geo search's candidates are those within its circle, kept against the best of them", async () => {
+    await refreshVectors(db);
+    const cols = listingColumns(db);
+    const circle = { lat: 52.52, lon: 13.405, radius: 400 };
+    for (const q of ['my kitchen pipe is leaking', 'toothache', 'fresh bread in the morning']) {
+      const vector = embedOne(q, EMBEDDING_DIMENSIONS);
+      const near = await directory.semanticSet(q, vector, Number.MAX_SAFE_INTEGER, undefined, circle);
+      const everywhere = await directory.semanticSet(q, vector, Number.MAX_SAFE_INTEGER);
+      const inCircle = (at: number) =>
+        haversineKm(circle.lat, circle.lon, cols.lats[at]!, cols.lons[at]!) <= circle.radius;
+      expect(near.ats.length, q).toBeGreaterThan(0);
+      expect(Array.from(near.ats).every(inCircle), q).toBe(true);
+      // the cut is relative to the best nearby, never above the one of the whole directory
+      const best = Math.max(...near.sims);
+      expect(Math.min(...near.sims), q).toBeGreaterThanOrEqual(Math.max(0.2, 0.7 * best) - 1e-6);
+      const kept = new Set(near.ats);
+      expect(
+        Array.from(everywhere.ats)
+          .filter(inCircle)
+          .every((at) => kept.has(at)),
+        q,
+      ).toBe(true);
     }
   });
 

@@ -142,6 +142,24 @@ export class MemoryRanking {
     this.#near.release(marks);
   }
 
+  /** Those of `candidates` (positions below `upTo`) within `circle`, in their order. */
+  within(candidates: Int32Array, circle: Circle, upTo: number): Int32Array {
+    const marks = this.near(circle, upTo);
+    try {
+      const inside = marks.inside;
+      let n = 0;
+      for (let i = 0; i < candidates.length; i++) if (candidates[i]! < upTo) n += inside[candidates[i]!]!;
+      const out = new Int32Array(n);
+      for (let i = 0, k = 0; i < candidates.length; i++) {
+        const at = candidates[i]!;
+        if (at < upTo && inside[at] === 1) out[k++] = at;
+      }
+      return out;
+    } finally {
+      this.release(marks);
+    }
+  }
+
   #hits(
     ranks: KeywordRanks,
     mode: SearchMode,

@@ -61,6 +61,7 @@ import { isNamePhrase, nearestWord } from '../keywords/vocabulary.ts';
 import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
 import { nearWords, placeInQuery, type PlaceInQuery } from './understand.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
+import type { Circle } from './near.ts';
 import { Snapshots } from './snapshot.ts';
 import { sqlPage } from './sql.ts';
 import type { CityFilter, Filters, Ranked, Row, SearchParams, Snapshot } from './shapes.ts';
@@ -187,7 +188,8 @@ export class Search {
 
   /**
    * The listings semantically close to `q` in a snapshot (see vectors.ts): candidates from the
-   * NACE activities of the query's concepts, or from its words when it names none; exact
+   * NACE activities of the query's concepts, or from its words when it names none, within a
+   * geo search's circle (so a similarity is kept relative to the best nearby); exact
    * similarities over them. Kept for the last queries: the same set serves every page of a
    * query and every repeat of it, and a snapshot never changes.
    */
@@ -197,9 +199,11 @@ export class Search {
     snapshot: number,
     /** awaited between slices of candidates (a search gives way to others there) */
     between: () => Promise<void> = async () => {},
+    /** a geo search's circle: only the candidates within it, the best of them the measure */
+    within?: Circle,
   ): Promise<Similar> {
     const db = this.#db;
-    const key = `${snapshot}\u0000${q}`;
+    const key = `${snapshot}\u0000${q}\u0000${within ? `${within.lat},${within.lon},${within.radius}` : ''}`;
     const hit = this.#semantic?.get(key);
     if (hit) return hit;
     const codes = [...new Set([...conceptsOf(q).keys()].flatMap((c) => CONCEPTS[c]?.nace ?? []))];
@@ -220,6 +224,8 @@ export class Search {
         snapshot,
       );
     }
+    if (within && candidates.length > 0)
+      candidates = this.#memory.within(candidates, within, positionsUpTo(db, snapshot));
     const set = await similarAmongInSlices(db, vector, candidates, between);
     this.#semantic?.set(key, set);
     return set;
@@ -475,7 +481,13 @@ export class Search {
     // from here to the profiles' query a search ranks without waiting: it gives way between phases
     const held = { since: performance.now() };
     if (!rows && q && useSemantic) {
-      sem = await this.semanticSet(meaning!, vectorOf(meaning!), snapshot.seq, () => this.#giveWay(held));
+      sem = await this.semanticSet(
+        meaning!,
+        vectorOf(meaning!),
+        snapshot.seq,
+        () => this.#giveWay(held),
+        near ? { ...near, radius } : undefined,
+      );
       await this.#giveWay(held);
     }
     const filters: Filters = {
