@@ -7,22 +7,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../generated/directory/client/client/index.ts';
 import {
-  createCampaign,
-  createSendingDomain,
-  createTargetList,
   getCampaign,
-  getTargetList,
   launchCampaign,
   listCampaignRecipients,
-  verifySendingDomain,
 } from '../generated/directory/client/sdk.gen.ts';
-import { demoListing } from '../src/directory/demo.ts';
-import { insertListings } from '../src/directory/store.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { verifyDkim } from './support/smtp.ts';
+import { draftCampaign } from './support/campaigns.ts';
 import { until } from './support/client.ts';
 
 describe.each(await storages())('a campaign without SMTP_URL, to the outbox, on %s', (storage) => {
@@ -49,51 +42,7 @@ describe.each(await storages())('a campaign without SMTP_URL, to the outbox, on 
 
   it('writes each message signed to the outbox, and its status says so', async () => {
     expect(servers.platform.config.mail.smtpUrl).toBeUndefined();
-    const client = createClient({ baseUrl: servers.urls.directory!, auth: servers.adminKey });
-    const sub = await fetch(`${servers.urls.model}/v1/subscriptions`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ plan: 'sales' }),
-    });
-    expect(sub.status).toBe(201);
-
-    const created = await createSendingDomain({ client, body: { domain: `out-${storage}.keller.test` } });
-    for (const record of created.data!.dns_records) dns.publish(record.name, record.type, record.value);
-    const domain = (await verifySendingDomain({ client, path: { id: created.data!.id } })).data!;
-    expect(domain.status).toBe('verified');
-
-    await servers.platform.db.transaction((tx) =>
-      insertListings(
-        tx,
-        [0, 1, 2].map((i) => ({
-          ...demoListing('outbox', i),
-          name: `Klempnerei zqoutbox ${i}`,
-          email: `info@outbox-${i}.test`,
-        })),
-      ),
-    );
-    const list = await createTargetList({
-      client,
-      body: { name: 'outbox', filters: { q: 'zqoutbox', mode: 'keyword' } },
-    });
-    await until(
-      'the list',
-      async () => (await getTargetList({ client, path: { id: list.data!.id } })).data?.status === 'ready',
-    );
-    const campaign = await createCampaign({
-      client,
-      body: {
-        name: 'outbox',
-        target_list_id: list.data!.id,
-        sending_domain_id: domain.id,
-        from_email: `anna@${domain.domain}`,
-        from_name: 'Anna Keller',
-        subject: 'Hallo {{company_name}}',
-        body_text: 'Guten Tag aus {{city}}.\n\n{{sender_name}}',
-      },
-    });
-    expect(campaign.response?.status, JSON.stringify(campaign.error)).toBe(201);
-    const id = campaign.data!.id;
+    const { client, domain, id } = await draftCampaign(servers, dns, 'outbox', storage);
     const launched = await launchCampaign({ client, path: { id } });
     expect(launched.data?.stats.recipients).toBe(3);
     await until(

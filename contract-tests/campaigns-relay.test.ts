@@ -4,19 +4,12 @@
 // connection is made. Beside it, a real SMTP peer on loopback, which the send must never reach.
 // Both storage paths.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../generated/directory/client/client/index.ts';
 import {
-  createCampaign,
-  createSendingDomain,
-  createTargetList,
   getCampaign,
-  getTargetList,
   launchCampaign,
   listCampaignRecipients,
-  verifySendingDomain,
 } from '../generated/directory/client/sdk.gen.ts';
-import { demoListing } from '../src/directory/demo.ts';
-import { insertListings } from '../src/directory/store.ts';
+import { draftCampaign } from './support/campaigns.ts';
 import { until } from './support/client.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
@@ -50,50 +43,7 @@ describe.each(await storages())('a campaign whose relay address the guard refuse
   });
 
   it('pauses as relay_refused, fails no recipient and connects nowhere', async () => {
-    const client = createClient({ baseUrl: servers.urls.directory!, auth: servers.adminKey });
-    const sub = await fetch(`${servers.urls.model}/v1/subscriptions`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ plan: 'sales' }),
-    });
-    expect(sub.status).toBe(201);
-    const created = await createSendingDomain({ client, body: { domain: `relay-${storage}.keller.test` } });
-    for (const record of created.data!.dns_records) dns.publish(record.name, record.type, record.value);
-    const domain = (await verifySendingDomain({ client, path: { id: created.data!.id } })).data!;
-    expect(domain.status).toBe('verified');
-
-    await servers.platform.db.transaction((tx) =>
-      insertListings(
-        tx,
-        [0, 1, 2].map((i) => ({
-          ...demoListing('relay', i),
-          name: `Klempnerei zqrelay ${i}`,
-          email: `info@relay-${i}.test`,
-        })),
-      ),
-    );
-    const list = await createTargetList({
-      client,
-      body: { name: 'relay', filters: { q: 'zqrelay', mode: 'keyword' } },
-    });
-    await until(
-      'the list',
-      async () => (await getTargetList({ client, path: { id: list.data!.id } })).data?.status === 'ready',
-    );
-    const campaign = await createCampaign({
-      client,
-      body: {
-        name: 'relay',
-        target_list_id: list.data!.id,
-        sending_domain_id: domain.id,
-        from_email: `anna@${domain.domain}`,
-        from_name: 'Anna Keller',
-        subject: 'Hallo {{company_name}}',
-        body_text: 'Guten Tag aus {{city}}.\n\n{{sender_name}}',
-      },
-    });
-    expect(campaign.response?.status, JSON.stringify(campaign.error)).toBe(201);
-    const id = campaign.data!.id;
+    const { client, id } = await draftCampaign(servers, dns, 'relay', storage);
     expect((await launchCampaign({ client, path: { id } })).data?.stats.recipients).toBe(3);
 
     const paused = await until('paused', async () => {
