@@ -19,7 +19,7 @@ import type { CreateConciergeBriefRequest, Workflow } from '../generated/directo
 import { addProviders, HoldingProxy, VerifyingReceiver } from './support/concierge.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { componentValidator, explain } from './support/spec.ts';
-import { until } from './support/client.ts';
+import { send, until } from './support/client.ts';
 
 const validWorkflow = componentValidator('directory', 'Workflow');
 const validEvent = componentValidator('directory', 'WorkflowWebhookEvent');
@@ -32,16 +32,8 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
   const town = { name: 'Leoben', lat: 0, lon: 0, country: 'AT' };
   let providers: string[] = [];
 
-  const call = async (base: string, method: string, path: string, body?: object, key = servers.adminKey) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
-  };
-  const directory = (method: string, path: string, body?: object, key?: string) =>
-    call(servers.urls.directory!, method, path, body, key);
+  const directory = (method: string, path: string, body?: object | string, key = servers.adminKey) =>
+    send(servers.urls.directory!, key, method, path, body);
 
   async function post(body: CreateConciergeBriefRequest, key?: string): Promise<Workflow> {
     const res = await createConciergeBrief({
@@ -86,7 +78,9 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
     });
     proxy.target = servers.urls.model!;
     client = createClient({ baseUrl: servers.urls.directory!, auth: servers.adminKey });
-    const subscribed = await call(servers.urls.model!, 'POST', '/v1/subscriptions', { plan: 'concierge' });
+    const subscribed = await send(servers.urls.model!, servers.adminKey, 'POST', '/v1/subscriptions', {
+      plan: 'concierge',
+    });
     expect(subscribed.status).toBe(201);
     const endpoint = await directory('POST', '/v1/webhook-endpoints', {
       url: receiver.url,
@@ -197,8 +191,9 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
     expect(Math.round((after.cost - before.cost) * 100)).toBe(50);
     // the runtime's steps are the platform's own cost: nothing on the customer's model usage
     const today = new Date().toISOString().slice(0, 10);
-    const model = await call(
+    const model = await send(
       servers.urls.model!,
+      servers.adminKey,
       'GET',
       `/v1/usage?from=${today}&to=${today}&group_by=model`,
     );
@@ -331,7 +326,7 @@ describe.each(await storages())('the concierge on %s', (storage: Storage) => {
       ['{"brief": ', 400, 'invalid_json'],
     ];
     for (const [body, status, code] of cases) {
-      const res = await directory('POST', '/v1/concierge/briefs', body as object);
+      const res = await directory('POST', '/v1/concierge/briefs', body);
       expect(
         [res.status, (res.body.error as { code: string }).code],
         JSON.stringify(body).slice(0, 80),

@@ -16,6 +16,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sent, send } from './support/client.ts';
 import { componentValidator, explain } from './support/spec.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 
@@ -82,12 +83,9 @@ describe.each(await storages())('registered MCP servers on %s', (storage) => {
   let servers: TestServers;
   let weather: { url: string; close(): Promise<void> };
   let model: string;
+  let registered: Sent;
   const call = (method: string, path: string, body?: object, key = servers.adminKey) =>
-    fetch(`${model}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    send(model, key, method, path, body);
 
   beforeAll(async () => {
     weather = await startWeatherServer();
@@ -99,49 +97,65 @@ describe.each(await storages())('registered MCP servers on %s', (storage) => {
       },
     });
     model = servers.urls.model ?? '';
+    registered = await call('POST', '/v1/mcp/servers', {
+      label: 'weather',
+      url: weather.url,
+      headers: { Authorization: 'Bearer wx_secret_value_42' },
+      allowed_tools: ['forecast', 'whoami', 'slow'],
+    });
   }, 240_000);
   afterAll(async () => {
     await servers?.stop();
     await weather?.close();
   });
 
-  it('registers, lists, gets and deletes servers; header values are never returned and are stored sealed', async () => {
-    const created = await call('POST', '/v1/mcp/servers', {
-      label: 'weather',
-      url: weather.url,
-      headers: { Authorization: 'Bearer wx_secret_value_42' },
-      allowed_tools: ['forecast', 'whoami', 'slow'],
-    });
-    expect(created.status).toBe(201);
-    const body = (await created.json()) as { id: string };
+  it('registers a server and answers with it, without its header values', () => {
+    expect(registered.status).toBe(201);
     const validate = componentValidator('model', 'McpServer');
-    expect(validate(body), explain(validate)).toBe(true);
-    expect(body).toMatchObject({
+    expect(validate(registered.body), explain(validate)).toBe(true);
+    expect(registered.body).toMatchObject({
       label: 'weather',
       header_names: ['Authorization'],
       allowed_tools: ['forecast', 'whoami', 'slow'],
     });
-    expect(JSON.stringify(body)).not.toContain('wx_secret_value_42');
+    expect(JSON.stringify(registered.body)).not.toContain('wx_secret_value_42');
+  });
+
+  it("stores a server's header values sealed", async () => {
     const [row] = await servers.platform.db.query<{ headers: string }>(
       'select headers from mcp_servers where id = $1',
-      [body.id],
+      [registered.body.id],
     );
     expect(row?.headers).toMatch(/^v1\./);
     expect(row?.headers).not.toContain('wx_secret_value_42');
+  });
 
-    const list = (await (await call('GET', '/v1/mcp/servers')).json()) as { data: { id: string }[] };
-    expect(list.data.map((s) => s.id)).toContain(body.id);
-    expect(JSON.stringify(list)).not.toContain('wx_secret_value_42');
-    expect((await call('GET', `/v1/mcp/servers/${body.id}`)).status).toBe(200);
+  it('lists a registered server without its header values', async () => {
+    const list = await call('GET', '/v1/mcp/servers');
+    expect((list.body.data as { id: string }[]).map((s) => s.id)).toContain(registered.body.id);
+    expect(JSON.stringify(list.body)).not.toContain('wx_secret_value_42');
+  });
+
+  it('gets a registered server by its id', async () => {
+    const got = await call('GET', `/v1/mcp/servers/${String(registered.body.id)}`);
+    expect(got.status).toBe(200);
+    expect(got.body.id).toBe(registered.body.id);
+  });
+
+  it('refuses a second server with a label in use (409)', async () => {
     expect((await call('POST', '/v1/mcp/servers', { label: 'weather', url: weather.url })).status).toBe(409);
-    const reserved = await call('POST', '/v1/mcp/servers', { label: 'eurus', url: weather.url });
-    expect(reserved.status).toBe(400);
+  });
 
+  it('refuses the label of the built-in tools, eurus (400)', async () => {
+    expect((await call('POST', '/v1/mcp/servers', { label: 'eurus', url: weather.url })).status).toBe(400);
+  });
+
+  it('deletes a server once: then it is not found', async () => {
     const other = await call('POST', '/v1/mcp/servers', { label: 'gone', url: weather.url });
-    const gone = (await other.json()) as { id: string };
-    expect((await call('DELETE', `/v1/mcp/servers/${gone.id}`)).status).toBe(204);
-    expect((await call('GET', `/v1/mcp/servers/${gone.id}`)).status).toBe(404);
-    expect((await call('DELETE', `/v1/mcp/servers/${gone.id}`)).status).toBe(404);
+    const gone = String(other.body.id);
+    expect((await call('DELETE', `/v1/mcp/servers/${gone}`)).status).toBe(204);
+    expect((await call('GET', `/v1/mcp/servers/${gone}`)).status).toBe(404);
+    expect((await call('DELETE', `/v1/mcp/servers/${gone}`)).status).toBe(404);
   });
 
   it('offers the server’s allowed tools in the hub as <label>__<tool>, callable with the stored headers', async () => {

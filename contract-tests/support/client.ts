@@ -8,31 +8,47 @@ export interface Sent {
   body: Record<string, unknown>;
 }
 
-/** Sends `body` (if any) as JSON with the key; the answer whatever its status. */
+/**
+ * Sends `body` (if any) with the key (`null` for none) and any extra headers: an object as JSON, a
+ * string as it is (for malformed JSON). The answer whatever its status; an empty body (a 204) as `{}`.
+ */
 export async function send(
   base: string,
-  key: string,
+  key: string | null,
   method: string,
   path: string,
-  body?: object,
+  body?: object | string,
+  headers: Record<string, string> = {},
 ): Promise<Sent> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: {
+      ...(key === null ? {} : { Authorization: `Bearer ${key}` }),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  const text = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    if (text !== '') parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${method} ${path}: ${res.status} answered with no JSON: ${text.slice(0, 200)}`);
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
 }
 
 /** A call that must succeed: its JSON body, or an error naming the request, the status and the body. */
 export async function call(
   base: string,
-  key: string,
+  key: string | null,
   method: string,
   path: string,
   body?: object,
+  headers?: Record<string, string>,
 ): Promise<Record<string, unknown>> {
-  const res = await send(base, key, method, path, body);
+  const res = await send(base, key, method, path, body, headers);
   if (res.status < 200 || res.status > 299)
     throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
