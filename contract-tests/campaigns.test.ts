@@ -19,14 +19,11 @@ import {
   addTargetListMember,
   cancelCampaign,
   createCampaign,
-  createSendingDomain,
   createSuppression,
-  createTargetList,
   deleteSendingDomain,
   deleteTargetList,
   getCampaign,
   getReply,
-  getTargetList,
   launchCampaign,
   listCampaignRecipients,
   listReplies,
@@ -35,7 +32,6 @@ import {
   pauseCampaign,
   resumeCampaign,
   scheduleCampaign,
-  verifySendingDomain,
 } from '../generated/directory/client/sdk.gen.ts';
 import type {
   Campaign,
@@ -50,7 +46,8 @@ import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { type CapturedMail, sendSmtp, type SmtpSink, startSmtpSink, verifyDkim } from './support/smtp.ts';
 import { componentValidator, explain } from './support/spec.ts';
-import { until } from './support/client.ts';
+import { campaignBody as draftBody, readyList, salesPlan, verifiedDomain } from './support/campaigns.ts';
+import { call, until } from './support/client.ts';
 
 const validCampaign = componentValidator('directory', 'Campaign');
 const validRecipient = componentValidator('directory', 'CampaignRecipient');
@@ -122,15 +119,6 @@ describe.each(await storages())('campaigns on %s', (storage) => {
   let domain: SendingDomain;
   const bouncing = new Set<string>();
 
-  const model = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${servers.urls.model}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
-
   beforeAll(async () => {
     dns = await startTestDns();
     sink = await startSmtpSink({
@@ -150,22 +138,17 @@ describe.each(await storages())('campaigns on %s', (storage) => {
       },
     });
     client = createClient({ baseUrl: servers.urls.directory!, auth: servers.adminKey });
-    const endpoint = await fetch(`${servers.urls.directory}/v1/webhook-endpoints`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, event_types: ['reply.received', 'campaign.completed'] }),
-    }).then((r) => r.json() as Promise<{ secret: string }>);
-    webhookSecret = endpoint.secret;
+    const endpoint = await call(servers.urls.directory!, servers.adminKey, 'POST', '/v1/webhook-endpoints', {
+      url: receiver.url,
+      event_types: ['reply.received', 'campaign.completed'],
+    });
+    webhookSecret = endpoint.secret as string;
 
     // the domain, verified against the DNS server on loopback, as the guide shows
-    const created = await createSendingDomain({
-      client,
-      body: { domain: `mail-${storage}.keller-haustechnik.test`, from_name: 'Keller Haustechnik' },
+    domain = await verifiedDomain(client, dns, {
+      domain: `mail-${storage}.keller-haustechnik.test`,
+      from_name: 'Keller Haustechnik',
     });
-    for (const record of created.data!.dns_records) dns.publish(record.name, record.type, record.value);
-    const verified = await verifySendingDomain({ client, path: { id: created.data!.id } });
-    expect(verified.data?.status, JSON.stringify(verified.data ?? verified.error)).toBe('verified');
-    domain = verified.data!;
   }, 240_000);
   afterAll(async () => {
     await servers?.stop();
@@ -176,37 +159,21 @@ describe.each(await storages())('campaigns on %s', (storage) => {
 
   async function list(seed: string, n: number, without: number[] = []): Promise<TargetList> {
     await servers.platform.db.transaction((tx) => insertListings(tx, berlinPlumbers(seed, n, without)));
-    const created = await createTargetList({
-      client,
-      body: {
-        name: `Plumbers in Berlin ${seed}`,
-        filters: { q: `zq${seed}`, city: 'Berlin', mode: 'keyword' },
-      },
-    });
-    expect(created.response?.status, JSON.stringify(created.error)).toBe(201);
-    return until('the list', async () => {
-      const l = (await getTargetList({ client, path: { id: created.data!.id } })).data!;
-      return l.status === 'ready' ? l : undefined;
+    return readyList(client, {
+      name: `Plumbers in Berlin ${seed}`,
+      filters: { q: `zq${seed}`, city: 'Berlin', mode: 'keyword' },
     });
   }
 
-  function campaignBody(
-    targetListId: string,
-    extra: Partial<CreateCampaignRequest> = {},
-  ): CreateCampaignRequest {
-    return {
-      name: 'Wartungsverträge',
-      target_list_id: targetListId,
-      sending_domain_id: domain.id,
-      from_email: `anna@${domain.domain}`,
-      from_name: 'Anna Keller',
+  /** The two-step campaign about maintenance contracts, with `extra` over it. */
+  const campaignBody = (targetListId: string, extra: Partial<CreateCampaignRequest> = {}) =>
+    draftBody(domain, targetListId, {
       subject: 'Wartung für {{company_name}} in {{city}}',
       body_text:
         'Guten Tag,\n\nwir übernehmen Wartungsaufträge für {{company_name}} ({{activity}}).\n\nViele Grüße\n{{sender_name}}',
       follow_ups: [{ delay_days: 1, body_text: 'Guten Tag,\n\nkam meine Nachricht an?\n\n{{sender_name}}' }],
       ...extra,
-    };
-  }
+    });
 
   async function recipients(id: string): Promise<CampaignRecipient[]> {
     const out: CampaignRecipient[] = [];
@@ -238,40 +205,53 @@ describe.each(await storages())('campaigns on %s', (storage) => {
     return new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1]?.trim();
   };
 
-  it('needs the Sales plan to launch, and names an unknown merge field at create', async () => {
-    const l = await list('plan', 1);
-    const bad = await createCampaign({
-      client,
-      body: campaignBody(l.id, { body_text: 'Hallo {{first_name}}' }),
-    });
-    expect(bad.response?.status).toBe(400);
-    expect(bad.error).toMatchObject({ error: { code: 'unknown_merge_field', param: 'body_text' } });
-    expect(JSON.stringify(bad.error)).toContain('{{first_name}}');
-    const badFollowUp = await createCampaign({
-      client,
-      body: campaignBody(l.id, { follow_ups: [{ delay_days: 2, body_text: 'x', subject: 'Re {{ciyt}}' }] }),
-    });
-    expect(badFollowUp.error).toMatchObject({
-      error: { code: 'unknown_merge_field', param: 'follow_ups[0].subject' },
-    });
-    const offDomain = await createCampaign({
-      client,
-      body: campaignBody(l.id, { from_email: 'anna@gmail.test' }),
-    });
-    expect(offDomain.error).toMatchObject({ error: { code: 'from_not_on_domain', param: 'from_email' } });
-
-    const draft = await createCampaign({ client, body: campaignBody(l.id) });
-    expect(draft.response?.status).toBe(201);
-    expect(validCampaign(draft.data), explain(validCampaign)).toBe(true);
-    const refused = await launchCampaign({ client, path: { id: draft.data!.id } });
-    expect(refused.response?.status).toBe(403);
-    expect(refused.error).toMatchObject({
-      error: { type: 'permission_error', code: 'subscription_required' },
+  describe('a draft', () => {
+    let l: TargetList;
+    beforeAll(async () => {
+      l = await list('plan', 1);
     });
 
-    const sub = await model('POST', '/v1/subscriptions', { plan: 'sales' });
-    expect(sub.status, JSON.stringify(sub.json)).toBe(201);
-    await cancelCampaign({ client, path: { id: draft.data!.id } });
+    it('names an unknown merge field of the body at create', async () => {
+      const bad = await createCampaign({
+        client,
+        body: campaignBody(l.id, { body_text: 'Hallo {{first_name}}' }),
+      });
+      expect(bad.response?.status).toBe(400);
+      expect(bad.error).toMatchObject({ error: { code: 'unknown_merge_field', param: 'body_text' } });
+      expect(JSON.stringify(bad.error)).toContain('{{first_name}}');
+    });
+
+    it("names an unknown merge field of a follow-up's subject at create", async () => {
+      const badFollowUp = await createCampaign({
+        client,
+        body: campaignBody(l.id, { follow_ups: [{ delay_days: 2, body_text: 'x', subject: 'Re {{ciyt}}' }] }),
+      });
+      expect(badFollowUp.error).toMatchObject({
+        error: { code: 'unknown_merge_field', param: 'follow_ups[0].subject' },
+      });
+    });
+
+    it('refuses a from address off its sending domain', async () => {
+      const offDomain = await createCampaign({
+        client,
+        body: campaignBody(l.id, { from_email: 'anna@gmail.test' }),
+      });
+      expect(offDomain.error).toMatchObject({ error: { code: 'from_not_on_domain', param: 'from_email' } });
+    });
+
+    it('needs the Sales plan to launch', async () => {
+      const draft = await createCampaign({ client, body: campaignBody(l.id) });
+      expect(draft.response?.status).toBe(201);
+      expect(validCampaign(draft.data), explain(validCampaign)).toBe(true);
+      const refused = await launchCampaign({ client, path: { id: draft.data!.id } });
+      expect(refused.response?.status).toBe(403);
+      expect(refused.error).toMatchObject({
+        error: { type: 'permission_error', code: 'subscription_required' },
+      });
+      // the suites below send: they need the plan
+      expect(await salesPlan(servers.urls.model!, servers.adminKey)).toBe(true);
+      await cancelCampaign({ client, path: { id: draft.data!.id } });
+    });
   });
 
   it('sends a two-step campaign over SMTP, signed, and bills the first human reply 0.50 EUR once', async () => {
