@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../contract-tests/support/client.ts';
 import type { Queryable } from './db.ts';
 import type { Principal } from './principal.ts';
 import {
@@ -102,6 +103,25 @@ describe('the usage journal', () => {
       await recordUsageBatched(db, principal, record(200));
       await new Promise((r) => setTimeout(r, 150)); // the flush interval (50 ms) passes
       expect(inserts).toEqual([3, 1]);
+    } finally {
+      await closeUsageJournal(db);
+    }
+  });
+
+  it('keeps one segment across flushes and deletes it once closed and stored', async () => {
+    const { db, inserts } = fakeDb();
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    await openUsageJournal(db, dir);
+    try {
+      await recordUsageBatched(db, principal, record(200));
+      await until('the first flush', () => inserts.length === 1, 5_000, 10);
+      await recordUsageBatched(db, principal, record(200));
+      await until('the second flush', () => inserts.length === 2, 5_000, 10);
+      const [file] = segments(dir);
+      expect(segments(dir)).toEqual([file]); // both rows in one file, open for the next
+      expect(readFileSync(join(dir, file!), 'utf8').trim().split('\n')).toHaveLength(2);
+      await until('the segment closed and deleted', () => segments(dir).length === 0, 5_000, 50);
+      expect(inserts).toEqual([1, 1]);
     } finally {
       await closeUsageJournal(db);
     }

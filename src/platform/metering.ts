@@ -207,8 +207,9 @@ export function recordUsageBatched(db: Queryable, principal: Principal, record: 
 // the guarantee off that path: before a call answers, its record is appended (one write(2), a
 // line of JSON) to a segment file of this process's own; the kernel holds the bytes from then on,
 // so kill -9, an out-of-memory kill or a crash cannot lose them (a power loss can: no fsync).
-// Every JOURNAL_FLUSH_MS the records of the closed segment go to the database in one insert
-// (`on conflict (id) do nothing`), then the segment file is deleted. At start-up, and every
+// Every JOURNAL_FLUSH_MS the records appended since go to the database in one insert
+// (`on conflict (id) do nothing`); a segment is closed after SEGMENT_MS and deleted once all its
+// records are stored (a replay may insert a stored record again: it is kept once). At start-up, and every
 // minute, segments left by a process that is gone are replayed the same way: the records of a
 // killed process reach the database when any process with the same journal starts.
 //
@@ -221,6 +222,13 @@ export function recordUsageBatched(db: Queryable, principal: Principal, record: 
 export const JOURNAL_FLUSH_MS = 50;
 /** Pending records that start a flush before the interval is over. */
 const FLUSH_AT = 1000;
+/**
+ * A segment stays open across flushes this long (or this many rows), then is closed and, once
+ * all its rows are stored, deleted. A segment made and deleted at every flush cost an open(2)
+ * that blocked the request thread about a millisecond, 20 times a second, on a busy disk.
+ */
+const SEGMENT_MS = 1000;
+const SEGMENT_ROWS = 20_000;
 /** A segment of this process's pid untouched for this long belongs to no live writer. */
 const STALE_MS = 30_000;
 const SEGMENT = /^usage-(\d+)-([0-9a-f]+)-(\d+)\.jsonl$/;
@@ -230,19 +238,29 @@ interface Logs {
   error(fields: object, message: string): void;
 }
 
+interface Segment {
+  path: string;
+  fd: number | undefined;
+  opened: number;
+  written: number;
+  /** batches of its rows not stored yet */
+  unstored: number;
+}
+
 class UsageJournal {
   readonly #db: Queryable;
   readonly #dir: string;
   readonly #logger: Logs | undefined;
   readonly #instance = `${threadId.toString(16)}${pooledRandomBytes(4).toString('hex')}`;
   #segment = 0;
-  #fd: number | undefined;
-  #path = '';
-  /** rows appended to the open segment */
+  /** the segment appended to, open */
+  #open: Segment | undefined;
+  /** rows appended since the last flush */
   #rows: unknown[][] = [];
-  /** closed segments whose rows are not stored yet, oldest first */
-  readonly #closed: { path: string; rows: unknown[][] }[] = [];
+  /** rows handed to the database, not stored yet, oldest first, each with its segment */
+  readonly #batches: { segment: Segment; rows: unknown[][] }[] = [];
   #timer: NodeJS.Timeout | undefined;
+  #rotation: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   readonly #sweeper: NodeJS.Timeout;
 
@@ -257,31 +275,54 @@ class UsageJournal {
 
   /** Appends one row to the open segment (durable once this returns) and schedules a flush. */
   append(row: unknown[]): void {
-    if (this.#fd === undefined) {
-      this.#path = join(this.#dir, `usage-${process.pid}-${this.#instance}-${this.#segment++}.jsonl`);
-      this.#fd = openSync(this.#path, 'a', PRIVATE_FILE);
+    if (this.#open === undefined) {
+      const path = join(this.#dir, `usage-${process.pid}-${this.#instance}-${this.#segment++}.jsonl`);
+      const fd = openSync(path, 'a', PRIVATE_FILE);
+      this.#open = { path, fd, opened: Date.now(), written: 0, unstored: 0 };
     }
+    const segment = this.#open;
     const line = Buffer.from(`${JSON.stringify(row)}\n`);
     // writeSync may write part of a buffer: the rest follows (a torn last line is never replayed)
-    for (let at = 0; at < line.length;) at += writeSync(this.#fd, line, at);
+    for (let at = 0; at < line.length;) at += writeSync(segment.fd!, line, at);
+    segment.written++;
     this.#rows.push(row);
     if (this.#rows.length >= FLUSH_AT) this.flush().catch(() => undefined);
     else if (!this.#timer) {
-      this.#timer = setTimeout(() => this.flush().catch(() => undefined), JOURNAL_FLUSH_MS);
+      this.#timer = setTimeout(() => this.#flush(false).catch(() => undefined), JOURNAL_FLUSH_MS);
     }
   }
 
-  /** Closes the open segment and stores every closed one; resolves when all rows so far are stored. */
+  /** Closes the open segment and stores every row so far; resolves when they are stored. */
   flush(): Promise<void> {
+    return this.#flush(true);
+  }
+
+  /** Stores every row so far; closes the open segment when asked to, or when it is old or full. */
+  #flush(close: boolean): Promise<void> {
     if (this.#timer) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#fd !== undefined) {
-      closeSync(this.#fd);
-      this.#fd = undefined;
-      this.#closed.push({ path: this.#path, rows: this.#rows });
+    const segment = this.#open;
+    if (segment && this.#rows.length > 0) {
+      segment.unstored++;
+      this.#batches.push({ segment, rows: this.#rows });
       this.#rows = [];
+    }
+    if (segment) {
+      if (close || Date.now() - segment.opened >= SEGMENT_MS || segment.written >= SEGMENT_ROWS) {
+        this.#close(segment);
+      } else if (!this.#rotation) {
+        // closed when it is due even if no row comes to flush it
+        this.#rotation = setTimeout(
+          () => {
+            this.#rotation = undefined;
+            this.#flush(false).catch(() => undefined);
+          },
+          segment.opened + SEGMENT_MS - Date.now(),
+        );
+        this.#rotation.unref();
+      }
     }
     // one flush at a time; a flush asked for meanwhile runs after it (and takes what came since)
     const previous = this.#flushing?.catch(() => undefined) ?? Promise.resolve();
@@ -296,21 +337,33 @@ class UsageJournal {
     return run;
   }
 
+  #close(segment: Segment): void {
+    if (segment.fd !== undefined) closeSync(segment.fd);
+    segment.fd = undefined;
+    if (this.#open === segment) this.#open = undefined;
+    if (this.#rotation) {
+      clearTimeout(this.#rotation);
+      this.#rotation = undefined;
+    }
+    if (segment.unstored === 0) removeFile(segment.path);
+  }
+
   async #store(): Promise<void> {
-    while (this.#closed.length > 0) {
-      const segment = this.#closed[0]!;
+    while (this.#batches.length > 0) {
+      const { segment, rows } = this.#batches[0]!;
       try {
-        for (let i = 0; i < segment.rows.length; i += MAX_BATCH)
-          await insertRows(this.#db, segment.rows.slice(i, i + MAX_BATCH));
+        for (let i = 0; i < rows.length; i += MAX_BATCH)
+          await insertRows(this.#db, rows.slice(i, i + MAX_BATCH));
       } catch (err) {
         // the rows stay in their file and in memory: tried again on the next flush, and after a
         // crash by the next start; the caller of flush() learns of it
         this.#logger?.error({ err, segment: segment.path }, 'usage records not stored yet');
-        if (!this.#timer) this.#timer = setTimeout(() => this.flush().catch(() => undefined), 1000);
+        if (!this.#timer) this.#timer = setTimeout(() => this.#flush(false).catch(() => undefined), 1000);
         throw err;
       }
-      this.#closed.shift();
-      removeFile(segment.path);
+      this.#batches.shift();
+      segment.unstored--;
+      if (segment.fd === undefined && segment.unstored === 0) removeFile(segment.path);
     }
   }
 
