@@ -39,7 +39,7 @@ export interface ServiceOptions {
   securityHandler: (req: Request, scopes: string[]) => Promise<boolean>;
   /** Handlers of the spec's other security schemes, by name (the console's `SessionCookie`). */
   otherSecurityHandlers?: Record<string, (req: Request, scopes: string[]) => Promise<boolean>>;
-  /** Routers outside the API contract, before the validator: web pages (the console). */
+  /** Routers outside the API contract, before the validator: web pages (the console), never under /v1/. */
   pages?: Router[];
   /** Whether the service can take traffic (storage migrated, data loaded). */
   isReady: () => boolean;
@@ -131,6 +131,24 @@ function rejectNul(req: Request, _res: Response, next: NextFunction): void {
   );
 }
 
+/**
+ * Middleware that every request passes, run in order as one: the router's work per layer (its
+ * match, its `next`) was a larger share of a chat call than these functions themselves. Each
+ * must be synchronous; an error ends the chain as `next(err)` would.
+ */
+function inOrder(...handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err) return next(err);
+      const handler = handlers[i++];
+      if (handler === undefined) return next();
+      void handler(req, res, step);
+    };
+    step();
+  };
+}
+
 export function createServiceApp(options: ServiceOptions): Express {
   const spec = options.spec;
   const specText = JSON.stringify(spec);
@@ -142,42 +160,41 @@ export function createServiceApp(options: ServiceOptions): Express {
   const registry = options.metrics?.registry ?? metricsRegistry(options.name);
   const observe = observeRequests(registry);
 
-  app.use(requestId);
   installRequestLogger(app, options.logger);
-  app.use(observe);
-  app.use(securityHeaders);
   const bearerCors = corsFor(options.corsOrigins ?? '*');
   const credentialedCors = options.credentialedCors;
-  app.use((req, res, next) => {
-    if (!credentialedCors?.(req, res)) bearerCors(req, res, next);
-    else if (req.method === 'OPTIONS') res.status(204).end();
-    else next();
-  });
+  app.use(
+    inOrder(requestId, observe, securityHeaders, (req, res, next) => {
+      if (!credentialedCors?.(req, res)) bearerCors(req, res, next);
+      else if (req.method === 'OPTIONS') res.status(204).end();
+      else next();
+    }),
+  );
 
-  // Operational routes, outside the API contract.
-  app.get('/healthz', (_req, res) => {
+  // Operational routes and pages, outside the API contract (and never under /v1/).
+  const outside = Router();
+  outside.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', (_req, res) => {
+  outside.get('/readyz', (_req, res) => {
     const ready = options.isReady();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting' });
   });
-  app.get('/openapi.json', (_req, res) => {
+  outside.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(specText);
   });
-  app.get('/docs', (_req, res, next) => {
+  outside.get('/docs', (_req, res, next) => {
     res.sendFile(options.docsPath, { root: process.cwd() }, (err) => err && next(err));
   });
   const metricsKey = options.metrics?.key;
-  if (metricsKey !== undefined) app.get('/metrics', keyedMetrics(registry, metricsKey));
-
-  for (const router of options.pages ?? []) app.use(router);
+  if (metricsKey !== undefined) outside.get('/metrics', keyedMetrics(registry, metricsKey));
+  for (const router of options.pages ?? []) outside.use(router);
+  app.use((req, res, next) => (req.path.startsWith('/v1/') ? next() : outside(req, res, next)));
 
   app.use(express.json({ limit: options.jsonLimit ?? '10mb', verify: refuseDeepJson }));
   // Form posts (the RFC 8058 one-click unsubscribe of campaign mail): small and flat.
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }));
-  app.use(rejectNul);
-  app.use(parseCookies);
+  app.use(inOrder(rejectNul, parseCookies, removeUploads));
   // JSON bodies are validated as sent: `{"name": false}` is a 400, never the string "false".
   // Multipart fields arrive as strings, so those bodies alone are coerced to the schema's types
   // (query and path parameters always are). Two validator instances, one per body kind, the
@@ -186,7 +203,6 @@ export function createServiceApp(options: ServiceOptions): Express {
   // Uploads go to disk as they arrive, counted against the limit (multer): memory stays flat.
   const uploadDir = options.uploadDir ?? join(tmpdir(), 'eurus-uploads');
   mkdirSync(uploadDir, { recursive: true });
-  app.use(removeUploads);
   const validator = (coerceBody: boolean) =>
     Router().use(
       OpenApiValidator.middleware({
