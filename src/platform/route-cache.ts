@@ -30,24 +30,39 @@ export function cacheRouteMatchers(): void {
   if (installed) return;
   installed = true;
   const compile = pathToRegexpModule.pathToRegexp;
-  const memo = new Map<string, ReturnType<Compile>>();
+  // by path, then by the flags { sensitive, strict } as bits: no key string made per call
+  const plain = new Map<string, Array<ReturnType<Compile> | undefined>>();
+  const other = new Map<string, ReturnType<Compile>>();
+  let size = 0;
   pathToRegexpModule.pathToRegexp = (path, options = {}) => {
-    // the validator asks with { sensitive, strict } for every route of the spec on every request:
-    // those two flags make the key without serialising the options; anything else is serialised
-    const keys = Object.keys(options);
-    const plain =
-      keys.length <= 2 &&
-      keys.every((k) => (k === 'sensitive' || k === 'strict') && typeof options[k] === 'boolean');
-    const flags = plain
-      ? `${options.sensitive === true ? 's' : ''}${options.strict === true ? 't' : ''}`
-      : JSON.stringify(options);
-    const key = typeof path === 'string' ? `${path}\u0000${flags}` : undefined;
-    const hit = key !== undefined ? memo.get(key) : undefined;
+    if (typeof path !== 'string') {
+      routeMatchers.compiled++;
+      return compile(path, options);
+    }
+    // the validator asks with { sensitive, strict } for every route of the spec on every request
+    let flags = 0;
+    for (const k in options) {
+      const v = options[k];
+      if (typeof v !== 'boolean' || (k !== 'sensitive' && k !== 'strict')) {
+        flags = -1;
+        break;
+      }
+      if (v) flags |= k === 'sensitive' ? 1 : 2;
+    }
+    const key = flags < 0 ? `${path}\u0000${JSON.stringify(options)}` : undefined;
+    const hit = key === undefined ? plain.get(path)?.[flags] : other.get(key);
     if (hit) return hit;
     const made = compile(path, options);
     routeMatchers.compiled++;
-    if (key !== undefined && memo.size < LIMIT && !made.regexp.global && !made.regexp.sticky)
-      memo.set(key, made);
+    if (size < LIMIT && !made.regexp.global && !made.regexp.sticky) {
+      size++;
+      if (key !== undefined) other.set(key, made);
+      else {
+        const slots = plain.get(path) ?? [];
+        slots[flags] = made;
+        plain.set(path, slots);
+      }
+    }
     return made;
   };
 }
