@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
+import { createClient } from '../generated/directory/client/client/index.ts';
+import { createCampaign, launchCampaign as launch } from '../generated/directory/client/sdk.gen.ts';
+import { campaignBody, readyList, salesPlan, verifiedDomain } from './support/campaigns.ts';
 import { call, until } from './support/client.ts';
 
 /**
@@ -93,44 +96,23 @@ async function allRecipients(base: string, key: string, id: string): Promise<Rec
 
 /** A verified domain, a list of `members` and a campaign of two steps, launched. */
 async function launchCampaign(instance: Instance, key: string, dns: TestDns, name: string, members: number) {
-  await call(instance.model, key, 'POST', '/v1/subscriptions', { plan: 'sales' }).catch(() => undefined);
-  const domain = await call(instance.directory, key, 'POST', '/v1/sending-domains', {
-    domain: `${name}.keller.test`,
+  const client = createClient({ baseUrl: instance.directory, auth: key });
+  await salesPlan(instance.model, key);
+  const domain = await verifiedDomain(client, dns, { domain: `${name}.keller.test` });
+  const list = await readyList(client, { name, filters: { min_rating: 1 }, max_members: members }, 120_000);
+  const campaign = await createCampaign({
+    client,
+    body: campaignBody(domain, list.id, {
+      name,
+      body_text: 'Guten Tag aus {{city}}.',
+      follow_ups: [{ delay_days: 1, body_text: 'Noch einmal: Guten Tag.' }],
+      hourly_cap: 10_000,
+    }),
   });
-  for (const r of domain.dns_records as Array<{ name: string; type: 'TXT' | 'MX'; value: string }>) {
-    dns.publish(r.name, r.type, r.value);
-  }
-  const verified = await call(
-    instance.directory,
-    key,
-    'POST',
-    `/v1/sending-domains/${String(domain.id)}/verify`,
-  );
-  expect(verified.status).toBe('verified');
-  const list = await call(instance.directory, key, 'POST', '/v1/target-lists', {
-    name,
-    filters: { min_rating: 1 },
-    max_members: members,
-  });
-  await until(
-    'the list',
-    async () =>
-      (await call(instance.directory, key, 'GET', `/v1/target-lists/${String(list.id)}`)).status === 'ready',
-    120_000,
-  );
-  const campaign = await call(instance.directory, key, 'POST', '/v1/campaigns', {
-    name,
-    target_list_id: list.id,
-    sending_domain_id: domain.id,
-    from_email: `anna@${name}.keller.test`,
-    from_name: 'Anna Keller',
-    subject: 'Hallo {{company_name}}',
-    body_text: 'Guten Tag aus {{city}}.',
-    follow_ups: [{ delay_days: 1, body_text: 'Noch einmal: Guten Tag.' }],
-    hourly_cap: 10_000,
-  });
-  const launched = await call(instance.directory, key, 'POST', `/v1/campaigns/${String(campaign.id)}/launch`);
-  return { id: String(campaign.id), recipients: (launched.stats as { recipients: number }).recipients };
+  expect(campaign.response?.status, JSON.stringify(campaign.error)).toBe(201);
+  const launched = await launch({ client, path: { id: campaign.data!.id } });
+  expect(launched.response?.status, JSON.stringify(launched.error)).toBe(200);
+  return { id: campaign.data!.id, recipients: launched.data!.stats.recipients };
 }
 
 /**
@@ -180,7 +162,7 @@ describe('a campaign killed with SIGKILL mid-send (PGlite on disk)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('resumes after a restart, and no recipient gets a step twice', async () => {
+  it('finishes the campaign after a restart, no step sent to a recipient twice', async () => {
     const env = {
       ...ENV,
       DATA_DIR: dir,
