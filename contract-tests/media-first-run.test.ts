@@ -11,12 +11,11 @@ import OpenAI, { toFile } from 'openai';
 import { PNG } from 'pngjs';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, stop, waitForHttp } from './support/processes.ts';
+import { freePort, outputOf, printed, stop, waitForHttp } from './support/processes.ts';
 
 const SENTENCE = 'Please call me tomorrow morning. I would like to book a table for two people at seven.';
 const dir = mkdtempSync(join(tmpdir(), 'media-first-run-'));
 let child: ChildProcess;
-let output = '';
 let url = '';
 let openai: OpenAI;
 let secret = '';
@@ -34,15 +33,10 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const output = outputOf(child);
   url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, child, 90_000);
-  const until = Date.now() + 10_000;
-  while (!/^\s+(sk_[A-Za-z0-9]{48})$/m.test(output) && Date.now() < until)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  secret = /^\s+(sk_[A-Za-z0-9]{48})$/m.exec(output)?.[1] ?? '';
-  expect(secret, output).not.toBe('');
+  secret = (await printed('the admin key', output, /^\s+(sk_[A-Za-z0-9]{48})$/m))[1]!;
   openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: secret, maxRetries: 0, timeout: 120_000 });
 }, 120_000);
 afterAll(async () => {

@@ -19,8 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListing } from '../src/directory/demo.ts';
 import { insertListings, type ListingRecord } from '../src/directory/store.ts';
 import { type FakeCrm, startFakeCrm } from './support/crm-vendors.ts';
-import { until as poll } from './support/client.ts';
-import { freePort, stop } from './support/processes.ts';
+import { until as poll, send } from './support/client.ts';
+import { freePort, outputOf, printed, stop } from './support/processes.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { sendSmtp } from './support/smtp.ts';
 
@@ -75,11 +75,9 @@ function run(script: string, args: string[], options: { cwd?: string; stdin?: st
     cwd: options.cwd ?? process.cwd(),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const output = outputOf(child);
   child.stdin.end(options.stdin ?? '');
-  return { child, output: () => output };
+  return { child, output };
 }
 
 // the guide's steps, each given 90 s on a busy machine, polled every 200 ms
@@ -99,7 +97,7 @@ describe.each(await storages())('the first campaign of docs/sales.md on %s', (st
     // `npm run mail:sink`: the relay, keeping each message as a .eml file
     const sink = run('scripts/smtp-sink.ts', ['--port', String(sinkPort)], { cwd: sinkDir });
     processes.push(sink.child);
-    await until('the sink', async () => sink.output().includes('SMTP sink on'), 30_000);
+    await printed('the sink', sink.output, /SMTP sink on/, 30_000);
     servers = await startTestServers(storage, {
       env: {
         DNS_SERVERS: `127.0.0.1:${dnsPort}`,
@@ -120,14 +118,10 @@ describe.each(await storages())('the first campaign of docs/sales.md on %s', (st
     rmSync(sinkDir, { recursive: true, force: true });
   });
 
+  // the guide's answers read as loosely as its readers' shell does
   const api = async (base: string, method: string, path: string, body?: object) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const json = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    return { status: res.status, json };
+    const res = await send(base, servers.adminKey, method, path, body);
+    return { status: res.status, json: res.body as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const directory = (method: string, path: string, body?: object) =>
     api(servers.urls.directory!, method, path, body);
@@ -154,7 +148,7 @@ describe.each(await storages())('the first campaign of docs/sales.md on %s', (st
       stdin: JSON.stringify(added.json),
     });
     processes.push(dns.child);
-    await until('the DNS server', async () => dns.output().includes('serving'), 30_000);
+    await printed('the DNS server', dns.output, /serving/, 30_000);
     const verified = await directory('POST', `/v1/sending-domains/${added.json.id}/verify`);
     expect(verified.json.status, JSON.stringify(verified.json)).toBe('verified');
 

@@ -3,7 +3,7 @@
 // pseudo-TTY) now gets human lines and a bar; a pipe, or LOG_FORMAT=json, gets JSON lines.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { freePort } from './support/processes.ts';
+import { freePort, outputOf, printed, stop } from './support/processes.ts';
 
 /** Runs both services until the directory says it is listening, and returns what they printed. */
 async function startUp(env: Record<string, string>, terminal: boolean): Promise<string> {
@@ -23,23 +23,13 @@ async function startUp(env: Record<string, string>, terminal: boolean): Promise<
   const child = terminal
     ? spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...process.env, ...vars } })
     : spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, ...vars } });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no 'directory API listening' within 90 s:\n${output}`));
-    }, 90_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/directory API listening/.test(output)) {
-        clearTimeout(timer);
-        child.kill('SIGTERM');
-        child.once('exit', () => resolve(output));
-      }
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-  });
+  const output = outputOf(child);
+  try {
+    await printed('the directory listening', output, /directory API listening/, 90_000);
+  } finally {
+    await stop(child);
+  }
+  return output();
 }
 
 describe('what start-up prints', () => {

@@ -41,3 +41,33 @@ export function stop(child: ChildProcess | undefined): Promise<void> {
     setTimeout(() => child.kill('SIGKILL'), 5000).unref();
   });
 }
+
+/** Everything a child writes to stdout and stderr, as it comes. */
+export function outputOf(child: ChildProcess): () => string {
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return () => output;
+}
+
+/**
+ * Waits until `pattern` matches what a child has printed (its pipe and its HTTP answers race in
+ * our event loop) and returns the match; fails naming what it waited for and the last output.
+ */
+export async function printed(
+  what: string,
+  output: () => string,
+  pattern: RegExp,
+  ms = 10_000,
+): Promise<RegExpExecArray> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const found = pattern.exec(output());
+    if (found) return found;
+    if (Date.now() > end)
+      throw new Error(
+        `${what}: not printed within ${ms} ms (${pattern}); last output:\n${output().slice(-2000)}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
