@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSuppressed } from '../src/sales/suppressions.ts';
+import { send } from './support/client.ts';
 import { lastLink, mailTo } from './support/outbox.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { explain, operations, responseValidator } from './support/spec.ts';
@@ -47,19 +48,14 @@ describe.each(STORAGES)('an account exports and erases itself on %s', (storage: 
     method: string,
     path: string,
     auth: Record<string, string>,
-    body?: unknown,
+    body?: object,
   ) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: (text ? JSON.parse(text) : {}) as Json, headers: res.headers };
+    const res = await send(base, null, method, path, body, auth);
+    return { status: res.status, json: res.body as Json, headers: res.headers };
   }
-  const model = (method: string, path: string, auth: Record<string, string>, body?: unknown) =>
+  const model = (method: string, path: string, auth: Record<string, string>, body?: object) =>
     call(servers.urls.model!, method, path, auth, body);
-  const directory = (method: string, path: string, auth: Record<string, string>, body?: unknown) =>
+  const directory = (method: string, path: string, auth: Record<string, string>, body?: object) =>
     call(servers.urls.directory!, method, path, auth, body);
   const bearer = (p: Person) => ({ authorization: `Bearer ${p.key}` });
   const session = (p: Person) => ({ cookie: p.cookie, 'x-csrf-token': p.csrf });

@@ -8,6 +8,7 @@ import { AccountStore } from '../src/accounts/store.ts';
 import { type Db } from '../src/platform/db.ts';
 import { openStorage } from '../src/storage.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from './support/client.ts';
 import { bearer, expectError } from './support/envelope.ts';
 import { type Instance, redisAvailable, startInstance, waitReady } from './support/instances.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase, TEST_REDIS_URL } from './support/server.ts';
@@ -41,22 +42,6 @@ function parseFields(header: string | null): Policy {
     );
   }
   return out;
-}
-
-async function json(
-  url: string,
-  key: string,
-  method: string,
-  body?: unknown,
-): Promise<Record<string, unknown>> {
-  const res = await fetch(url, {
-    method,
-    headers: { ...bearer(key), ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
 }
 
 function chat(base: string, secret: string, model: string, maxTokens: number): Promise<Response> {
@@ -285,7 +270,7 @@ describe.runIf(RUNS)('two instances on one PostgreSQL database and one Redis', (
   it('a key rotated through instance A without a grace period: the old secret is refused on B at once', async () => {
     const key = await mint(['chat']);
     await expectServedOnB(key.secret);
-    const rotated = (await json(`${a.model}/v1/keys/${key.id}/rotate`, adminKey, 'POST', {})) as {
+    const rotated = (await call(a.model, adminKey, 'POST', `/v1/keys/${key.id}/rotate`, {})) as {
       secret: string;
     };
     await expectRefused('model', `${b.model}/v1/models`, key.secret);
@@ -349,7 +334,7 @@ describe.runIf(RUNS)('two instances without REDIS_URL', () => {
   });
 
   it('limit in memory, each instance on its own, and write nothing to Redis', async () => {
-    const key = (await json(`${a.model}/v1/keys`, adminKey, 'POST', {
+    const key = (await call(a.model, adminKey, 'POST', '/v1/keys', {
       name: 'memory',
       scopes: ['chat'],
     })) as {
