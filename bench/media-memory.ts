@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort, sleep, waitFor } from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,7 +39,6 @@ const SIZE = args.size;
 const KEY = `sk_bench_memory_${randomBytes(12).toString('hex')}`;
 const MiB = 1024 * 1024;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => Math.round((bytes / MiB) * 10) / 10;
 
 function rssOf(pid: number): number {
@@ -63,16 +63,6 @@ function sampler(pid: number) {
   };
 }
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startServer(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--max-semi-space-size=64', 'src/main.ts', 'model'], {
@@ -90,16 +80,8 @@ async function startServer(): Promise<{ child: ChildProcess; url: string }> {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { child, url };
-    await sleep(200);
-  }
-  throw new Error('the server did not get ready');
+  await waitFor(`${url}/readyz`, child, { seconds: 120 });
+  return { child, url };
 }
 
 /** Waits until RSS stops falling (the collector has run), for the settled figure of a round. */

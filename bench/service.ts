@@ -1,43 +1,17 @@
 // The directory service as the benchmarks start it: a child process (`node src/main.ts
-// directory`) on a free port with a fresh admin key, and its RSS summed over its processes.
+// directory`) on a free port with a fresh admin key, and its RSS summed over its processes. The
+// start-up parts are bench/lib.ts's.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { freePort, NODE, ROOT, rss, waitFor } from './lib.ts';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const NODE = process.execPath;
+export { NODE, ROOT } from './lib.ts';
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
-/** RSS and its peak of the service: its process and, with workers, theirs added up. */
+/** RSS and its peak of the service (MiB): its process and, with workers, theirs added up. */
 export function rssMb(pid: number): { rss: number; hwm: number } {
-  let rss = 0;
-  let hwm = 0;
-  const children = (() => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  })();
-  for (const one of [pid, ...children]) {
-    const status = readFileSync(`/proc/${one}/status`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-    rss += kb('VmRSS');
-    hwm += kb('VmHWM');
-  }
-  return { rss: Math.round(rss / 1024), hwm: Math.round(hwm / 1024) };
+  const { now, peak } = rss(pid);
+  return { rss: Math.round(now), hwm: Math.round(peak) };
 }
 
 export interface Service {
@@ -68,15 +42,7 @@ export async function startService(env: Record<string, string>): Promise<Service
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitFor(`${url}/readyz`, child, { seconds: 24 * 3600 }); // a large index takes its time
   return {
     url,
     key,

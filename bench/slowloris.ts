@@ -6,18 +6,19 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
+import { freePort, waitFor } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
     connections: { type: 'string', default: '600' },
     seconds: { type: 'string', default: '20' },
-    port: { type: 'string', default: '18390' },
+    port: { type: 'string' },
     attacker: { type: 'boolean', default: false },
   },
 });
 const CONNECTIONS = Math.min(Number(values.connections), 5000);
 const SECONDS = Math.min(Number(values.seconds), 120);
-const PORT = Number(values.port);
+const PORT = values.port ? Number(values.port) : await freePort();
 const KEY = 'sk_bench_slowloris_0123456789abcdefghij';
 
 if (values.attacker) runAttacker();
@@ -65,18 +66,7 @@ async function runBench(): Promise<void> {
   const stopServer = () => server.kill('SIGKILL');
   process.on('exit', stopServer);
 
-  async function ready(): Promise<void> {
-    for (let i = 0; i < 300; i++) {
-      const ok = await fetch(`http://127.0.0.1:${PORT}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the model API did not start');
-  }
-  await ready();
+  await waitFor(`http://127.0.0.1:${PORT}/healthz`, server, { seconds: 30 });
 
   const attacker = spawn(
     process.execPath,

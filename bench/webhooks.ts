@@ -19,21 +19,21 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { createTestDatabase } from '../contract-tests/support/server.ts';
+import { freePort, stop, waitFor } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
     storage: { type: 'string', default: 'pglite' },
     events: { type: 'string', default: '2000' },
     trickle: { type: 'string', default: '200' },
-    port: { type: 'string', default: '18391' },
+    port: { type: 'string' },
   },
 });
 const EVENTS = Math.min(Number(values.events), 20_000);
 const TRICKLE = Math.min(Number(values.trickle), 2000);
-const PORT = Number(values.port);
+const PORT = values.port ? Number(values.port) : await freePort();
 const KEY = `sk_bench_webhooks_${randomBytes(12).toString('hex')}`;
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://eurus:eurus@127.0.0.1:5432/postgres';
 
 const arrivals = new Map<string, number>();
 const receiver = createServer((req, res) => {
@@ -47,25 +47,8 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-let databaseUrl = '';
-let dropDatabase = async () => {};
-if (values.storage === 'postgres') {
-  const name = `eurus_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-}
-
+const database = values.storage === 'postgres' ? await createTestDatabase() : undefined;
+const databaseUrl = database?.url ?? '';
 const dataDir = databaseUrl ? 'memory://' : mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
 const start = (env: Record<string, string> = {}) =>
   spawn(process.execPath, ['src/main.ts', 'directory'], {
@@ -86,23 +69,9 @@ const start = (env: Record<string, string> = {}) =>
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-const stop = async (child: ReturnType<typeof start>) => {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-};
 let server = start();
 const base = `http://127.0.0.1:${PORT}`;
-const ready = async () => {
-  for (let i = 0; ; i++) {
-    const ok = await fetch(`${base}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    if (i > 600) throw new Error('the directory API did not become ready');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
+const ready = () => waitFor(`${base}/readyz`, server, { seconds: 120 });
 try {
   await ready();
   const call = async (path: string, body?: object) => {
@@ -175,6 +144,6 @@ try {
 } finally {
   await stop(server);
   receiver.close();
-  await dropDatabase();
+  await database?.drop();
   if (!databaseUrl) rmSync(dataDir, { recursive: true, force: true });
 }
