@@ -3,6 +3,7 @@
 // parameter of both specs: `project_id` and `key_id` of GET /v1/usage on both services,
 // `project_id` of GET /v1/keys, `campaign_id` of GET /v1/replies. Both storages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from './support/client.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 
 const STORAGES = await storages();
@@ -34,13 +35,8 @@ describe.each(STORAGES)('query parameters naming resources on %s', (storage: Sto
   afterAll(async () => servers?.stop());
 
   async function get(service: 'model' | 'directory', path: string) {
-    const res = await fetch(`${servers.urls[service]}${path}`, {
-      headers: { authorization: `Bearer ${servers.adminKey}` },
-    });
-    return {
-      status: res.status,
-      body: (await res.json()) as { error?: { code: string; param: string | null } },
-    };
+    const res = await send(servers.urls[service]!, servers.adminKey, 'GET', path);
+    return { status: res.status, body: res.body as { error?: { code: string; param: string | null } } };
   }
 
   it.each([

@@ -23,6 +23,7 @@ import { checkRecords, dnsLookup } from '../src/mail/dns.ts';
 import type { VerifiedDomain } from '../src/mail/domains.ts';
 import { createMailTransport, MailSendError, type OutgoingMail } from '../src/mail/transport.ts';
 import { outbound } from '../src/platform/outbound.ts';
+import { send } from './support/client.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 import { startSmtpSink, verifyDkim } from './support/smtp.ts';
@@ -60,13 +61,9 @@ describe.each(await storages())('sending domains on %s', (storage) => {
   /** A key of a new project of the admin's account, with `scopes`. */
   async function projectKey(scopes: string[]): Promise<string> {
     const post = async (path: string, body: object) => {
-      const res = await fetch(`${servers.urls.model}${path}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${servers.adminKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+      const res = await send(servers.urls.model!, servers.adminKey, 'POST', path, body);
       expect(res.status).toBe(201);
-      return (await res.json()) as { id: string; secret: string };
+      return res.body as { id: string; secret: string };
     };
     const project = await post('/v1/projects', { name: `other ${Math.random()}` });
     return (await post('/v1/keys', { name: 'sales', scopes, project_id: project.id })).secret;

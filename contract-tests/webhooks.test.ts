@@ -350,9 +350,11 @@ describe.each(await storages())('webhook endpoints on %s', (storage) => {
     expect(() => new Webhook(fresh).verify(next.body, next.headers)).toThrow();
   });
 
-  it('updates, pages and deletes endpoints; another project sees none of them', async () => {
-    const endpoint = (await call('POST', '/v1/webhook-endpoints', { url: receiver.url('/hooks/update') }))
-      .body as unknown as Endpoint;
+  const newEndpoint = async (path: string) =>
+    (await call('POST', '/v1/webhook-endpoints', { url: receiver.url(path) })).body as unknown as Endpoint;
+
+  it('updates an endpoint: its description and event types, disabled by hand', async () => {
+    const endpoint = await newEndpoint('/hooks/update');
     const updated = await call('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
       description: 'changed',
       event_types: ['workflow.completed'],
@@ -364,6 +366,10 @@ describe.each(await storages())('webhook endpoints on %s', (storage) => {
       status: 'disabled',
       disabled_reason: 'manual',
     });
+  });
+
+  it('pages endpoints without repeating one', async () => {
+    await newEndpoint('/hooks/paged');
     const first = await call('GET', '/v1/webhook-endpoints?limit=2');
     expect(first.body.has_more).toBe(true);
     const second = await call(
@@ -372,23 +378,27 @@ describe.each(await storages())('webhook endpoints on %s', (storage) => {
     );
     const ids = [...(first.body.data as Endpoint[]), ...(second.body.data as Endpoint[])].map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
 
+  it("shows another account none of a project's endpoints", async () => {
+    const endpoint = await newEndpoint('/hooks/theirs');
     const tenant = await servers.platform.accounts.createAccount('another tenant');
     const theirs = await servers.platform.accounts.createKey(tenant.accountId, {
       name: 'theirs',
       scopes: ['concierge'],
     });
     const asThem = (method: string, path: string) =>
-      fetch(`${servers.urls.directory}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${theirs.secret}` },
-      });
+      send(servers.urls.directory!, theirs.secret, method, path);
     expect((await asThem('GET', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
     expect((await asThem('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`)).status).toBe(404);
     expect((await asThem('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)).status).toBe(404);
     expect((await asThem('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
-    const theirList = (await (await asThem('GET', '/v1/webhook-endpoints')).json()) as { data: unknown[] };
-    expect(theirList.data).toEqual([]);
+    expect((await asThem('GET', '/v1/webhook-endpoints')).body.data).toEqual([]);
+    expect((await call('GET', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(200);
+  });
+
+  it('deletes an endpoint: then it is not found', async () => {
+    const endpoint = await newEndpoint('/hooks/deleted');
     expect((await call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)).body).toEqual({
       id: endpoint.id,
       object: 'webhook_endpoint',
