@@ -23,6 +23,7 @@ import { refuseDeepJson } from './json-depth.ts';
 import { keyedMetrics, metricsRegistry, observeRequests } from './metrics.ts';
 import { installRequestLogger, requestId } from './request-id.ts';
 import { cacheRouteMatchers } from './route-cache.ts';
+import { skipIdFreeComponents } from './schema-refs.ts';
 
 /** The two services, named once. */
 export type ServiceName = 'model' | 'directory';
@@ -200,6 +201,7 @@ export function createServiceApp(options: ServiceOptions): Express {
   // (query and path parameters always are). Two validator instances, one per body kind, the
   // multipart one made when the first upload comes.
   cacheRouteMatchers(); // the validator compiled every route it scanned, on every request
+  skipIdFreeComponents(); // and walked the spec's components again for each schema it compiled
   // Uploads go to disk as they arrive, counted against the limit (multer): memory stays flat.
   const uploadDir = options.uploadDir ?? join(tmpdir(), 'eurus-uploads');
   mkdirSync(uploadDir, { recursive: true });
