@@ -1,5 +1,6 @@
 // A worker thread of the image pool: paints and encodes one image per message, off the event
 // loop that serves requests.
+import '../../platform/background-thread.ts'; // first: the imports below load at its priority
 import { parentPort } from 'node:worker_threads';
 import { paint, type PaintOptions } from './art.ts';
 import { encodeImage, type ImageFormat } from './image-formats.ts';
