@@ -209,6 +209,9 @@ export function createServiceApp(options: ServiceOptions): Express {
     Router().use(
       OpenApiValidator.middleware({
         apiSpec: spec as never,
+        // the bundled spec is checked against the OpenAPI schema once, by spec-schema.test.ts, not
+        // at each start (0.1-0.2 s of CPU per validator made: a test run makes some 300)
+        validateApiSpec: false,
         validateRequests: { allowUnknownQueryParameters: false, coerceTypes: coerceBody },
         // the body goes with the error, so the handler can say which field broke the contract
         validateResponses: {
