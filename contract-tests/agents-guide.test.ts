@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, until } from './support/client.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
 const GUIDE = readFileSync('docs/agents.md', 'utf8');
@@ -71,17 +72,13 @@ describe('docs/agents.md, run as a newcomer runs it', () => {
     // usage shows the steps and their cost, on the key's account, to the nano-EUR
     const today = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    const report = async () =>
-      (await (
-        await fetch(`${servers.urls.model}/v1/usage?from=${today}&to=${tomorrow}&group_by=model`, {
-          headers: { Authorization: `Bearer ${servers.adminKey}` },
-        })
-      ).json()) as { data: Array<{ results: Array<{ model: string | null; steps: number; cost: string }> }> };
-    let agents: { steps: number; cost: string } | undefined;
-    for (let i = 0; i < 50 && agents?.steps !== steps.length; i++) {
-      agents = (await report()).data.flatMap((b) => b.results).find((r) => r.model === 'agents');
-      if (agents?.steps !== steps.length) await new Promise((r) => setTimeout(r, 100));
-    }
+    const usage = `/v1/usage?from=${today}&to=${tomorrow}&group_by=model`;
+    type Bucket = { results: Array<{ model: string | null; steps: number; cost: string }> };
+    const agents = await until('the steps on the usage', async () => {
+      const report = await call(servers.urls.model!, servers.adminKey, 'GET', usage);
+      const found = (report.data as Bucket[]).flatMap((b) => b.results).find((r) => r.model === 'agents');
+      return found?.steps === steps.length ? found : undefined;
+    });
     expect(agents).toMatchObject({ steps: steps.length, cost: total![1] });
   });
 });

@@ -6,7 +6,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { send } from './support/client.ts';
+import { send, until } from './support/client.ts';
 import { startTestDns, type TestDns } from './support/dns.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 
@@ -75,17 +75,17 @@ describe.each(await storages())('the outbound guard of the running service on %s
 
     const sent = await call('POST', `/v1/webhook-endpoints/${endpoint}/test`);
     expect(sent.status).toBe(202);
-    const end = Date.now() + 30_000;
-    let attempts: Attempt[] = [];
-    while (Date.now() < end) {
-      const listed = await call('GET', `/v1/webhook-endpoints/${endpoint}/messages`);
-      const message = (listed.body.data as Array<{ id: string; attempt_log: Attempt[] }>).find(
-        (m) => m.id === sent.body.id,
-      );
-      attempts = message?.attempt_log ?? [];
-      if (attempts.length >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const attempts = await until(
+      'two attempts',
+      async () => {
+        const listed = await call('GET', `/v1/webhook-endpoints/${endpoint}/messages`);
+        const message = (listed.body.data as Array<{ id: string; attempt_log: Attempt[] }>).find(
+          (m) => m.id === sent.body.id,
+        );
+        return (message?.attempt_log.length ?? 0) >= 2 ? message!.attempt_log : undefined;
+      },
+      30_000,
+    );
     expect(attempts.length).toBeGreaterThanOrEqual(2);
     for (const attempt of attempts) {
       expect(attempt).toMatchObject({ outcome: 'failed', status_code: null });

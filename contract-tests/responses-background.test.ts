@@ -63,7 +63,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from './support/client.ts';
 import { type Instance, startInstance } from './support/instances.ts';
+import { ended } from './support/responses.ts';
 
 describe('background responses across a SIGKILL (PGlite on disk)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'responses-kill-'));
@@ -97,11 +99,7 @@ describe('background responses across a SIGKILL (PGlite on disk)', () => {
 
     instance = await startInstance(env);
     openai = new OpenAI({ baseURL: `${instance.model}/v1`, apiKey: key, maxRetries: 0 });
-    let done = await openai.responses.retrieve(kept.id);
-    for (let i = 0; i < 300 && (done.status === 'queued' || done.status === 'in_progress'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      done = await openai.responses.retrieve(kept.id);
-    }
+    const done = await ended(openai, kept.id, 30_000);
     expect(done.status).toBe('completed');
     expect(done.output_text.length).toBeGreaterThan(0);
     expect((await openai.responses.retrieve(dropped.id)).status).toBe('cancelled');
@@ -144,7 +142,7 @@ describe('background responses across a SIGKILL (PGlite on disk)', () => {
         tool_choice: { type: 'mcp', server_label: 'wx', name: 'forecast' },
         background: true,
       });
-      for (let i = 0; i < 200 && weather.calls() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await until('the tool called', () => weather.calls() > 0, 10_000, 50);
       expect(weather.calls()).toBe(1);
       expect((await openai.responses.retrieve(queued.id)).status).toBe('in_progress');
       process.kill(instance.pid, 'SIGKILL');
@@ -152,11 +150,7 @@ describe('background responses across a SIGKILL (PGlite on disk)', () => {
 
       instance = await startInstance(env);
       openai = new OpenAI({ baseURL: `${instance.model}/v1`, apiKey: key, maxRetries: 0 });
-      let done = await openai.responses.retrieve(queued.id);
-      for (let i = 0; i < 900 && (done.status === 'queued' || done.status === 'in_progress'); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        done = await openai.responses.retrieve(queued.id);
-      }
+      const done = await ended(openai, queued.id, 90_000);
       expect(done.status).toBe('completed');
       expect(weather.calls()).toBe(2); // the lost run's call, and the new run's
       expect(done.output.find((o) => o.type === 'mcp_call')).toMatchObject({ name: 'forecast', error: null });

@@ -11,6 +11,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { Ajv2020 as Ajv } from 'ajv/dist/2020.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './support/client.ts';
 import { componentValidator, explain } from './support/spec.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
 
@@ -266,17 +267,20 @@ describe('options of /v1/responses', () => {
         tool_choice: { type: 'mcp', server_label: 'wx', name: 'forecast' },
         background: true,
       });
-      for (let i = 0; i < 200 && weather.calls() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await until('the tool called', () => weather.calls() > 0, 10_000, 50);
       expect(weather.calls()).toBe(1);
       expect((await openai.responses.retrieve(queued.id)).status).toBe('in_progress');
       const cancelled = await openai.responses.cancel(queued.id);
       expect(cancelled.status).toBe('cancelled');
       // the run notices within a second or so, and keeps what it did
-      let after = await openai.responses.retrieve(queued.id);
-      for (let i = 0; i < 100 && (after.output.length === 0 || !after.usage); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        after = await openai.responses.retrieve(queued.id);
-      }
+      const after = await until(
+        'what the run did, kept',
+        async () => {
+          const r = await openai.responses.retrieve(queued.id);
+          return r.output.length > 0 && r.usage ? r : undefined;
+        },
+        10_000,
+      );
       expect(after.status).toBe('cancelled');
       expect(after.output_text).toBe('');
       await new Promise((r) => setTimeout(r, 3000)); // the tool call's answer comes and is dropped

@@ -4,6 +4,7 @@
 // round trip, previous_response_id, store, input items, delete, and the 4xx of bad input.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ended } from './support/responses.ts';
 import { componentValidator, explain } from './support/spec.ts';
 import { startTestServers, storages, type TestServers } from './support/server.ts';
 
@@ -318,11 +319,7 @@ describe.each(await storages())('/v1/responses on %s', (storage) => {
       background: true,
     });
     expect(queued).toMatchObject({ status: 'queued', background: true, output: [] });
-    let done = queued;
-    for (let i = 0; i < 200 && (done.status === 'queued' || done.status === 'in_progress'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      done = await openai.responses.retrieve(queued.id);
-    }
+    const done = await ended(openai, queued.id, 20_000);
     expect(done.status).toBe('completed');
     expect(done.output_text.length).toBeGreaterThan(0);
     const wire: Partial<typeof done> = { ...done };
