@@ -19,11 +19,8 @@ describe.each(STORAGES)('plans and statements on %s', (storage: Storage) => {
   const call = (secret: string, method: string, path: string, body?: object) =>
     send(servers.urls.model!, secret, method, path, body);
   const search = async () => {
-    const res = await fetch(`${servers.urls.directory}/v1/search?q=bakery`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const json = (await res.json()) as { error?: { code: string } };
-    return { status: res.status, code: json.error?.code };
+    const res = await send(servers.urls.directory!, key, 'GET', '/v1/search?q=bakery');
+    return { status: res.status, code: (res.body.error as { code: string } | undefined)?.code };
   };
   const searchCosts = async () =>
     (

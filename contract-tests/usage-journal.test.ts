@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../src/storage.ts';
+import { send } from './support/client.ts';
 import { freePort, stop, waitForHttp } from './support/processes.ts';
 import { createTestDatabase, storages, type TestDatabase } from './support/server.ts';
 
@@ -59,13 +60,9 @@ describe.each(await storages())('the usage journal under kill -9 (%s)', (storage
     let child = start(env, port);
     try {
       await waitForHttp(`${url}/readyz`, child, 120_000);
-      const created = await fetch(`${url}/v1/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'load', scopes: ['chat'] }),
-      });
+      const created = await send(url, admin, 'POST', '/v1/keys', { name: 'load', scopes: ['chat'] });
       expect(created.status).toBe(201);
-      const { secret } = (await created.json()) as { secret: string };
+      const secret = created.body.secret as string;
 
       let sent = 0;
       let answered = 0;
