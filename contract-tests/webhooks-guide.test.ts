@@ -45,13 +45,12 @@ class Receiver {
     this.#child.stdout?.on('data', (d: Buffer) => (this.out += d.toString()));
     this.#child.stderr?.on('data', (d: Buffer) => (this.out += d.toString()));
     // listening once a request gets any answer
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const res = await fetch(this.url, { method: 'POST', body: '{}' }).catch(() => undefined);
-      if (res) return void (await res.arrayBuffer());
-      if (Date.now() > deadline) throw new Error(`${this.file} did not listen: ${this.out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const res = await until(
+      () => `${this.file} to listen; its output: ${this.out}`,
+      () => fetch(this.url, { method: 'POST', body: '{}' }).catch(() => undefined),
+      20_000,
+    );
+    await res.arrayBuffer();
   }
 
   get url(): string {

@@ -54,9 +54,12 @@ export async function call(
   return res.body;
 }
 
-/** Polls `check` every `everyMs` until it gives a value other than undefined or false, and returns it. */
+/**
+ * Polls `check` every `everyMs` until it gives a value other than undefined or false, and returns it;
+ * on a timeout fails naming `what` (a function is asked at that moment, e.g. for a child's output).
+ */
 export async function until<T>(
-  what: string,
+  what: string | (() => string),
   check: () => Promise<T | undefined | false> | T | undefined | false,
   ms = 60_000,
   everyMs = 100,
@@ -65,7 +68,8 @@ export async function until<T>(
   for (;;) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (${ms} ms)`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()} (${ms} ms)`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
