@@ -45,4 +45,34 @@ describe('skipIdFreeComponents', () => {
     expect(validate({ response: { id: 'key_1' } })).toBe(true);
     expect(validate({ response: { id: 'nope' } })).toBe(false);
   });
+
+  it("resolves the preprocessor's $refs from what Ajv stored, compiling none of them", () => {
+    const { SchemaPreprocessor } = validatorRequire('./middlewares/parsers/schema.preprocessor') as {
+      SchemaPreprocessor: new (
+        doc: object,
+        options: object,
+        responses: object,
+      ) => { ajv: { schemas: Record<string, { validate?: unknown }> }; preProcess(): unknown };
+    };
+    const A = { type: 'object', required: ['a'], properties: { a: { type: 'string' } } };
+    const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+    const doc = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/x': {
+          post: {
+            requestBody: json({ $ref: '#/components/schemas/A' }),
+            responses: { '200': { description: 'ok', ...json({ $ref: '#/components/schemas/A' }) } },
+          },
+        },
+      },
+      components: { schemas: { A } },
+    };
+    const preprocessor = new SchemaPreprocessor(doc, { strict: false, serDesMap: {}, formats: {} }, {});
+    preprocessor.preProcess();
+    expect(preprocessor.ajv.schemas['#/components/schemas/A']).toBeDefined();
+    expect(preprocessor.ajv.schemas['#/components/schemas/A']?.validate).toBeUndefined();
+    expect(doc.components.schemas.A).toEqual(A);
+  });
 });

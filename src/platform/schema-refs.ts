@@ -8,6 +8,11 @@
 // checked once, the same way Ajv walks it, and when it holds none the walk skips it. Ajv is
 // loaded once (the instance the validator requires) and core.js reads `getSchemaRefs` from its
 // exports at each call, so wrapping that export is enough.
+//
+// Its preprocessor also looks each `$ref` of the spec up with `ajv.getSchema`, which compiles the
+// schema to hand back its source: some 0.15 s of CPU per validator made (three or so per start),
+// for validators it then drops. The source is what `addSchema` stored under that key, and is
+// read from there when it is; any other `$ref` is looked up as before.
 import { createRequire } from 'node:module';
 
 type GetSchemaRefs = (this: { opts: { schemaId?: string } }, schema: unknown, baseId: string) => unknown;
@@ -19,6 +24,13 @@ type Traverse = (
 
 const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 const resolveModule = validatorRequire('ajv/dist/compile/resolve') as { getSchemaRefs: GetSchemaRefs };
+interface Preprocessor {
+  ajv: { schemas: Record<string, { schema?: unknown } | undefined> };
+  resolvedSchemaCache: Map<string, unknown>;
+}
+const preprocessorModule = validatorRequire('./middlewares/parsers/schema.preprocessor') as {
+  SchemaPreprocessor: { prototype: { resolveSchema(this: Preprocessor, schema: unknown): unknown } };
+};
 const traverse = createRequire(validatorRequire.resolve('ajv'))('json-schema-traverse') as Traverse;
 
 /** How many schemas were walked without their components (tests). */
@@ -26,10 +38,30 @@ export const schemaRefs = { skipped: 0 };
 
 let installed = false;
 
-/** Wraps Ajv's getSchemaRefs so that it walks id-free components once, per process. */
+/** Reads the preprocessor's `$ref`s from what Ajv stored, without compiling them, per process. */
+function resolveWithoutCompiling(): void {
+  const proto = preprocessorModule.SchemaPreprocessor.prototype;
+  const resolveSchema = proto.resolveSchema;
+  proto.resolveSchema = function (schema) {
+    const ref = (schema as { $ref?: unknown } | null)?.$ref;
+    if (typeof ref === 'string' && !this.resolvedSchemaCache.has(ref)) {
+      const stored = Object.hasOwn(this.ajv.schemas, ref) ? this.ajv.schemas[ref] : undefined;
+      // what getSchema(ref).schema is, once compiled
+      if (stored && typeof stored === 'object' && stored.schema)
+        this.resolvedSchemaCache.set(ref, stored.schema);
+    }
+    return resolveSchema.call(this, schema);
+  };
+}
+
+/**
+ * Wraps Ajv's getSchemaRefs so that it walks id-free components once, and the preprocessor's
+ * `$ref` lookup so that it compiles nothing, per process.
+ */
 export function skipIdFreeComponents(): void {
   if (installed) return;
   installed = true;
+  resolveWithoutCompiling();
   const getSchemaRefs = resolveModule.getSchemaRefs;
   const idFree = new Map<string, WeakMap<object, boolean>>();
   const isIdFree = (components: object, schemaId: string): boolean => {
