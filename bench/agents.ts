@@ -14,17 +14,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startInProcess } from './lib.ts';
 import OpenAI from 'openai';
 import type { CreateResponseRequest, Response } from '../generated/model/client/types.gen.ts';
 import { ResponseBuilder } from '../src/agents/events.ts';
 import { runResponse, type RunResult } from '../src/agents/runtime.ts';
 import { inputItems } from '../src/agents/convert.ts';
-import { loadConfig } from '../src/config.ts';
 import { hubConnector } from '../src/mcp/connector.ts';
 import { McpServerStore } from '../src/mcp/registry.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { ReferenceEngine } from '../src/model/engines/reference.ts';
-import { startServices } from '../src/services/server.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,24 +50,13 @@ function percentile(sorted: number[], p: number): number {
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
 async function main(): Promise<void> {
-  const config = {
-    ...loadConfig({
-      DATA_DIR: 'memory://',
-      DEMO_LISTINGS: args.listings,
-      MODEL_RATE_LIMIT_RPM: '1000000',
-      MODEL_RATE_LIMIT_TPM: '1000000000',
-      DIRECTORY_RATE_LIMIT_RPS: '100000',
-      INBOUND_SMTP_PORT: 'off',
-    }),
-    host: '127.0.0.1',
-    modelPort: 0,
-    directoryPort: 0,
-    logLevel: 'silent',
-    dataDir: 'memory://',
-    databaseUrl: undefined,
-    bootstrapAdminKey: KEY,
-  };
-  const running = await startServices(config, ['model', 'directory'], { drainMs: 1000 });
+  const running = await startInProcess(['model', 'directory'], KEY, {
+    DEMO_LISTINGS: args.listings,
+    MODEL_RATE_LIMIT_RPM: '1000000',
+    MODEL_RATE_LIMIT_TPM: '1000000000',
+    DIRECTORY_RATE_LIMIT_RPS: '100000',
+    INBOUND_SMTP_PORT: 'off',
+  });
   await running.ready;
   const modelUrl = running.urls.model ?? '';
   const directoryUrl = running.urls.directory ?? '';

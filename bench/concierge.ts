@@ -18,8 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
-import { startServices } from '../src/services/server.ts';
+import { startInProcess } from './lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,26 +75,15 @@ async function measuringProxy(target: () => string) {
 async function main(): Promise<void> {
   let modelUrl = '';
   const proxy = await measuringProxy(() => modelUrl);
-  const config = {
-    ...loadConfig({
-      DATA_DIR: 'memory://',
-      DEMO_LISTINGS: args.listings,
-      MODEL_RATE_LIMIT_RPM: '100000000',
-      MODEL_RATE_LIMIT_TPM: '100000000000',
-      DIRECTORY_RATE_LIMIT_RPS: '100000',
-      INBOUND_SMTP_PORT: 'off',
-      MODEL_API_URL: proxy.url,
-      SECRETS_ENCRYPTION_KEY: '5e'.repeat(32),
-    }),
-    host: '127.0.0.1',
-    modelPort: 0,
-    directoryPort: 0,
-    logLevel: 'silent',
-    dataDir: 'memory://',
-    databaseUrl: undefined,
-    bootstrapAdminKey: KEY,
-  };
-  const running = await startServices(config, ['model', 'directory'], { drainMs: 1000 });
+  const running = await startInProcess(['model', 'directory'], KEY, {
+    DEMO_LISTINGS: args.listings,
+    MODEL_RATE_LIMIT_RPM: '100000000',
+    MODEL_RATE_LIMIT_TPM: '100000000000',
+    DIRECTORY_RATE_LIMIT_RPS: '100000',
+    INBOUND_SMTP_PORT: 'off',
+    MODEL_API_URL: proxy.url,
+    SECRETS_ENCRYPTION_KEY: '5e'.repeat(32),
+  });
   await running.ready;
   modelUrl = running.urls.model ?? '';
   const directory = running.urls.directory ?? '';
@@ -211,7 +199,7 @@ async function main(): Promise<void> {
     cpu: cpus()[0]?.model,
     loadavg: loadavg(),
     listings: Number(args.listings),
-    job_workers: config.jobWorkers,
+    job_workers: running.platform.config.jobWorkers,
     brief,
   };
   mkdirSync(args.out ?? 'bench/results', { recursive: true });

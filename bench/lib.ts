@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import type { Running, ServiceName } from '../src/services/server.ts';
 
 export { freePort } from '../contract-tests/support/processes.ts';
 import { freePort } from '../contract-tests/support/processes.ts';
@@ -189,6 +190,31 @@ export async function startOurs(
   if (!created.ok) throw new Error(`POST /v1/keys: ${created.status} ${await created.text()}`);
   const { secret } = (await created.json()) as { secret: string };
   return { url, key: secret, child };
+}
+
+/**
+ * The services inside this process, for the benchmarks that measure them from within: in memory,
+ * on free loopback ports, silent, `key` the admin key; `env` is read as the service reads its own.
+ * Imported on use, so that the scripts that only drive children do not load the services.
+ */
+export async function startInProcess(
+  which: ServiceName[],
+  key: string,
+  env: Record<string, string> = {},
+): Promise<Running> {
+  const { loadConfig } = await import('../src/config.ts');
+  const { startServices } = await import('../src/services/server.ts');
+  const config = {
+    ...loadConfig({ DATA_DIR: 'memory://', ...env }),
+    host: '127.0.0.1',
+    modelPort: 0,
+    directoryPort: 0,
+    logLevel: 'silent',
+    dataDir: 'memory://',
+    databaseUrl: undefined,
+    bootstrapAdminKey: key,
+  };
+  return startServices(config, which, { drainMs: 1000 });
 }
 
 /** The LiteLLM release measured in docs/benchmarks.md. */

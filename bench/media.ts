@@ -14,9 +14,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startInProcess } from './lib.ts';
 import OpenAI, { toFile } from 'openai';
-import { loadConfig } from '../src/config.ts';
-import { startServices } from '../src/services/server.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,17 +43,11 @@ const median = (values: number[]) => {
 };
 
 async function start(env: Record<string, string>) {
-  const config = {
-    ...loadConfig({ DATA_DIR: 'memory://', MODEL_RATE_LIMIT_RPM: '1000000', DEMO_LISTINGS: '0', ...env }),
-    host: '127.0.0.1',
-    modelPort: 0,
-    directoryPort: 0,
-    logLevel: 'silent',
-    dataDir: 'memory://',
-    databaseUrl: undefined,
-    bootstrapAdminKey: KEY,
-  };
-  const running = await startServices(config, ['model'], { drainMs: 1000 });
+  const running = await startInProcess(['model'], KEY, {
+    MODEL_RATE_LIMIT_RPM: '1000000',
+    DEMO_LISTINGS: '0',
+    ...env,
+  });
   const url = running.urls.model ?? '';
   return {
     running,
