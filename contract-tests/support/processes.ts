@@ -15,22 +15,36 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Waits until `url` answers at all; fails at once if `child` exits, with what it printed meanwhile. */
 export async function waitForHttp(url: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  child?.once('exit', () => {
-    exited = true;
+  let exited: string | undefined;
+  child?.once('exit', (code, signal) => {
+    exited = `with ${signal ?? code}`;
   });
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`the process serving ${url} exited before it answered`);
-    try {
-      await fetch(url, { signal: AbortSignal.timeout(1000) });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
+  let output = '';
+  const read = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-2000);
+  };
+  child?.stdout?.on('data', read);
+  child?.stderr?.on('data', read);
+  const printed = () => (output ? `; its output:\n${output}` : '');
+  try {
+    while (Date.now() < deadline) {
+      if (exited)
+        throw new Error(`the process serving ${url} exited ${exited} before it answered${printed()}`);
+      try {
+        await fetch(url, { signal: AbortSignal.timeout(1000) });
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 250));
+      }
     }
+    throw new Error(`${url} did not answer within ${timeoutMs} ms${printed()}`);
+  } finally {
+    child?.stdout?.off('data', read);
+    child?.stderr?.off('data', read);
   }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
 export function stop(child: ChildProcess | undefined): Promise<void> {
