@@ -2,17 +2,33 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Ports handed out below the kernel's ephemeral range (32768-60999 on Linux): a port taken from
+// that range and closed again can be the local port of any outgoing connection (a database
+// client's, a test's fetch) before the child that was given it binds it, and the child then
+// exits with EADDRINUSE. Below it only listeners bind, and each candidate is bound once to check.
+const PORT_LOW = 20_000;
+const PORT_HIGH = 32_767;
+const handedOut = new Set<number>();
+
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+
+/** A port nothing listens on now, for a child (or a server) to bind on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PORT_LOW + Math.floor(Math.random() * (PORT_HIGH - PORT_LOW + 1));
+    if (handedOut.has(port)) continue;
+    if (await bindable(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${PORT_LOW} and ${PORT_HIGH} in 50 tries`);
 }
 
 /** Waits until `url` answers at all; fails at once if `child` exits, with what it printed meanwhile. */

@@ -7,6 +7,7 @@ import { outbound } from '../../platform/outbound.ts';
 import { ChatAssembly } from './assemble.ts';
 import type { EngineEvent } from './engine.ts';
 import { UpstreamEngine, parseRetryAfter } from './upstream.ts';
+import { freePort } from '../../../contract-tests/support/processes.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void | Promise<void>;
 
@@ -48,14 +49,6 @@ async function fake(handler: Handler): Promise<Fake> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/v1`, requests, closed };
-}
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function chunk(
