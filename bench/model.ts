@@ -583,7 +583,11 @@ async function main() {
     for (const r of profile.functions)
       console.log(`${String(r.percent).padStart(5)}%  ${r.name}  ${r.where}`);
   }
-  const file = writeResult(args.out, `model-${started.toISOString().slice(0, 10)}.json`, results);
+  const file = writeResult(
+    args.out,
+    `model-${started.toISOString().slice(0, 16).replace(/[T:]/g, '-')}.json`,
+    results,
+  );
   console.log(`\nwrote ${file}`);
 }
 
