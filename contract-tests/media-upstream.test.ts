@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushUsage } from '../src/platform/metering.ts';
 import { freePort } from './support/processes.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
+import { expectMilliseconds } from './support/seconds.ts';
 
 let upstream: TestServers;
 const started: TestServers[] = [];
@@ -118,7 +119,7 @@ describe('imagine and voice relayed to another instance of our API', () => {
     const [row] = await servers.platform.db.query<{ audio_seconds: number }>(
       "select audio_seconds from usage_records where endpoint = '/v1/audio/speech' order by id desc limit 1",
     );
-    expect(row!.audio_seconds).toBeCloseTo(straight.length / 2 / 24_000, 3);
+    expectMilliseconds(row!.audio_seconds, straight.length / 2 / 24_000);
   }, 120_000);
 
   it('relays transcriptions: the upstream’s words, in every format rendered here', async () => {

@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushUsage } from '../src/platform/metering.ts';
 import { bearer, expectError } from './support/envelope.ts';
 import { startTestServers, type TestServers } from './support/server.ts';
+import { expectMilliseconds } from './support/seconds.ts';
 
 let servers: TestServers;
 let openai: OpenAI;
@@ -252,7 +253,7 @@ describe('speech through openai.audio.speech.create', () => {
     const seconds = wavSeconds(speechWav);
     expect(seconds).toBeGreaterThan(3);
     const usage = await lastUsage('/v1/audio/speech');
-    expect(usage.audio_seconds).toBeCloseTo(seconds, 3);
+    expectMilliseconds(usage.audio_seconds, seconds);
     // 6 EUR an hour: 1,666,666.67 nano-EUR a second
     expect(Number(usage.cost_nano)).toBe(Math.round((Math.round(seconds * 1000) * 6e9) / 3.6e6));
   }, 60_000);
@@ -332,7 +333,7 @@ describe('speech through openai.audio.speech.create', () => {
         speed,
       });
       const made = Buffer.from(await response.arrayBuffer()).length / 2 / 24_000;
-      expect((await lastUsage('/v1/audio/speech')).audio_seconds).toBeCloseTo(made, 3);
+      expectMilliseconds((await lastUsage('/v1/audio/speech')).audio_seconds, made);
       return made;
     };
     const normal = await seconds(1);
@@ -423,7 +424,7 @@ describe('transcriptions through openai.audio.transcriptions.create', () => {
     const usage = (result as unknown as { usage: { type: string; seconds: number } }).usage;
     expect(usage.type).toBe('duration');
     expect(usage.seconds).toBeCloseTo(wavSeconds(speechWav), 2);
-    expect((await lastUsage('/v1/audio/transcriptions')).audio_seconds).toBeCloseTo(usage.seconds, 3);
+    expectMilliseconds((await lastUsage('/v1/audio/transcriptions')).audio_seconds, usage.seconds);
   }, 120_000);
 
   it('answers text, srt, vtt and verbose_json with words and segments', async () => {
@@ -692,10 +693,7 @@ describe('the realtime voice stream', () => {
       };
       expect(done.response.status).toBe('completed');
       expect(done.response.usage.total_tokens).toBeGreaterThan(0);
-      // usage states audio seconds to the millisecond: 10.4855 s is 10.486, half a unit off
-      expect(Math.abs(done.response.usage.audio_seconds - spoken.length / 2 / 24_000)).toBeLessThanOrEqual(
-        0.0005 + 1e-9,
-      );
+      expectMilliseconds(done.response.usage.audio_seconds, spoken.length / 2 / 24_000);
       // billed: the audio heard and spoken (voice) and the answer's tokens (queen)
       await flushUsage(servers.platform.db);
       const rows = await servers.platform.db.query<{
@@ -707,12 +705,12 @@ describe('the realtime voice stream', () => {
         "select model, audio_seconds, output_tokens, cost_nano::text as cost_nano from usage_records where endpoint = '/v1/realtime' order by id",
       );
       expect(rows.map((r) => r.model)).toEqual(['voice', 'queen', 'voice']);
-      expect(rows[0]!.audio_seconds).toBeCloseTo(pcm.length / 2 / 24_000, 3);
+      expectMilliseconds(rows[0]!.audio_seconds, pcm.length / 2 / 24_000);
       expect(rows[1]!.output_tokens).toBe(
         done.response.usage.total_tokens -
           (done.response.usage as unknown as { input_tokens: number }).input_tokens,
       );
-      expect(rows[2]!.audio_seconds).toBeCloseTo(spoken.length / 2 / 24_000, 3);
+      expectMilliseconds(rows[2]!.audio_seconds, spoken.length / 2 / 24_000);
       expect(rows.every((r) => Number(r.cost_nano) > 0)).toBe(true);
     } finally {
       proxy.server.close();

@@ -19,6 +19,7 @@ import {
   TEST_REDIS_URL,
   type TestServers,
 } from './support/server.ts';
+import { expectMilliseconds } from './support/seconds.ts';
 
 interface Event {
   type: string;
@@ -196,12 +197,12 @@ async function expectEnded(
   // billed: the second heard, the answer's tokens, and exactly the audio that was sent
   const spoken = spokenSeconds(session.events);
   expect(spoken).toBeGreaterThan(0.2);
-  expect(done.response.usage.audio_seconds).toBeCloseTo(spoken, 3);
+  expectMilliseconds(done.response.usage.audio_seconds, spoken);
   const rows = await realtimeUsage(servers, keyId);
   expect(rows.map((r) => r.model)).toEqual(['voice', 'queen', 'voice']);
-  expect(rows[0]!.audio_seconds).toBeCloseTo(1, 3);
+  expectMilliseconds(rows[0]!.audio_seconds, 1);
   expect(rows[1]!.output_tokens).toBeGreaterThan(0);
-  expect(rows[2]!.audio_seconds).toBeCloseTo(spoken, 3);
+  expectMilliseconds(rows[2]!.audio_seconds, spoken);
   expect(rows.every((r) => Number(r.cost_nano) > 0)).toBe(true);
 }
 
