@@ -288,10 +288,7 @@ describe('speech through openai.audio.speech.create', () => {
     writeFileSync(file, flac);
     const wav = execFileSync('flac', ['-d', '-s', '-c', file]);
     expect(wav.readUInt32LE(24)).toBe(24_000);
-    expect((wav.length - 44) / 2 / 24_000).toBeCloseTo(
-      (await lastUsage('/v1/audio/speech')).audio_seconds,
-      3,
-    );
+    expectMilliseconds((await lastUsage('/v1/audio/speech')).audio_seconds, (wav.length - 44) / 2 / 24_000);
   }, 60_000);
 
   it('streams speech.audio.delta events and a speech.audio.done with the usage (stream_format sse)', async () => {
@@ -320,7 +317,7 @@ describe('speech through openai.audio.speech.create', () => {
     const pcm = Buffer.concat(deltas.map((e) => Buffer.from(e.audio!, 'base64')));
     const done = events.at(-1)!;
     expect(done.type).toBe('speech.audio.done');
-    expect(done.usage!.seconds).toBeCloseTo(pcm.length / 2 / 24_000, 3);
+    expectMilliseconds(done.usage!.seconds, pcm.length / 2 / 24_000);
   }, 60_000);
 
   it('speaks faster at speed 2 and slower at 0.5, billed for what it made', async () => {
