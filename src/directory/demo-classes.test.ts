@@ -7,7 +7,7 @@ import { CONCEPTS, LANGS } from '../embeddings/data/thesaurus.ts';
 import { CLASS_TERMS } from './data/class-terms.ts';
 import { demoListing } from './demo.ts';
 import { createSearch, type Search } from './search/search.ts';
-import { testDirectory } from './testing/directory.ts';
+import { testDirectory } from '../../contract-tests/support/directory.ts';
 
 const primary = (listing: { activities: { code: string; primary: boolean }[] }) =>
   listing.activities.find((a) => a.primary)?.code ?? '';

@@ -6,7 +6,7 @@ import type { Db } from '../platform/db.ts';
 import { demoListing } from './demo.ts';
 import { importListings, validateListing } from './import.ts';
 import { toListing } from './store.ts';
-import { testDirectory } from './testing/directory.ts';
+import { testDirectory } from '../../contract-tests/support/directory.ts';
 import { writeListings } from './generate.ts';
 import { PassThrough } from 'node:stream';
 

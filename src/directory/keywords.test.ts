@@ -8,7 +8,7 @@ import { round6 } from './search/score.ts';
 import { createSearch, type Search, type SearchParams, withoutElisions } from './search/search.ts';
 import { demoListing } from './demo.ts';
 import { insertListings } from './store.ts';
-import { testDirectory } from './testing/directory.ts';
+import { testDirectory } from '../../contract-tests/support/directory.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 const opts = { baseUrl: 'https://directory.test' };

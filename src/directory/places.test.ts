@@ -5,7 +5,7 @@ import { demoListing } from './demo.ts';
 import { foldText } from '../embeddings/fold.ts';
 import { geocode, getPhoto, getPlaceDetails, reverseGeocode } from './places.ts';
 import { placesPriceNano } from './pricing.ts';
-import { testDirectory } from './testing/directory.ts';
+import { testDirectory } from '../../contract-tests/support/directory.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 const opts = { baseUrl: 'https://directory.test' };

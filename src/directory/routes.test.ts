@@ -7,7 +7,7 @@ import type { Principal } from '../platform/principal.ts';
 import { demoListing } from './demo.ts';
 import { createDirectoryRouter } from './routes.ts';
 import { createSearch } from './search/search.ts';
-import { testDirectory } from './testing/directory.ts';
+import { testDirectory } from '../../contract-tests/support/directory.ts';
 
 const principal: Principal = {
   accountId: 'acct_test',

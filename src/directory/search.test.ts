@@ -17,7 +17,7 @@ import {
 import { embedOne } from '../embeddings/index.ts';
 import { EMBEDDING_DIMENSIONS } from './store.ts';
 import { insertListings } from './store.ts';
-import { testDirectory } from './testing/directory.ts';
+import { testDirectory } from '../../contract-tests/support/directory.ts';
 import { haversineKm } from './geo.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z'); // a Friday
