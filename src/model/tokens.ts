@@ -163,6 +163,8 @@ export function countPromptTokens(
 /** What one generated choice holds, for counting its completion tokens. */
 export interface GeneratedChoice {
   content: string;
+  /** The content's tokens, when the engine counted them already. */
+  contentTokens?: number | undefined;
   toolCalls: readonly { name: string; arguments: string }[];
 }
 
@@ -173,7 +175,7 @@ export interface GeneratedChoice {
 export function countCompletionTokens(choices: Iterable<GeneratedChoice>): number {
   let total = 0;
   for (const choice of choices) {
-    total += countTokens(choice.content);
+    total += choice.contentTokens ?? countTokens(choice.content);
     for (const call of choice.toolCalls) {
       total += TOKENS_PER_TOOL_CALL + countTokens(call.name) + countTokens(call.arguments);
     }

@@ -63,6 +63,36 @@ describe('ReferenceEngine', () => {
     expect(completion.choices[0]?.finish_reason).toBe('stop');
   });
 
+  it('answers a caller that wants the whole answer as it streams it, billed the same', async () => {
+    const whole = (request: CreateChatCompletionRequest) =>
+      new ChatAssembly({
+        model: request.model,
+        promptTokens: 0,
+        fingerprint: 'fp_test',
+        n: request.n ?? 1,
+      }).collect(engine.chat(request, { whole: true }));
+    const cases: CreateChatCompletionRequest[] = [
+      QUESTION,
+      { ...QUESTION, max_tokens: 7 },
+      { ...QUESTION, messages: [{ role: 'user', content: 'Zürich über alles, naïve café.' }], max_tokens: 5 },
+      { ...QUESTION, n: 3, stop: ['whale'] },
+      { ...QUESTION, tools: [WEATHER_TOOL], tool_choice: 'required' },
+      { ...QUESTION, tools: [WEATHER_TOOL], tool_choice: 'required', max_tokens: 6 },
+    ];
+    for (const request of cases) {
+      const [a, b] = [await answer(request), await whole(request)];
+      expect({ ...b, id: a.id, created: a.created }).toEqual(a);
+      const content = a.choices.map((c) => c.message.content ?? '').join('');
+      if (!request.tools && (request.n ?? 1) === 1)
+        expect(a.usage.completion_tokens).toBe(countTokens(content));
+    }
+    const pieces = (await events({ ...QUESTION })).filter((e) => e.type === 'content');
+    expect(pieces.length).toBeGreaterThan(1);
+    const one: EngineEvent[] = [];
+    for await (const event of engine.chat(QUESTION, { whole: true })) one.push(event);
+    expect(one.filter((e) => e.type === 'content')).toHaveLength(1);
+  });
+
   it('writes longer answers for king than for prince', async () => {
     const king = await answer({ ...QUESTION, model: 'king' });
     const prince = await answer({ ...QUESTION, model: 'prince' });

@@ -67,6 +67,8 @@ interface Prompt {
 
 interface PlannedChoice {
   content: string;
+  /** The content's tokens, when the budget's check counted them. */
+  contentTokens?: number | undefined;
   toolCalls: { id: string; name: string; arguments: string }[];
   finish: FinishReason;
 }
@@ -394,15 +396,25 @@ function chooseTools(request: CreateChatCompletionRequest, prompt: Prompt): Chat
 
 /** The longest prefix of `text` of at most `max` tokens (never splitting a character). */
 export function truncateToTokens(text: string, max: number): string {
+  return truncateCounted(text, max).text;
+}
+
+/**
+ * `truncateToTokens` with the prefix's token count, so the answer is not tokenized again to be
+ * billed. A generated text is counted without the tokenizer's cache: it is seldom seen twice.
+ */
+function truncateCounted(text: string, max: number): { text: string; tokens: number } {
   const tokens = encodePrefix(text, max);
-  if (tokens.length <= max) return text;
+  if (tokens.length <= max) return { text, tokens: tokens.length };
   let keep = Math.max(0, max);
   let out = decodeTokens(tokens.slice(0, keep));
-  while (keep > 0 && (out.endsWith('\uFFFD') || countTokens(out) > max)) {
+  let count = encodePrefix(out, max).length;
+  while (keep > 0 && (out.endsWith('\uFFFD') || count > max)) {
     keep--;
     out = decodeTokens(tokens.slice(0, keep));
+    count = encodePrefix(out, max).length;
   }
-  return out;
+  return { text: out, tokens: count };
 }
 
 function stopSequences(stop: CreateChatCompletionRequest['stop']): string[] {
@@ -415,17 +427,18 @@ function limitText(
   text: string,
   stops: readonly string[],
   budget: number,
-): { text: string; finish: FinishReason } {
+): { text: string; finish: FinishReason; tokens: number | undefined } {
   let cut = -1;
   for (const stop of stops) {
     const at = text.indexOf(stop);
     if (at >= 0 && (cut < 0 || at < cut)) cut = at;
   }
-  const limited = truncateToTokens(text, budget);
-  const stopFits = cut >= 0 && cut <= limited.length;
-  if (stopFits) return { text: text.slice(0, cut), finish: 'stop' };
-  if (limited.length < text.length) return { text: limited, finish: 'length' };
-  return { text, finish: 'stop' };
+  const limited = truncateCounted(text, budget);
+  const stopFits = cut >= 0 && cut <= limited.text.length;
+  if (stopFits) return { text: text.slice(0, cut), finish: 'stop', tokens: undefined };
+  if (limited.text.length < text.length)
+    return { text: limited.text, finish: 'length', tokens: limited.tokens };
+  return { text, finish: 'stop', tokens: limited.tokens };
 }
 
 /** Splits text into stream pieces of about a word each (leading whitespace kept with its word). */
@@ -528,7 +541,7 @@ function planChoice(
     text = writeText(request.model, prompt, random, temperature, topP, index);
   }
   const limited = limitText(text, stopSequences(request.stop), budget);
-  return { content: limited.text, toolCalls: [], finish: limited.finish };
+  return { content: limited.text, contentTokens: limited.tokens, toolCalls: [], finish: limited.finish };
 }
 
 function abortError(signal: AbortSignal): unknown {
@@ -575,14 +588,11 @@ export class ReferenceEngine implements Engine {
     const n = request.n ?? 1;
     const choices: PlannedChoice[] = [];
     const seen = new Set<string>();
+    const said = (c: PlannedChoice) => JSON.stringify([c.content, c.toolCalls.map((call) => call.arguments)]);
     for (let index = 0; index < n; index++) {
       let planned = planChoice(request, prompt, seededRandom(`${base}|${index}`), index, budget);
       // n answers should differ; retry with another draw when one repeats an earlier one
-      for (
-        let attempt = 1;
-        attempt < 8 && seen.has(JSON.stringify([planned.content, planned.toolCalls.map((c) => c.arguments)]));
-        attempt++
-      ) {
+      for (let attempt = 1; attempt < 8 && seen.size > 0 && seen.has(said(planned)); attempt++) {
         planned = planChoice(
           request,
           prompt,
@@ -591,7 +601,7 @@ export class ReferenceEngine implements Engine {
           budget,
         );
       }
-      seen.add(JSON.stringify([planned.content, planned.toolCalls.map((c) => c.arguments)]));
+      if (n > 1) seen.add(said(planned));
       choices.push(planned);
     }
     return choices;
@@ -601,7 +611,6 @@ export class ReferenceEngine implements Engine {
     const signal = options.signal;
     const promptTokens = options.promptTokens ?? countPromptTokens(request);
     const choices = this.plan(request, promptTokens);
-    const timing = seededRandom(`timing|${request.seed ?? randomInt(2 ** 47)}|${request.model}`);
     const paced = this.latency === 'p50';
     const rate = TOKENS_PER_SECOND[request.model];
     const wait = async (ms: number): Promise<void> => {
@@ -611,8 +620,27 @@ export class ReferenceEngine implements Engine {
 
     if (signal?.aborted) throw abortError(signal);
     if (paced) {
+      const timing = seededRandom(`timing|${request.seed ?? randomInt(2 ** 47)}|${request.model}`);
       const p50 = TEXT_MODELS[request.model].latencyP50Ms;
       await wait(Math.round(p50 * Math.exp(0.25 * timing.normal())));
+    } else if (options.whole === true) {
+      // the whole answer at once: each call and each content in one piece, nothing to pace
+      for (const [index, choice] of choices.entries()) {
+        for (const [callIndex, call] of choice.toolCalls.entries()) {
+          yield {
+            type: 'tool_call',
+            choice: index,
+            index: callIndex,
+            id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+          };
+        }
+        if (choice.content !== '') yield { type: 'content', choice: index, text: choice.content };
+        yield { type: 'finish', choice: index, reason: choice.finish };
+      }
+      yield { type: 'usage', promptTokens, completionTokens: countCompletionTokens(choices) };
+      return;
     }
 
     // per choice: its deltas, then its finish; choices are interleaved as a real server does
