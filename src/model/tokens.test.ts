@@ -11,6 +11,8 @@ import {
   countCompletionTokens,
   countPromptTokens,
   countTokens,
+  decodeTokens,
+  encodeText,
   tiktokenRanks,
 } from './tokens.ts';
 
@@ -24,6 +26,17 @@ describe('countTokens (o200k_base)', () => {
 
   it('treats special tokens in user text as plain text', () => {
     expect(countTokens('a <|endoftext|> b')).toBe(9);
+  });
+});
+
+describe('decodeTokens', () => {
+  it('ends a character cut at the end in U+FFFD, and leaves nothing of it for the next text', () => {
+    const whale = encodeText('🐋 whale');
+    const cut = whale.findIndex((_, i) => decodeTokens(whale.slice(0, i + 1)).includes('🐋'));
+    expect(cut).toBeGreaterThan(0); // the emoji takes more than one token
+    expect(decodeTokens(whale.slice(0, cut))).toBe('\uFFFD');
+    expect(decodeTokens(encodeText('hello'))).toBe('hello');
+    expect(decodeTokens(whale)).toBe('🐋 whale');
   });
 });
 

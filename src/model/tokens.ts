@@ -29,6 +29,8 @@ export const TOKENS_TOOLS_PREAMBLE = 12;
 
 type Encoding = typeof O200k;
 let loaded: Encoding | undefined;
+/** Each token's text, or its bytes when they are not UTF-8 alone (the array the encoding holds). */
+let vocabulary: (string | number[])[] = [];
 /**
  * The vocabulary, loaded on first use: a model API that has counted no text yet holds none of it.
  * It is read from the package's `o200k_base.tiktoken` (base64 bytes and rank a line) rather than
@@ -41,6 +43,7 @@ function o200k(): Encoding {
     const { GptEncoding: Gpt } = require('gpt-tokenizer/GptEncoding') as { GptEncoding: typeof GptEncoding };
     const file = require.resolve('gpt-tokenizer/data/o200k_base.tiktoken');
     const ranks = tiktokenRanks(readFileSync(file, 'latin1'));
+    vocabulary = ranks;
     loaded = Gpt.getEncodingApi('o200k_base', () => ranks) as unknown as Encoding;
   }
   return loaded;
@@ -74,8 +77,33 @@ export function encodeText(text: string): number[] {
   return encode(text, PLAIN);
 }
 
+const UTF8 = new TextDecoder('utf-8');
+
+/**
+ * The text of `tokens`; a character whose bytes are cut at the end is U+FFFD. gpt-tokenizer's
+ * own decode keeps such bytes in a TextDecoder it shares between calls (streaming), so they
+ * came out at the start of whatever was decoded next.
+ */
 export function decodeTokens(tokens: readonly number[]): string {
-  return o200k().decode(tokens);
+  o200k();
+  let text = '';
+  let bytes: number[] = [];
+  for (const token of tokens) {
+    const entry = vocabulary[token];
+    if (entry === undefined) {
+      if (bytes.length > 0) text += UTF8.decode(Uint8Array.from(bytes));
+      bytes = [];
+      text += o200k().decode([token]); // a special token
+    } else if (typeof entry === 'string') {
+      if (bytes.length > 0) text += UTF8.decode(Uint8Array.from(bytes));
+      bytes = [];
+      text += entry;
+    } else {
+      for (const byte of entry) bytes.push(byte);
+    }
+  }
+  if (bytes.length > 0) text += UTF8.decode(Uint8Array.from(bytes));
+  return text;
 }
 
 /**
