@@ -111,12 +111,22 @@ export function decodeTokens(tokens: readonly number[]): string {
  * encoding no further than that: a long answer cut to a short budget costs the budget, not the text.
  */
 export function encodePrefix(text: string, max: number): number[] {
+  return encodePrefixPieces(text, max).tokens;
+}
+
+/**
+ * `encodePrefix`, and whether its first `max` tokens are whole pieces of the pre-tokenizer (a
+ * word with its leading space, a run of punctuation...): the tokenizer encodes each piece alone.
+ */
+export function encodePrefixPieces(text: string, max: number): { tokens: number[]; wholePieces: boolean } {
   const out: number[] = [];
+  let wholePieces = max === 0;
   for (const tokens of o200k().encodeGenerator(text, PLAIN)) {
     for (const token of tokens) out.push(token);
+    if (out.length === max) wholePieces = true;
     if (out.length > max) break;
   }
-  return out;
+  return { tokens: out, wholePieces };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateChatCompletionRequest } from '../../../generated/model/client/types.gen.ts';
 import { newAjv } from '../testing/spec.ts';
-import { countTokens } from '../tokens.ts';
+import { countTokens, decodeTokens, encodeText } from '../tokens.ts';
 import { ChatAssembly } from './assemble.ts';
-import { ReferenceEngine, pieces, truncateToTokens } from './reference.ts';
+import { ReferenceEngine, pieces, truncateCounted, truncateToTokens } from './reference.ts';
 import type { EngineEvent } from './engine.ts';
 
 const engine = new ReferenceEngine();
@@ -106,6 +106,34 @@ describe('ReferenceEngine', () => {
     const others = await Promise.all([1, 2, 3, 4].map((seed) => answer({ ...QUESTION, seed })));
     const texts = new Set([a, ...others].map((c) => c.choices[0]?.message.content));
     expect(texts.size).toBeGreaterThan(1);
+  });
+
+  it('cuts a text to a budget of tokens and counts the cut as the tokenizer does', () => {
+    // the cut as it was made before the count came with it: whole tokens, then re-encoded
+    const cutAndRecount = (text: string, max: number) => {
+      const tokens = encodeText(text);
+      if (tokens.length <= max) return text;
+      let keep = max;
+      let out = decodeTokens(tokens.slice(0, keep));
+      while (keep > 0 && (out.endsWith('\uFFFD') || countTokens(out) > max)) {
+        keep--;
+        out = decodeTokens(tokens.slice(0, keep));
+      }
+      return out;
+    };
+    const texts = [
+      'Sure, here is how I would say hello in one short sentence. The key point is brevity.',
+      'Zürich über alles, naïve café — déjà vu; 東京タワーは高い。 🐋🐋 whales!',
+      'Numbers 1234567 and 3.14159, then   several   spaces,\n\nnew lines\r\n and tabs\t\tend.  ',
+      '{"city":"Ponta Delgada","unit":"celsius","days":3,"note":"don\'t, we\'ll, they\'re"}',
+      "I'm sure you've seen it: DON'T PANIC. HelloWorld camelCase snake_case x/y/z ...!!!",
+    ];
+    for (const text of texts) {
+      for (let max = 0; max <= encodeText(text).length + 1; max++) {
+        const expected = cutAndRecount(text, max);
+        expect(truncateCounted(text, max)).toEqual({ text: expected, tokens: countTokens(expected) });
+      }
+    }
   });
 
   it('streams in small pieces, a word or so per delta', async () => {

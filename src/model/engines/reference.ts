@@ -19,6 +19,7 @@ import {
   countTokens,
   decodeTokens,
   encodePrefix,
+  encodePrefixPieces,
 } from '../tokens.ts';
 import { generateInstance, type InstanceContext, type Json } from './json-instance.ts';
 import { type Random, seededRandom } from './random.ts';
@@ -403,11 +404,14 @@ export function truncateToTokens(text: string, max: number): string {
  * `truncateToTokens` with the prefix's token count, so the answer is not tokenized again to be
  * billed. A generated text is counted without the tokenizer's cache: it is seldom seen twice.
  */
-function truncateCounted(text: string, max: number): { text: string; tokens: number } {
-  const tokens = encodePrefix(text, max);
+export function truncateCounted(text: string, max: number): { text: string; tokens: number } {
+  const { tokens, wholePieces } = encodePrefixPieces(text, max);
   if (tokens.length <= max) return { text, tokens: tokens.length };
   let keep = Math.max(0, max);
   let out = decodeTokens(tokens.slice(0, keep));
+  // Whole pieces that end in a character other than a space are split and encoded alike in the
+  // prefix alone (the pre-tokenizer looks past a piece only at whitespace): `keep` tokens again.
+  if (wholePieces && !/\s$/u.test(out)) return { text: out, tokens: keep };
   let count = encodePrefix(out, max).length;
   while (keep > 0 && (out.endsWith('\uFFFD') || count > max)) {
     keep--;
