@@ -581,14 +581,18 @@ export class ReferenceEngine implements Engine {
     const counted = promptTokens ?? countPromptTokens(request);
     const budget = completionBudget(request.model, counted, request);
     const seed = request.seed ?? null;
-    const base = [
-      seed === null ? `random:${randomInt(2 ** 47)}` : `seed:${seed}`,
-      request.model,
-      JSON.stringify(request.messages),
-      JSON.stringify(request.tools ?? null),
-      JSON.stringify(request.tool_choice ?? null),
-      JSON.stringify(request.response_format ?? null),
-    ].join('|');
+    // a seed repeats the answer to the same request; without one, a random draw is all it takes
+    const base =
+      seed === null
+        ? `random:${randomInt(2 ** 47)}`
+        : [
+            `seed:${seed}`,
+            request.model,
+            JSON.stringify(request.messages),
+            JSON.stringify(request.tools ?? null),
+            JSON.stringify(request.tool_choice ?? null),
+            JSON.stringify(request.response_format ?? null),
+          ].join('|');
     const n = request.n ?? 1;
     const choices: PlannedChoice[] = [];
     const seen = new Set<string>();
