@@ -55,7 +55,11 @@ describe.each(STORAGES)('chat completions on %s', (storage: Storage) => {
     const text = res.data!.choices[0]!.message.content ?? '';
     expect(text.toLowerCase()).toMatch(/espresso|descal|boiler/);
     expect(res.data!.usage.prompt_tokens).toBeGreaterThan(10);
-    expect(res.response?.headers.get('ratelimit-policy')).toContain('"requests"');
+    // the key's requests a minute, then the model's tokens a minute the call reserved
+    expect(res.response?.headers.get('ratelimit-policy')).toMatch(
+      /^"requests";q=\d+;w=60, "tokens";q=\d+;w=60$/,
+    );
+    expect(res.response?.headers.get('ratelimit')).toMatch(/^"requests";r=\d+;t=\d+, "tokens";r=\d+;t=\d+$/);
   });
 
   it('streams SSE chunks that match the chunk schema, ends with [DONE], and bills as buffered does', async () => {

@@ -12,19 +12,37 @@ declare global {
     interface Locals {
       /** The request's buckets as the rate limit left them (a token reservation adds its own). */
       rateLimitStates?: BucketState[];
+      /** Those states as the two headers' values, made once for the reservations that add to them. */
+      rateLimitHeaders?: { policy: string; limit: string };
     }
   }
 }
 
+function headerValues(states: BucketState[]): { policy: string; limit: string } {
+  let policy = '';
+  let limit = '';
+  for (const s of states) {
+    const sep = policy === '' ? '' : ', ';
+    policy += `${sep}"${s.bucket.name}";q=${s.bucket.quota};w=${s.bucket.window}`;
+    limit += `${sep}"${s.bucket.name}";r=${s.remaining};t=${s.resetSeconds}`;
+  }
+  return { policy, limit };
+}
+
 export function setRateLimitHeaders(res: Response, states: BucketState[]): void {
-  res.setHeader(
-    'RateLimit-Policy',
-    states.map((s) => `"${s.bucket.name}";q=${s.bucket.quota};w=${s.bucket.window}`).join(', '),
-  );
-  res.setHeader(
-    'RateLimit',
-    states.map((s) => `"${s.bucket.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
-  );
+  const { policy, limit } = headerValues(states);
+  res.setHeader('RateLimit-Policy', policy);
+  res.setHeader('RateLimit', limit);
+}
+
+/** The request's buckets (the middleware's) and `added` in the headers, the former as made once. */
+function addRateLimitHeaders(res: Response, added: BucketState[]): void {
+  const request = res.locals.rateLimitHeaders;
+  if (request === undefined || request.policy === '') return setRateLimitHeaders(res, added);
+  if (added.length === 0) return setRateLimitHeaders(res, res.locals.rateLimitStates ?? []);
+  const more = headerValues(added);
+  res.setHeader('RateLimit-Policy', `${request.policy}, ${more.policy}`);
+  res.setHeader('RateLimit', `${request.limit}, ${more.limit}`);
 }
 
 export function refusal(result: TakeResult, what: string): RateLimitError {
@@ -76,8 +94,7 @@ export async function takeModelTokens(
     [modelTokenBucket(principal, limits)],
     tokens,
   );
-  const requestStates = res.locals.rateLimitStates ?? [];
-  setRateLimitHeaders(res, [...requestStates, ...taken.states]);
+  addRateLimitHeaders(res, taken.states);
   if (!taken.ok) throw refusal(taken, `tokens of model '${model}'`);
 }
 
@@ -102,10 +119,7 @@ export async function takeMediaUnits(
     [mediaBucket(principal, unit, limits)],
     amount,
   );
-  if (res !== undefined && !res.headersSent) {
-    const requestStates = res.locals.rateLimitStates ?? [];
-    setRateLimitHeaders(res, [...requestStates, ...taken.states]);
-  }
+  if (res !== undefined && !res.headersSent) addRateLimitHeaders(res, taken.states);
   if (!taken.ok)
     throw refusal(taken, `${unit === 'images' ? 'images' : 'seconds of audio'} of model '${model}'`);
 }
@@ -128,8 +142,11 @@ export function rateLimit(
     if (!chosen) return next();
     try {
       const result = await limiter.take(chosen.key, chosen.buckets);
-      setRateLimitHeaders(res, result.states);
+      const headers = headerValues(result.states);
+      res.setHeader('RateLimit-Policy', headers.policy);
+      res.setHeader('RateLimit', headers.limit);
       res.locals.rateLimitStates = result.states;
+      res.locals.rateLimitHeaders = headers;
       next(result.ok ? undefined : refusal(result, chosen.what));
     } catch (err) {
       next(err);
