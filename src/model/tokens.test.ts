@@ -12,6 +12,7 @@ import {
   countPromptTokens,
   countTokens,
   decodeTokens,
+  encodePrefix,
   encodeText,
   tiktokenRanks,
 } from './tokens.ts';
@@ -37,6 +38,28 @@ describe('decodeTokens', () => {
     expect(decodeTokens(whale.slice(0, cut))).toBe('\uFFFD');
     expect(decodeTokens(encodeText('hello'))).toBe('hello');
     expect(decodeTokens(whale)).toBe('🐋 whale');
+  });
+});
+
+describe('encodePrefix', () => {
+  it('encodes piece by piece as the tokenizer encodes the whole text', () => {
+    const texts = [
+      'Sure, here is how I would say hello in one short sentence.',
+      'Zürich über alles, naïve café — déjà vu; 東京タワーは高い。 🐋🐋 whales!',
+      'a   b \n\n  c\r\n\td  ',
+      "I'm sure you've seen it: DON'T PANIC. HelloWorld 1234567 3.14 x/y/z ...!!!",
+      'plain <|endoftext|> text, {"json": [1, 2, 3]}',
+      ' leading and trailing spaces   ',
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const text of texts) {
+        const whole = encodeText(text);
+        expect(encodePrefix(text, whole.length + 5)).toEqual(whole);
+        const prefix = encodePrefix(text, 3); // up to the end of the piece that passes 3
+        expect(prefix.length).toBeGreaterThan(3);
+        expect(prefix).toEqual(whole.slice(0, prefix.length));
+      }
+    }
   });
 });
 
