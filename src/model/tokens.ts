@@ -116,17 +116,26 @@ export function encodePrefix(text: string, max: number): number[] {
 
 /**
  * `encodePrefix`, and whether its first `max` tokens are whole pieces of the pre-tokenizer (a
- * word with its leading space, a run of punctuation...): the tokenizer encodes each piece alone.
+ * word with its leading space, a run of punctuation...), ending at `text[end]`: the tokenizer
+ * encodes each piece alone.
  */
-export function encodePrefixPieces(text: string, max: number): { tokens: number[]; wholePieces: boolean } {
+export function encodePrefixPieces(
+  text: string,
+  max: number,
+): { tokens: number[]; wholePieces: boolean; end: number } {
   const out: number[] = [];
   let wholePieces = max === 0;
-  for (const [piece] of text.matchAll(pieceSplit())) {
+  let end = 0;
+  for (const match of text.matchAll(pieceSplit())) {
+    const piece = match[0];
     for (const token of pieceTokens(piece)) out.push(token);
-    if (out.length === max) wholePieces = true;
+    if (out.length === max) {
+      wholePieces = true;
+      end = match.index + piece.length;
+    }
     if (out.length > max) break;
   }
-  return { tokens: out, wholePieces };
+  return { tokens: out, wholePieces, end };
 }
 
 /** The pre-tokenizer's pattern, as the encoding holds it (one piece a match). */
