@@ -290,3 +290,30 @@ export function assertFitsContext(
         `Shorten the messages or lower max_completion_tokens.`;
   throw new BadRequestError('context_length_exceeded', message, { param: 'messages' });
 }
+
+/** The longest prefix of `text` of at most `max` tokens (never splitting a character). */
+export function truncateToTokens(text: string, max: number): string {
+  return truncateCounted(text, max).text;
+}
+
+/**
+ * `truncateToTokens` with the prefix's token count, so the answer is not tokenized again to be
+ * billed. A generated text is counted without the tokenizer's cache: it is seldom seen twice.
+ */
+export function truncateCounted(text: string, max: number): { text: string; tokens: number } {
+  const { tokens, wholePieces, end } = encodePrefixPieces(text, max);
+  if (tokens.length <= max) return { text, tokens: tokens.length };
+  // Whole pieces that end in a character other than a space are split and encoded alike in the
+  // prefix alone (the pre-tokenizer looks past a piece only at whitespace): `max` tokens again.
+  if (wholePieces && max > 0 && !/\s/u.test(text.charAt(end - 1)))
+    return { text: text.slice(0, end), tokens: max };
+  let keep = Math.max(0, max);
+  let out = decodeTokens(tokens.slice(0, keep));
+  let count = encodePrefix(out, max).length;
+  while (keep > 0 && (out.endsWith('\uFFFD') || count > max)) {
+    keep--;
+    out = decodeTokens(tokens.slice(0, keep));
+    count = encodePrefix(out, max).length;
+  }
+  return { text: out, tokens: count };
+}

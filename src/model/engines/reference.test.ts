@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateChatCompletionRequest } from '../../../generated/model/client/types.gen.ts';
 import { newAjv } from '../testing/spec.ts';
-import { countTokens, decodeTokens, encodeText } from '../tokens.ts';
+import { countTokens, decodeTokens, encodeText, truncateCounted, truncateToTokens } from '../tokens.ts';
 import { ChatAssembly } from './assemble.ts';
-import { ReferenceEngine, pieces, truncateCounted, truncateToTokens } from './reference.ts';
+import { ReferenceEngine, pieces } from './reference.ts';
 import type { EngineEvent } from './engine.ts';
 
 const engine = new ReferenceEngine();
