@@ -14,6 +14,11 @@ export default tseslint.config(
       '.venv/',
       '.venv-python/',
       '.venv-bench/',
+      // the lock folders that contract-tests/support/python.ts makes and removes beside each venv
+      // while lint runs in parallel: a walk that lists one just as it goes crashes with ENOENT
+      '.venv.lock/',
+      '.venv-python.lock/',
+      '.venv-bench.lock/',
       'test-results/',
       '.schemathesis/',
       '.tmp/',
