@@ -54,6 +54,12 @@ describe('a block whose output differs from the guide is a problem', () => {
     expect(matchOutput(output('text', 'a\n...\nz\n'), 'a\nb\nc\nz\n').problems).toEqual([]);
     expect(matchOutput(output('text', 'a\n...\nz\n'), 'a\nb\nc\ny\n').problems).toHaveLength(1);
   });
+
+  it('a text line that differs in more than its date (guides write dates relative to the run)', () => {
+    const shown = output('text', '{"amount":"1480.00","available_from":"2026-12-11"}\n');
+    expect(matchOutput(shown, '{"amount":"1480.00","available_from":"2027-12-11"}').problems).toEqual([]);
+    expect(matchOutput(shown, '{"amount":"150.00","available_from":"2027-12-11"}').problems).toHaveLength(1);
+  });
 });
 
 describe('reading a guide', () => {

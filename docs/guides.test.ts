@@ -219,7 +219,7 @@ class Session {
       const script = join(this.dir, `${name}.sh`);
       writeFileSync(
         script,
-        `set -eo pipefail\nsource ${shellQuote(this.envFile)}\ntrap 'export -p > ${shellQuote(this.envFile)}' EXIT\n${code}`,
+        `set -eo pipefail\nsource ${shellQuote(this.envFile)}\ntrap '{ export -p; declare -f; } > ${shellQuote(this.envFile)}' EXIT\n${code}`,
       );
       const server = /runs until/.test(code.split('\n')[0] ?? '');
       return this.spawn('bash', [script], server, timeoutMs);

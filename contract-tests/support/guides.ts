@@ -171,6 +171,7 @@ export function jsonValues(text: string): unknown[] | undefined {
 function normalLine(line: string): string {
   return line
     .replace(/\b([a-z]+)[_-][0-9A-HJKMNP-TV-Z]{26}\b/g, '$1_<id>')
+    .replace(/\b\d{4}-\d\d-\d\d\b/g, '<date>') // dates: guides write them relative to the day they run
     .replace(/\b\d+ ms\b/g, '<n> ms')
     .replace(/\b\d+\.\d{9}\b/g, '<amount>')
     .trimEnd();
