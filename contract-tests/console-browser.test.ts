@@ -101,6 +101,35 @@ describe('the console in a browser', () => {
     expect(broken, `${name}: button labels on two lines`).toEqual([]);
   }
 
+  /** Waits until the page shows `text`; when it does not, the error says what it showed instead. */
+  async function shows(text: string | RegExp, timeout = 30_000): Promise<void> {
+    try {
+      await page.getByText(text).first().waitFor({ timeout });
+    } catch (err) {
+      const seen = await page
+        .locator('main')
+        .innerText()
+        .catch(() => '(no page)');
+      throw new Error(
+        `waited ${timeout / 1000} s for ${String(text)} at ${page.url()}; the page showed:\n${seen.slice(0, 800)}`,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  /** Does what opens a page listing webhook endpoints, and waits for that list's answer (200). */
+  async function listsEndpoints(open: () => Promise<void>): Promise<void> {
+    const listed = page.waitForResponse(
+      (r) => r.request().method() === 'GET' && /\/v1\/webhook-endpoints\?/.test(r.url()),
+      { timeout: 60_000 },
+    );
+    await open();
+    const answer = await listed;
+    expect(answer.status(), await answer.text()).toBe(200);
+  }
+
   async function shot(name: string): Promise<void> {
     await finished(name);
     const file = `${OUT}/${name}.png`;
@@ -425,10 +454,28 @@ describe('the console in a browser', () => {
       await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(n);
       return receiver.received[n - 1]!;
     };
+    // A page still waiting for its answers when the reader moves on never draws over the next one
+    // (a loaded machine made this race: the keys page, slow, drew after the webhooks page).
+    let slowKeys: (() => void) | undefined;
+    await page.route(/\/v1\/keys\?/, async (route) => {
+      await new Promise<void>((resolve) => (slowKeys = resolve));
+      await route.continue().catch(() => undefined); // cut short by the navigation: nothing to continue
+    });
     await page.goto(`${base}/console/keys`);
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await expect.poll(() => slowKeys !== undefined).toBe(true);
+    await listsEndpoints(() => page.getByRole('link', { name: 'Webhooks' }).click());
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
-    await page.getByText('0 endpoint(s)').waitFor();
+    await shows('0 endpoint(s)');
+    const keysEnded = page
+      .waitForEvent('requestfinished', (r) => /\/v1\/keys\?/.test(r.url()))
+      .catch(() => undefined);
+    const keysFailed = page.waitForEvent('requestfailed', (r) => /\/v1\/keys\?/.test(r.url()));
+    slowKeys!();
+    await Promise.race([keysEnded, keysFailed]);
+    await page.unroute(/\/v1\/keys\?/);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200))); // its page, had it drawn
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Webhooks');
+    await shows('0 endpoint(s)');
     await accessible('webhooks (empty)');
 
     // Register: the secret is shown once, and the receiver verifies a test event with it.
@@ -503,16 +550,16 @@ describe('the console in a browser', () => {
     await shot('15-webhook-rotated');
 
     // The secrets are never in the page again.
-    await page.goto(`${base}/console/webhooks`);
-    await page.getByText('1 endpoint(s)').waitFor();
+    await listsEndpoints(async () => void (await page.goto(`${base}/console/webhooks`)));
+    await shows('1 endpoint(s)');
     expect(await page.content()).not.toContain(secret.slice(6));
     expect(await page.content()).not.toContain(rotated.slice(6));
     await accessible('webhooks');
 
     // Another project of the account has endpoints of its own.
     await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Second project' });
-    await page.getByRole('button', { name: 'Show endpoints' }).click();
-    await page.getByText('0 endpoint(s)').waitFor();
+    await listsEndpoints(() => page.getByRole('button', { name: 'Show endpoints' }).click());
+    await shows('0 endpoint(s)');
     expect(page.url()).toContain('project_id=proj_');
 
     // Only the console's origin may call these with the session, and changes need the CSRF token.

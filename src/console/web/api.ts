@@ -18,11 +18,23 @@ export function setSession(value: Session | undefined): void {
   session = value;
 }
 
-client.setConfig({ baseUrl: location.origin, credentials: 'same-origin' });
-client.interceptors.request.use((request) => {
-  if (session && request.method !== 'GET') request.headers.set('X-CSRF-Token', session.csrf_token);
+let reads = new AbortController();
+
+/** A new page is asked for: the reads still under way for the one before are cut short. */
+export function newNavigation(): void {
+  reads.abort();
+  reads = new AbortController();
+}
+
+/** Changes carry the session's CSRF token; reads end when the reader moves to another page. */
+function sign(request: Request): Request {
+  if (request.method === 'GET') return new Request(request, { signal: reads.signal });
+  if (session) request.headers.set('X-CSRF-Token', session.csrf_token);
   return request;
-});
+}
+
+client.setConfig({ baseUrl: location.origin, credentials: 'same-origin' });
+client.interceptors.request.use(sign);
 
 /** The directory API's address for this page (see src/console/pages.ts), if it has one. */
 export function directoryBase(): string | undefined {
@@ -39,10 +51,7 @@ export function directory(): DirectoryClient | undefined {
   if (!baseUrl) return undefined;
   if (!directoryClient) {
     directoryClient = createDirectoryClient({ baseUrl, credentials: 'include' });
-    directoryClient.interceptors.request.use((request) => {
-      if (session && request.method !== 'GET') request.headers.set('X-CSRF-Token', session.csrf_token);
-      return request;
-    });
+    directoryClient.interceptors.request.use(sign);
   }
   return directoryClient;
 }

@@ -4,7 +4,7 @@
 // script never sees it) and sends the session's CSRF token on every change (api.ts). Every text
 // is set with textContent, never as HTML (dom.ts); each page is in pages/.
 import { deleteSession, getSession } from '../../../generated/model/client/sdk.gen.ts';
-import { currentSession, setSession } from './api.ts';
+import { currentSession, newNavigation, setSession } from './api.ts';
 import { BASE, main, navigate, ROUTE } from './dom.ts';
 import { accountPage } from './pages/account.ts';
 import { domainsPage } from './pages/domains.ts';
@@ -22,7 +22,7 @@ import { webhooksPage } from './pages/webhooks.ts';
 const PUBLIC: Record<string, () => void | Promise<void>> = {
   '/login': loginPage,
   '/signup': signUpPage,
-  '/verify': () => verifyPage(route),
+  '/verify': () => verifyPage(() => draw()),
   '/reset': resetPage,
 };
 const PRIVATE: Record<string, () => Promise<void>> = {
@@ -35,7 +35,22 @@ const PRIVATE: Record<string, () => Promise<void>> = {
   '/account': accountPage,
 };
 
-async function route(): Promise<void> {
+/**
+ * Pages are drawn one navigation after another: a page whose answers arrive after the reader has
+ * moved on draws first (its reads cut short by `newNavigation`), and the page asked for last is
+ * the one left on screen. Drawn side by side, a slow page drew over the one asked for after it.
+ */
+let drawing: Promise<void> = Promise.resolve();
+let asked = 0;
+function route(): Promise<void> {
+  const navigation = ++asked;
+  newNavigation();
+  const latest = () => (navigation === asked ? draw(navigation) : undefined);
+  drawing = drawing.then(latest, latest);
+  return drawing;
+}
+
+async function draw(navigation = asked): Promise<void> {
   const path = location.pathname.replace(/^\/console/, '').replace(/\/$/, '') || '/keys';
   const open = PUBLIC[path];
   if (open) {
@@ -44,11 +59,15 @@ async function route(): Promise<void> {
     main().focus();
     return;
   }
-  if (!currentSession()) setSession((await getSession()).data);
+  if (!currentSession()) {
+    const { data } = await getSession();
+    if (navigation !== asked) return; // its read cut short: not signed out, only moved on
+    setSession(data);
+  }
   const session = currentSession();
   if (!session) {
     history.replaceState({}, '', `${BASE}/login`);
-    return route();
+    return draw();
   }
   const nav = document.getElementById('nav') as HTMLElement;
   nav.hidden = false;
