@@ -115,6 +115,12 @@ async function startAll(): Promise<void> {
     PYTHONUNBUFFERED: '1',
     PORT: String(ports.receivers['3000']), // the receivers' default
     BOOTSTRAP_ADMIN_KEY: servers.adminKey,
+    // a clock moved for the whole run (libfaketime) moves the reader's too, as a machine's would
+    ...Object.fromEntries(
+      ['LD_PRELOAD', 'FAKETIME', 'DONT_FAKE_MONOTONIC'].flatMap((k) =>
+        process.env[k] ? [[k, process.env[k]]] : [],
+      ),
+    ),
   };
 }
 
