@@ -12,7 +12,6 @@ import { takeModelTokens } from '../limits/middleware.ts';
 import type { LimitSettings } from '../limits/policies.ts';
 import { isAbort } from '../model/engines/assemble.ts';
 import { assertJsonSchema } from '../model/engines/chat.ts';
-import { assertFitsContext } from '../model/tokens.ts';
 import type { Db } from '../platform/db.ts';
 import { ApiError, BadRequestError, NotFoundError, PermissionDeniedError } from '../platform/errors.ts';
 import { watchDisconnect } from '../platform/disconnect.ts';
@@ -239,8 +238,7 @@ export function createResponsesRouter(deps: ResponsesDeps) {
     const history = [...context, ...items];
     assertOutputsAnswerCalls(history);
     const model = textModelOf(body);
-    const promptTokens = firstCallTokens(body, history);
-    assertFitsContext(model, promptTokens, body.max_output_tokens ?? null);
+    const promptTokens = await firstCallTokens(body, history, model);
     await takeModelTokens(
       deps.limiter,
       res,

@@ -18,7 +18,12 @@ import { formatEur } from '../platform/metering.ts';
 import { costNano, getModel, isTextModelId } from '../model/catalogue.ts';
 import { normalizeToolCallId } from '../model/engines/assemble.ts';
 import type { Engine } from '../model/engines/engine.ts';
-import { assertFitsContext, countCompletionTokens, countPromptTokens } from '../model/tokens.ts';
+import {
+  assertFitsContext,
+  countCompletionTokens,
+  countPromptTokens,
+  promptTokensFitting,
+} from '../model/tokens.ts';
 import { chatMessages, functionTools, type HistoryItem, type ModelTool, responseFormat } from './convert.ts';
 import type { ResponseBuilder } from './events.ts';
 import { withTimeout } from '../platform/timeout.ts';
@@ -211,18 +216,30 @@ export interface RunInput {
   progress?: RunResult;
 }
 
-/** Prompt tokens of the first model call, for the checks before dispatch (context, rate limits). */
-export function firstCallTokens(request: CreateResponseRequest, history: HistoryItem[]): number {
+/**
+ * Prompt tokens of the first model call, for the checks before dispatch (rate limits): counted
+ * within the model's window (a long input gives the event loop back while it is counted), a 400
+ * `context_length_exceeded` when it does not fit with `max_output_tokens`.
+ */
+export function firstCallTokens(
+  request: CreateResponseRequest,
+  history: HistoryItem[],
+  model: TextModelId,
+): Promise<number> {
   const chat = {
     messages: chatMessages(request.instructions, history, mcpToolName),
     tools: functionTools(request.tools).map((t) => t.chat),
   };
   const format = responseFormat(request.text);
-  return countPromptTokens({
-    messages: chat.messages,
-    ...(chat.tools.length > 0 ? { tools: chat.tools } : {}),
-    ...(format === undefined ? {} : { response_format: format }),
-  });
+  return promptTokensFitting(
+    model,
+    {
+      messages: chat.messages,
+      ...(chat.tools.length > 0 ? { tools: chat.tools } : {}),
+      ...(format === undefined ? {} : { response_format: format }),
+    },
+    request.max_output_tokens ?? null,
+  );
 }
 
 /**

@@ -17,7 +17,7 @@ import { isTextModelId } from './catalogue.ts';
 import { ChatAssembly, isAbort } from './engines/assemble.ts';
 import { assertChatRequest } from './engines/chat.ts';
 import type { Engine } from './engines/engine.ts';
-import { assertFitsContext, countPromptTokens } from './tokens.ts';
+import { promptTokensFitting } from './tokens.ts';
 import { openSse } from '../platform/sse.ts';
 
 export interface ChatDeps {
@@ -51,9 +51,8 @@ export function createChatRouter(deps: ChatDeps) {
     checkRequest(body);
     const principal = caller();
     const model = body.model;
-    const promptTokens = countPromptTokens(body);
     const maxCompletion = body.max_completion_tokens ?? body.max_tokens ?? null;
-    assertFitsContext(model, promptTokens, maxCompletion);
+    const promptTokens = await promptTokensFitting(model, body, maxCompletion);
 
     // Tokens per minute: the prompt and the most the answer may take, reserved before dispatch.
     await takeModelTokens(

@@ -18,7 +18,7 @@ import { SENT, operationRouter, type OperationRouter } from '../platform/route.t
 import { formatEur, recordUsageBatched } from '../platform/metering.ts';
 import { isTextModelId, TEXT_MODELS } from './catalogue.ts';
 import type { Engine } from './engines/engine.ts';
-import { decodeTokens, encodeText } from './tokens.ts';
+import { countTokensWithin, decodeTokens, Pace } from './tokens.ts';
 
 export interface EmbeddingsDeps {
   db: Db;
@@ -40,14 +40,28 @@ interface Inputs {
   tokens: number[];
 }
 
-/** The inputs as lists, token ids checked against o200k_base, and each input's token count. */
-export function readInputs(input: CreateEmbeddingData['body']['input']): Inputs {
-  if (typeof input === 'string') return { raw: [input], texts: [input], tokens: [encodeText(input).length] };
-  if (input.length === 0)
+/**
+ * The inputs as lists, token ids checked against o200k_base, and each input's token count: a 400
+ * `context_length_exceeded` for an input over the model's window (counted no further than it,
+ * giving the event loop back while a long one is counted).
+ */
+export async function readInputs(
+  input: CreateEmbeddingData['body']['input'],
+  model: { id: string; contextWindow: number },
+): Promise<Inputs> {
+  const window = model.contextWindow;
+  if (typeof input !== 'string' && input.length === 0)
     throw new BadRequestError('invalid_input', 'input must not be empty.', { param: 'input' });
-  if (typeof input[0] === 'string') {
-    const texts = input as string[];
-    return { raw: texts, texts, tokens: texts.map((text) => encodeText(text).length) };
+  if (typeof input === 'string' || typeof input[0] === 'string') {
+    const texts = typeof input === 'string' ? [input] : (input as string[]);
+    const tokens: number[] = [];
+    const pace = new Pace();
+    for (const [position, text] of texts.entries()) {
+      const count = await countTokensWithin(text, window, pace);
+      if (!count.exact) throw tooLong(model.id, window, position, `more than ${window}`);
+      tokens.push(count.tokens);
+    }
+    return { raw: texts, texts, tokens };
   }
   const arrays = typeof input[0] === 'number' ? [input as number[]] : (input as number[][]);
   const texts = arrays.map((ids, position) => {
@@ -63,6 +77,15 @@ export function readInputs(input: CreateEmbeddingData['body']['input']): Inputs 
     }
   });
   return { raw: arrays, texts, tokens: arrays.map((ids) => ids.length) };
+}
+
+function tooLong(model: string, window: number, position: number, held: string): BadRequestError {
+  return new BadRequestError(
+    'context_length_exceeded',
+    `The context window of ${model} is ${window} tokens, but input ${position} holds ${held} tokens. ` +
+      `Shorten or split it.`,
+    { param: 'input' },
+  );
 }
 
 /** float: the numbers, rounded to float32 as stored; base64: the little-endian float32 bytes. */
@@ -91,17 +114,10 @@ export function createEmbeddingsRouter(deps: EmbeddingsDeps) {
     }
     const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
     const format = body.encoding_format ?? 'float';
-    const inputs = readInputs(body.input);
     const entry = TEXT_MODELS[model];
+    const inputs = await readInputs(body.input, entry);
     inputs.tokens.forEach((count, position) => {
-      if (count > entry.contextWindow) {
-        throw new BadRequestError(
-          'context_length_exceeded',
-          `The context window of ${model} is ${entry.contextWindow} tokens, but input ${position} holds ${count} tokens. ` +
-            `Shorten or split it.`,
-          { param: 'input' },
-        );
-      }
+      if (count > entry.contextWindow) throw tooLong(model, entry.contextWindow, position, String(count));
     });
     const promptTokens = inputs.tokens.reduce((sum, count) => sum + count, 0);
     const principal = caller();

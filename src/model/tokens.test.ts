@@ -10,8 +10,12 @@ import {
   completionBudget,
   countCompletionTokens,
   countPromptTokens,
+  countPromptTokensWithin,
   countTokens,
   decodeTokens,
+  LONGEST_PIECE,
+  MOST_CHARACTERS_A_TOKEN,
+  promptTokensFitting,
   encodePrefix,
   encodeText,
   tiktokenRanks,
@@ -60,6 +64,68 @@ describe('encodePrefix', () => {
         expect(prefix).toEqual(whole.slice(0, prefix.length));
       }
     }
+  });
+});
+
+describe('bounded tokenizing (no request holds the thread)', () => {
+  const require = createRequire(import.meta.url);
+  const { encode } = require('gpt-tokenizer/encoding/o200k_base') as {
+    encode: (text: string, options: object) => number[];
+  };
+  const plain = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
+
+  it("encodes as gpt-tokenizer's own encode wherever no piece is longer than LONGEST_PIECE", () => {
+    const texts = [
+      'Bonjour, nous cherchons trois plombiers à Lille avant le 15 décembre. Merci !',
+      'Donaudampfschifffahrtsgesellschaftskapitänsmütze und Rindfleischetikettierungsüberwachung',
+      `${'='.repeat(LONGEST_PIECE)} ${'-'.repeat(100)} ${' '.repeat(LONGEST_PIECE - 1)}x`,
+      'Ελληνικά, Кирилица, 東京タワー, 🐋🐋🐋, https://example.eu/a/b?c=d&e=f',
+    ];
+    for (const text of texts) expect(encodeText(text)).toEqual(encode(text, plain));
+  });
+
+  it('encodes a longer piece in parts: tokens that decode to it, a count near the whole one', () => {
+    const run = 'a'.repeat(LONGEST_PIECE * 40 + 3);
+    const tokens = encodeText(run);
+    expect(decodeTokens(tokens)).toBe(run);
+    expect(Math.abs(tokens.length - encode(run, plain).length)).toBeLessThanOrEqual(40);
+    const surrogates = '🐋'.repeat(LONGEST_PIECE); // a part never splits a pair
+    expect(decodeTokens(encodeText(surrogates))).toBe(surrogates);
+  });
+
+  it('refuses, untokenized, a prompt of more characters than the window could hold', async () => {
+    const huge = 'x'.repeat(16_000 * MOST_CHARACTERS_A_TOKEN + 1);
+    const count = await countPromptTokensWithin({ messages: [{ role: 'user', content: huge }] }, 16_000);
+    expect(count).toEqual({ tokens: expect.any(Number) as number, exact: false });
+    expect(count.tokens).toBeGreaterThan(16_000);
+  });
+
+  it('stops counting once past the limit, and counts exactly below it', async () => {
+    const long = 'lorem ipsum dolor sit amet '.repeat(20_000); // about 100,000 tokens
+    const over = await countPromptTokensWithin({ messages: [{ role: 'user', content: long }] }, 10_000);
+    expect(over.exact).toBe(false);
+    expect(over.tokens).toBeGreaterThan(10_000);
+    expect(over.tokens).toBeLessThan(10_100);
+    const request = { messages: [{ role: 'user' as const, content: long }] };
+    expect(await countPromptTokensWithin(request, 200_000)).toEqual({
+      tokens: countPromptTokens(request),
+      exact: true,
+    });
+    await expect(promptTokensFitting('prince', request)).rejects.toMatchObject({
+      status: 400,
+      code: 'context_length_exceeded',
+    });
+  });
+
+  it('gives the event loop back while a long prompt is counted', async () => {
+    const long = Array.from({ length: 300_000 }, (_, i) => String.fromCodePoint(0x4e00 + (i % 5000))).join(
+      '',
+    );
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    await countPromptTokensWithin({ messages: [{ role: 'user', content: long }] }, 1_000_000);
+    clearInterval(ticking);
+    expect(turns).toBeGreaterThan(3);
   });
 });
 

@@ -15,9 +15,6 @@ import { TEXT_MODELS, type TextModel } from './catalogue.ts';
 
 export const TOKENIZER = 'o200k_base';
 
-/** Special tokens in user text are plain text, never control tokens (and never an exception). */
-const PLAIN = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
-
 // Fixed overheads in the manner of OpenAI's chat format: each message is framed by
 // `<|start|>{role/name}<|message|>…<|end|>` and the reply is primed with `<|start|>assistant`.
 export const TOKENS_PER_MESSAGE = 3;
@@ -71,10 +68,68 @@ export function tiktokenRanks(text: string): (string | number[])[] {
   }
   return ranks;
 }
-const encode: Encoding['encode'] = (text, options) => o200k().encode(text, options);
+/** The encoding's byte-pair merger, which encodes one piece of the pre-tokenizer's. */
+interface PieceEncoder {
+  tokenSplitRegex: RegExp;
+  bytePairEncode(piece: string): number[];
+}
+const core = (): PieceEncoder =>
+  (o200k() as unknown as { bytePairEncodingCoreProcessor: PieceEncoder }).bytePairEncodingCoreProcessor;
 
+/**
+ * The longest piece encoded whole, in UTF-16 units. Byte-pair merging costs the square of a
+ * piece's length (a message of one character repeated 100,000 times took 14 s, and held the
+ * thread that answers every request): a longer piece, which no language's words make (a run of
+ * one character, a line of dashes), is encoded in parts of this length, so encoding is linear in
+ * the text. The longest token of o200k_base is 128 bytes, so a part holds every token a piece
+ * could; a count differs from the unbounded one by at most a token a part, and only there.
+ */
+export const LONGEST_PIECE = 128;
+
+type Take = (tokens: readonly number[], end: number) => boolean;
+
+/** Where the parts of a piece longer than LONGEST_PIECE end (a surrogate pair is never split). */
+function* partEnds(piece: string): Generator<number> {
+  for (let at = 0; at < piece.length;) {
+    let to = Math.min(piece.length, at + LONGEST_PIECE);
+    const last = piece.charCodeAt(to - 1);
+    if (to < piece.length && last >= 0xd800 && last <= 0xdbff) to--;
+    yield to;
+    at = to;
+  }
+}
+
+/** Gives `take` the tokens of one piece found at `index` (in parts when long); true when it stops. */
+function givePiece(piece: string, index: number, take: Take): boolean {
+  if (piece.length <= LONGEST_PIECE) return take(pieceTokens(piece), index + piece.length);
+  let at = 0;
+  for (const to of partEnds(piece)) {
+    if (take(core().bytePairEncode(piece.slice(at, to)), index + to)) return true;
+    at = to;
+  }
+  return false;
+}
+
+/** Calls `take` with the tokens of each piece of `text`, in order, until it returns true. */
+function eachPieceTokens(text: string, take: Take): void {
+  for (const match of text.matchAll(pieceSplit())) if (givePiece(match[0], match.index, take)) return;
+}
+
+/** The o200k_base tokens of `text`, special tokens as plain text, in time linear in its length. */
 export function encodeText(text: string): number[] {
-  return encode(text, PLAIN);
+  const out: number[] = [];
+  eachPieceTokens(text, (tokens) => {
+    for (const token of tokens) out.push(token);
+    return false;
+  });
+  return out;
+}
+
+/** How many tokens `text` has, counting no further than `stopAbove` (then a number above it). */
+function countUpTo(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
+  let count = 0;
+  eachPieceTokens(text, (tokens) => (count += tokens.length) > stopAbove);
+  return count;
 }
 
 const UTF8 = new TextDecoder('utf-8');
@@ -126,22 +181,20 @@ export function encodePrefixPieces(
   const out: number[] = [];
   let wholePieces = max === 0;
   let end = 0;
-  for (const match of text.matchAll(pieceSplit())) {
-    const piece = match[0];
-    for (const token of pieceTokens(piece)) out.push(token);
+  eachPieceTokens(text, (tokens, pieceEnd) => {
+    for (const token of tokens) out.push(token);
     if (out.length === max) {
       wholePieces = true;
-      end = match.index + piece.length;
+      end = pieceEnd;
     }
-    if (out.length > max) break;
-  }
+    return out.length > max;
+  });
   return { tokens: out, wholePieces, end };
 }
 
 /** The pre-tokenizer's pattern, as the encoding holds it (one piece a match). */
 function pieceSplit(): RegExp {
-  const encoding = o200k() as unknown as { bytePairEncodingCoreProcessor: { tokenSplitRegex: RegExp } };
-  return encoding.bytePairEncodingCoreProcessor.tokenSplitRegex;
+  return core().tokenSplitRegex;
 }
 
 /**
@@ -156,7 +209,7 @@ const PIECES_KEPT = 8192;
 function pieceTokens(piece: string): readonly number[] {
   let tokens = pieces.get(piece);
   if (tokens === undefined) {
-    tokens = encode(piece, PLAIN);
+    tokens = core().bytePairEncode(piece);
     if (piece.length <= 24) {
       if (pieces.size >= PIECES_KEPT) pieces.clear();
       pieces.set(piece, tokens);
@@ -172,17 +225,131 @@ function pieceTokens(piece: string): readonly number[] {
  */
 const counted = new LRUCache<string, number>({ max: 4096 });
 const CACHED_UP_TO = 16_384;
+/**
+ * Counts of long texts, by far fewer: a long prompt is counted before dispatch (a turn of the
+ * event loop at a time, `countPromptTokensWithin`), then again by the engine and the agents'
+ * steps, which find it here instead of holding the thread to count it again.
+ */
+const countedLong = new LRUCache<string, number>({
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (_count, text) => text.length,
+});
 
 /** The number of o200k_base tokens of `text`: `countTokens('Hello, world!')` is 4. */
 export function countTokens(text: string): number {
   if (text === '') return 0;
-  if (text.length > CACHED_UP_TO) return encode(text, PLAIN).length;
-  let count = counted.get(text);
+  const cache = text.length > CACHED_UP_TO ? countedLong : counted;
+  let count = cache.get(text);
   if (count === undefined) {
-    count = encode(text, PLAIN).length;
-    counted.set(text, count);
+    count = countUpTo(text);
+    cache.set(text, count);
   }
   return count;
+}
+
+/**
+ * The most characters one token of o200k_base holds (a run of 128 spaces): a text of more than
+ * `n` times this many characters has more than `n` tokens, known without tokenizing it.
+ */
+export const MOST_CHARACTERS_A_TOKEN = 128;
+/** Characters tokenized between two turns of the event loop, when counting a long prompt. */
+const SLICE_CHARACTERS = 16_384;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Gives the event loop a turn each SLICE_CHARACTERS characters counted, across the texts of one
+ * request (many short texts cost as much as one long one), so every other request (health checks
+ * included) is answered while a long or many-part input is counted.
+ */
+export class Pace {
+  #since = 0;
+  async counted(characters: number): Promise<void> {
+    this.#since += characters;
+    if (this.#since < SLICE_CHARACTERS) return;
+    this.#since = 0;
+    await nextTurn();
+  }
+}
+
+/**
+ * `countTokens` without holding the event loop (turns given back at `pace`); stops once the count
+ * passes `stopAbove` (then the count so far, above it).
+ */
+async function countYielding(text: string, stopAbove: number, pace: Pace): Promise<number> {
+  if (text.length <= CACHED_UP_TO) {
+    const count = countTokens(text);
+    await pace.counted(text.length);
+    return count;
+  }
+  const known = countedLong.get(text);
+  if (known !== undefined) return known;
+  let count = 0;
+  for (const match of text.matchAll(pieceSplit())) {
+    const piece = match[0];
+    if (piece.length <= LONGEST_PIECE) count += pieceTokens(piece).length;
+    else {
+      // one long piece (a run of one script without a space): counted and given back part by part
+      let at = 0;
+      for (const to of partEnds(piece)) {
+        count += core().bytePairEncode(piece.slice(at, to)).length;
+        if (count > stopAbove) return count;
+        await pace.counted(to - at);
+        at = to;
+      }
+      continue;
+    }
+    if (count > stopAbove) return count;
+    await pace.counted(piece.length);
+  }
+  countedLong.set(text, count);
+  return count;
+}
+
+/**
+ * The tokens of one text counted no further than `limit`, letting other requests run meanwhile;
+ * a text of more characters than `limit` tokens could hold is not tokenized at all.
+ */
+export async function countTokensWithin(
+  text: string,
+  limit: number,
+  pace: Pace = new Pace(),
+): Promise<PromptCount> {
+  if (text.length > Math.max(0, limit) * MOST_CHARACTERS_A_TOKEN) {
+    return { tokens: Math.ceil(text.length / MOST_CHARACTERS_A_TOKEN), exact: false };
+  }
+  const tokens = await countYielding(text, limit, pace);
+  return { tokens, exact: tokens <= limit };
+}
+
+/** A prompt's count before dispatch: exact, or only known to be above the limit it was counted to. */
+export interface PromptCount {
+  tokens: number;
+  /** False when counting stopped above the limit: `tokens` is then a lower bound. */
+  exact: boolean;
+}
+
+/**
+ * `countPromptTokens`, counted no further than `limit` and letting other requests run while a long
+ * prompt is counted. Refuses at once, untokenized, a prompt of more characters than `limit` tokens
+ * could hold. The work a request costs here is bounded by the model's window, not by its body.
+ */
+export async function countPromptTokensWithin(
+  request: Pick<CreateChatCompletionRequest, 'messages' | 'tools' | 'response_format'>,
+  limit: number,
+): Promise<PromptCount> {
+  const { fixed, texts } = promptTexts(request);
+  let characters = 0;
+  for (const text of texts) characters += text.length;
+  if (characters > Math.max(0, limit) * MOST_CHARACTERS_A_TOKEN) {
+    return { tokens: fixed + Math.ceil(characters / MOST_CHARACTERS_A_TOKEN), exact: false };
+  }
+  let total = fixed;
+  const pace = new Pace();
+  for (const text of texts) {
+    total += await countYielding(text, limit - total, pace);
+    if (total > limit) return { tokens: total, exact: false };
+  }
+  return { tokens: total, exact: true };
 }
 
 /** The text of a message's content: a string, or text parts joined in order. */
@@ -200,38 +367,55 @@ export function contentText(content: ChatCompletionRequestMessageContent | null 
 export function countPromptTokens(
   request: Pick<CreateChatCompletionRequest, 'messages' | 'tools' | 'response_format'>,
 ): number {
-  let total = TOKENS_REPLY_PRIMING;
+  const { fixed, texts } = promptTexts(request);
+  let total = fixed;
+  for (const text of texts) total += countTokens(text);
+  return total;
+}
+
+/** What a prompt's count is made of: the framing's fixed tokens, and every text the model reads. */
+function promptTexts(request: Pick<CreateChatCompletionRequest, 'messages' | 'tools' | 'response_format'>): {
+  fixed: number;
+  texts: string[];
+} {
+  let fixed = TOKENS_REPLY_PRIMING;
+  const texts: string[] = [];
   for (const message of request.messages) {
-    total += TOKENS_PER_MESSAGE + countTokens(message.role) + countTokens(contentText(message.content));
-    if ('name' in message && message.name !== undefined) total += TOKENS_PER_NAME + countTokens(message.name);
+    fixed += TOKENS_PER_MESSAGE;
+    texts.push(message.role, contentText(message.content));
+    if ('name' in message && message.name !== undefined) {
+      fixed += TOKENS_PER_NAME;
+      texts.push(message.name);
+    }
     if (message.role === 'assistant') {
-      if (typeof message.refusal === 'string') total += countTokens(message.refusal);
+      if (typeof message.refusal === 'string') texts.push(message.refusal);
       for (const call of message.tool_calls ?? []) {
-        total +=
-          TOKENS_PER_TOOL_CALL + countTokens(call.function.name) + countTokens(call.function.arguments);
+        fixed += TOKENS_PER_TOOL_CALL;
+        texts.push(call.function.name, call.function.arguments);
       }
     }
-    if (message.role === 'tool') total += countTokens(message.tool_call_id);
+    if (message.role === 'tool') texts.push(message.tool_call_id);
   }
   if (request.tools !== undefined && request.tools.length > 0) {
-    total += TOKENS_TOOLS_PREAMBLE;
+    fixed += TOKENS_TOOLS_PREAMBLE;
     for (const tool of request.tools) {
       const fn = tool.function;
-      total += TOKENS_PER_TOOL_DEFINITION + countTokens(fn.name);
-      if (fn.description !== undefined) total += countTokens(fn.description);
-      if (fn.parameters !== undefined) total += countTokens(JSON.stringify(fn.parameters));
+      fixed += TOKENS_PER_TOOL_DEFINITION;
+      texts.push(fn.name);
+      if (fn.description !== undefined) texts.push(fn.description);
+      if (fn.parameters !== undefined) texts.push(JSON.stringify(fn.parameters));
     }
   }
   const format = request.response_format;
   if (format?.type === 'json_schema') {
-    total += TOKENS_PER_MESSAGE + countTokens(format.json_schema.name);
-    if (format.json_schema.description !== undefined) total += countTokens(format.json_schema.description);
-    if (format.json_schema.schema !== undefined)
-      total += countTokens(JSON.stringify(format.json_schema.schema));
+    fixed += TOKENS_PER_MESSAGE;
+    texts.push(format.json_schema.name);
+    if (format.json_schema.description !== undefined) texts.push(format.json_schema.description);
+    if (format.json_schema.schema !== undefined) texts.push(JSON.stringify(format.json_schema.schema));
   } else if (format?.type === 'json_object') {
-    total += TOKENS_PER_MESSAGE;
+    fixed += TOKENS_PER_MESSAGE;
   }
-  return total;
+  return { fixed, texts };
 }
 
 /** What one generated choice holds, for counting its completion tokens. */
@@ -274,21 +458,35 @@ export function completionBudget(
  */
 export function assertFitsContext(
   model: TextModel | TextModelId,
-  promptTokens: number,
+  promptTokens: number | PromptCount,
   maxCompletionTokens?: number | null,
 ): void {
   const entry = typeof model === 'string' ? TEXT_MODELS[model] : model;
   const completion = maxCompletionTokens ?? 0;
   const window = entry.contextWindow;
-  if (promptTokens + completion <= window) return;
+  const count = typeof promptTokens === 'number' ? { tokens: promptTokens, exact: true } : promptTokens;
+  if (count.tokens + completion <= window) return;
+  const held = `${count.exact ? '' : 'more than '}${count.tokens}`;
   const message =
     maxCompletionTokens === null || maxCompletionTokens === undefined
-      ? `The context window of ${entry.id} is ${window} tokens, but the messages hold ${promptTokens} tokens. ` +
+      ? `The context window of ${entry.id} is ${window} tokens, but the messages hold ${held} tokens. ` +
         `Shorten the messages.`
-      : `The context window of ${entry.id} is ${window} tokens, but ${promptTokens + completion} were requested: ` +
-        `${promptTokens} tokens in the messages and ${completion} in max_completion_tokens. ` +
+      : `The context window of ${entry.id} is ${window} tokens, but ${count.exact ? '' : 'more than '}${count.tokens + completion} were requested: ` +
+        `${held} tokens in the messages and ${completion} in max_completion_tokens. ` +
         `Shorten the messages or lower max_completion_tokens.`;
   throw new BadRequestError('context_length_exceeded', message, { param: 'messages' });
+}
+
+/** The prompt's tokens before dispatch: counted within the window, a 400 when it does not fit. */
+export async function promptTokensFitting(
+  model: TextModel | TextModelId,
+  request: Pick<CreateChatCompletionRequest, 'messages' | 'tools' | 'response_format'>,
+  maxCompletionTokens?: number | null,
+): Promise<number> {
+  const entry = typeof model === 'string' ? TEXT_MODELS[model] : model;
+  const count = await countPromptTokensWithin(request, entry.contextWindow - (maxCompletionTokens ?? 0));
+  assertFitsContext(entry, count, maxCompletionTokens);
+  return count.tokens;
 }
 
 /** The longest prefix of `text` of at most `max` tokens (never splitting a character). */
