@@ -23,7 +23,7 @@ const CURRENCIES: [RegExp, string][] = [
 export const CURRENCY = String.raw`€|£|US\$|\$|лв|(?<![\p{L}])(?:EUR\b|Euros?(?![\p{L}])|euros?(?![\p{L}])|zł|zl(?![\p{L}])|PLN|złotych|Kč|CZK|Ft(?![\p{L}])|HUF|lei(?![\p{L}])|RON(?![\p{L}])|SEK|DKK|kr\.?(?![\p{L}])|BGN|CHF|GBP|USD)`;
 
 /** A number as written, thousands grouped by `.`, `,`, a space or `'`, two decimals at most. */
-export const NUMBER = String.raw`\d{1,3}(?:[.,  ’']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)`;
+export const NUMBER = String.raw`(?<!\d)\d{1,3}(?:[.,  ’']\d{3})+(?:[.,]\d{1,2})?(?!\d)|(?<!\d)\d+(?:[.,]\d{1,2})?(?!\d)`;
 
 /** `,-` or `,--` after a whole amount (German and Austrian prices: `289,-`). */
 const DASHES = String.raw`(?:[.,][-–]{1,2})?`;

@@ -100,7 +100,16 @@ export function readQuote(raw: string, received: Date, country: string | null = 
     const cut = Math.max(before.lastIndexOf(', '), before.lastIndexOf('; '));
     return cut >= 0 ? from + cut + 2 : from;
   };
-  const offered = (a: Amount) => test(PRICE, fold(sentenceAt(a.at)?.text ?? ''));
+  // a sentence's folded words, from the folded text (one character for one): a sentence of many
+  // amounts was folded again for each of them, the square of its length
+  const foldedOf = (s: { at: number; end: number } | undefined) => (s ? folded.slice(s.at, s.end) : '');
+  const pricedSentences = new Map<number, boolean>();
+  const offered = (a: Amount) => {
+    const s = sentenceAt(a.at);
+    let priced = pricedSentences.get(s?.at ?? -1);
+    if (priced === undefined) pricedSentences.set(s?.at ?? -1, (priced = test(PRICE, foldedOf(s))));
+    return priced;
+  };
 
   // the price: a total, else a range or price called a price, else labour, an hourly rate, a unit price
   const usable = amounts.filter((a) => a.role !== 'ignored' && a.role !== 'vat_amount');
@@ -197,13 +206,13 @@ export function readQuote(raw: string, received: Date, country: string | null = 
     const words = text
       .slice(a.labelAt, a.at)
       .trim()
-      .replace(/[:\s]+$/, '');
+      .replace(/(?<![:\s])[:\s]+$/, '');
     const label = words !== '' && a.labelAt < a.at ? words : text.slice(a.end, clauseEnd(a.end)).trim();
     return (
       clip(
         label
           .replace(/^(?:a|an|the|and|und|et|y|e|plus|\+|zzgl\.?|der|die|das|le|la|les|el|il|de)\s+/i, '')
-          .replace(/\s+(?:of|von|de|di|van|by)$/i, ''),
+          .replace(/(?<!\s)\s+(?:of|von|de|di|van|by)$/i, ''),
         60,
       ) || 'fee'
     );
@@ -291,9 +300,9 @@ export function readQuote(raw: string, received: Date, country: string | null = 
   const candidates = dates.filter((d) => d.date >= today && !validityAt.includes(d.at));
   const available =
     candidates.find((d) =>
-      test(AVAILABLE, fold(text.slice(Math.max(sentenceAt(d.at)?.at ?? 0, d.at - 40), d.at))),
+      test(AVAILABLE, folded.slice(Math.max(sentenceAt(d.at)?.at ?? 0, d.at - 40), d.at)),
     ) ??
-    candidates.find((d) => test(AVAILABLE, fold(sentenceAt(d.at)?.text ?? ''))) ??
+    candidates.find((d) => test(AVAILABLE, foldedOf(sentenceAt(d.at)))) ??
     candidates[0];
 
   const noPrice = main === undefined;

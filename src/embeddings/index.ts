@@ -52,8 +52,19 @@ CONCEPTS.forEach((concept, index) => {
   }
 });
 
+/** The longest word of the thesaurus: no part of a compound longer than it can be one of its words. */
+let longestTerm = 0;
+for (const word of WORDS.keys()) longestTerm = Math.max(longestTerm, word.length);
+/**
+ * The longest word read for its compounds. A language's longest compounds in use are about half
+ * this; a longer run of letters (a pasted key, one letter held down) is no word, and looking
+ * inside it cost the cube of its length (8,000 letters: minutes, holding the thread).
+ */
+const LONGEST_WORD = 64;
+
 /** Finds the thesaurus entries of one folded word: exact, inflected (a known stem plus up to 4 letters), or inside a compound. */
 function lookupWord(word: string): TermHit[] {
+  if (word.length > LONGEST_WORD) return [];
   const exact = WORDS.get(word);
   if (exact) return exact;
   if (word.length >= 5) {
@@ -70,7 +81,7 @@ function lookupWord(word: string): TermHit[] {
     // compounds: "wasserrohrbruch" contains "rohrbruch", "zahnschmerzen" contains "zahn"
     const hits: TermHit[] = [];
     for (let start = 0; start < word.length - 3; start++) {
-      for (let end = word.length; end - start >= 4; end--) {
+      for (let end = Math.min(word.length, start + longestTerm); end - start >= 4; end--) {
         if (start === 0 && end === word.length) continue;
         const part = WORDS.get(word.slice(start, end));
         if (part) {
