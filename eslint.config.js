@@ -1,5 +1,6 @@
 // One linter for the whole repo: ESLint with typescript-eslint's type-aware recommended rules.
 import js from '@eslint/js';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 import { MAY_IMPORT } from './layers.js';
 
@@ -35,6 +36,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       // `declare global { namespace Express { interface Locals ... } } }`: typed res.locals
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+    },
+  },
+  {
+    // Regular expressions over people's and providers' text (search, concierge briefs and replies,
+    // mail): none may backtrack super-linearly (issue 38), found by eslint-plugin-regexp's analysis
+    // (scslre), not a hand list. `no-super-linear-move` (a pattern tried from each position of a
+    // long text) is checked in src/ only: tests and scripts read text they wrote.
+    files: ['src/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': ['error', { ignoreSticky: true, ignorePartial: false }],
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },

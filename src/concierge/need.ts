@@ -202,7 +202,7 @@ const LEAD_WORDS = new Set(
     .map(fold),
 );
 const PRIVATE: RegExp[] = [
-  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, // e-mail addresses
+  /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, // e-mail addresses
   /https?:\/\/\S+/g, // links
   /(?:\+|\b00)\d[\d\s/().-]{6,}\d|\b0\d[\d\s/-]{6,}\d/g, // phone numbers
   // street addresses: "Hauptstraße 12", "12 rue de la Paix", "via Roma 3", "ul. Długa 5"
@@ -225,9 +225,9 @@ const NOT_QUANTITY =
 const RELATIVE =
   /^\s*(?:who|that|which|to|die|der|welche|um|qui|que|pour|para|che|per|die|om|który|którzy|która|aby)\s+(?:can\s+|could\s+)?/iu;
 const MODAL =
-  /\s+(?:können|kann|könnten|pourront|pourrait|puedan|pueda|possano|possa|kunnen|kan|mogą|może)\s*$/iu;
+  /(?<!\s)\s+(?:können|kann|könnten|pourront|pourrait|puedan|pueda|possano|possa|kunnen|kan|mogą|może)\s*$/iu;
 const TRAILING = new RegExp(
-  String.raw`(?:\s+(?:at|on|or|and|to|bei|an|in|oder|und|à|au|ou|et|en|o|y|a|e|op|of|w|lub|i|na))+\s*$`,
+  String.raw`(?<!\s)(?:\s+(?:at|on|or|and|to|bei|an|in|oder|und|à|au|ou|et|en|o|y|a|e|op|of|w|lub|i|na))+\s*$`,
   'iu',
 );
 
@@ -238,14 +238,14 @@ const SHORT_ASIDE =
 const clean = (s: string) =>
   s
     .replace(/\s+/g, ' ')
-    .replace(/\s+([,.;:])/g, '$1')
-    .replace(/^[\s,;:–-]+|[\s,;:–-]+$/g, '');
+    .replace(/(?<!\s)\s+([,.;:])/g, '$1')
+    .replace(/^[\s,;:–-]+|(?<![\s,;:–-])[\s,;:–-]+$/g, '');
 
 /** The span [start, end) widened left over the words that introduce it ("before the", "in der"). */
 function withLead(text: string, start: number): number {
   let at = start;
   for (;;) {
-    const m = /([\p{L}']+)\s+$/u.exec(text.slice(0, at));
+    const m = /(?<![\p{L}'])([\p{L}']+)\s+$/u.exec(text.slice(0, at));
     if (!m || !LEAD_WORDS.has(fold(m[1] ?? ''))) return at;
     at = m.index;
   }
@@ -269,7 +269,7 @@ export function workOf(brief: string, u: ConciergeUnderstanding, said: string | 
   for (const pattern of PRIVATE) text = text.replace(pattern, ' ');
   const activity = u.trade?.activity;
   const clauses = text.split(
-    /(?<!\d)[.;!?\n]+(?=\s|$)|,\s+(?=\p{L})|\s+(?:and|und|et|y|e|en|i|oraz)\s+(?=(?:please\s+|bitte\s+)?(?:compare|ask|get|contact|send|vergleiche|frag|hole|kontaktier|compar|demand|pid|chied|confront|vergelijk|vraag|porównaj|zapytaj))/iu,
+    /(?<![\d.;!?\n])[.;!?\n]+(?=\s|$)|,\s+(?=\p{L})|(?<!\s)\s+(?:and|und|et|y|e|en|i|oraz)\s+(?=(?:please\s+|bitte\s+)?(?:compare|ask|get|contact|send|vergleiche|frag|hole|kontaktier|compar|demand|pid|chied|confront|vergelijk|vraag|porównaj|zapytaj))/iu,
   );
   const kept: string[] = [];
   for (const raw of clauses) {

@@ -219,7 +219,7 @@ export function classify(amounts: Amount[], folded: string, parts: Span[]): void
 
     const unit =
       PER_UNIT_AFTER.exec(after) ??
-      /(?:^|\s)(?:pro|per|je|par|por|al|za)\s?(m²|m2|qm|sqm|lfm|mq|stuck|stück|piece|day|tag|jour|dia|giorno|dag|dzien)\s*[:=]?\s*$/u.exec(
+      /(?:^|\s)(?:pro|per|je|par|por|al|za)\s?(m²|m2|qm|sqm|lfm|mq|stuck|stück|piece|day|tag|jour|dia|giorno|dag|dzien)\s*(?:[:=]\s*)?$/u.exec(
         clause.text,
       );
     // the nearest label before the amount in its clause decides what it is
@@ -236,7 +236,7 @@ export function classify(amounts: Amount[], folded: string, parts: Span[]): void
       ]),
     ];
     const vatBefore =
-      /(?:mwst\.?|mehrwertsteuer|ust\.?|umsatzsteuer|vat|tva|iva|btw|ptu)\s*(?:\(?\d{1,2}(?:[.,]\d{1,2})?\s?%\)?)?\s*(?:betragt|amounts\s+to|of|von|de|di|van|w\s+wysokosci)?\s*[:=]?\s*$/u.exec(
+      /(?:mwst\.?|mehrwertsteuer|ust\.?|umsatzsteuer|vat|tva|iva|btw|ptu)(?:\s*\(?\d{1,2}(?:[.,]\d{1,2})?\s?%\)?)?(?:\s*(?:betragt|amounts\s+to|of|von|de|di|van|w\s+wysokosci))?(?:\s*[:=])?\s*$/u.exec(
         clause.text,
       );
     let best: [Role, FeeKind | null, number] | null = null;
@@ -292,10 +292,10 @@ export function classify(amounts: Amount[], folded: string, parts: Span[]): void
     // VAT said right after the amount, or as its label
     // VAT as the amount's label ("brutto: 1.428,00 EUR") first: what follows may be its breakdown
     const head = clause.text.slice(-25);
-    if (/(?:brutto|ttc|gross|incl\.?\s*(?:vat|btw)|inkl\.?\s*mwst\.?)\s*[:=]?\s*$/u.test(head))
+    if (/(?:brutto|ttc|gross|incl\.?\s*(?:vat|btw)|inkl\.?\s*mwst\.?)\s*(?:[:=]\s*)?$/u.test(head))
       a.basis = 'gross';
     else if (
-      /(?<![\p{L}])(?:netto|ht|net|nett|excl\.?\s*(?:vat|btw)|zzgl\.?\s*mwst\.?|imponibile)\s*[:=]?\s*$/u.test(
+      /(?<![\p{L}])(?:netto|ht|net|nett|excl\.?\s*(?:vat|btw)|zzgl\.?\s*mwst\.?|imponibile)\s*(?:[:=]\s*)?$/u.test(
         head,
       )
     )
@@ -373,7 +373,7 @@ function listAt(text: string, folded: string, from: number, limit: number): { it
   // "excl. btw, voorrijkosten": VAT then a comma ends the list
   const vatFirst = new RegExp(String.raw`^\s*(?:[x\d.,]+\s?%\s*)?(?:${VAT_WORD})\s*,`, 'u').exec(span);
   if (vatFirst) span = span.slice(0, vatFirst[0].length - 1);
-  const end = from + span.replace(/[\s,]+$/, '').length;
+  const end = from + span.replace(/(?<![\s,])[\s,]+$/, '').length;
   const original = text.slice(from, end);
   const items = original
     .split(LIST_JOIN)
@@ -381,7 +381,7 @@ function listAt(text: string, folded: string, from: number, limit: number): { it
       s
         .trim()
         .replace(/^(?:the|der|die|das|den|le|la|les|l'|el|los|las|il|lo|i|gli|de|het|o|a|os|as)\s+/i, '')
-        .replace(/\s+(?:at|of|von|de|di|al|à|a|van|w)$/iu, '')
+        .replace(/(?<!\s)\s+(?:at|of|von|de|di|al|à|a|van|w)$/iu, '')
         .trim(),
     )
     .filter((s) => s.length > 1 && s.length <= 60);
@@ -428,7 +428,10 @@ export function listsIn(text: string, folded: string) {
         before.lastIndexOf('\n'),
       );
       let phrase = text.slice(m.index - before.length + cut + 1, m.index).trim();
-      phrase = phrase.replace(/^.*?(?:\d[\d.,\s]*\s?(?:euros|euro|eur|€)?\s*)(?=\p{L})/iu, '').trim();
+      // what follows the first figure (and its currency) that words follow: "60 € Anfahrt" -> "Anfahrt"
+      // eslint-disable-next-line regexp/no-super-linear-move -- `before` is 60 characters at most
+      const figure = /\d[\d.,\s]*(?:(?:euros|euro|eur|€)\s*)?(?=\p{L})/iu.exec(phrase);
+      if (figure) phrase = phrase.slice(figure.index + figure[0].length).trim();
       if (marker === INCLUDED_AFTER && /(?<![\p{L}])(?:no|non|not|nicht|niet|nie|nao|não)$/iu.test(phrase))
         continue;
       if (new RegExp(`^(?:${CURRENCY})$`, 'iu').test(phrase)) continue;

@@ -323,7 +323,7 @@ function slug(s: string): string {
   return foldText(s)
     .replace(/[^a-z0-9]+/g, '-')
     .slice(0, 40)
-    .replace(/^-+|-+$/g, '');
+    .replace(/^-+|(?<!-)-+$/g, '');
 }
 
 export const DEMO_EPOCH_MS = Date.UTC(2025, 0, 1);

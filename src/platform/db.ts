@@ -136,7 +136,13 @@ export async function migrate(db: Db, folders: string[] = [PLATFORM_MIGRATIONS])
 function splitStatements(sql: string): string[] {
   return sql
     .split(/;\s*$/m)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .map((s) =>
+      s
+        .split('\n')
+        .filter((line) => !line.trimStart().startsWith('--'))
+        .join('\n')
+        .trim(),
+    )
     .filter(Boolean);
 }
 

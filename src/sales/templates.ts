@@ -19,13 +19,14 @@ export const MERGE_FIELDS = [
 export type MergeField = (typeof MERGE_FIELDS)[number];
 export type MergeValues = Record<MergeField, string>;
 
-const FIELD = /\{\{\s*([^{}]*?)\s*\}\}/g;
+/** A merge field, `{{ name }}`: the name is what is between the braces, trimmed. */
+const FIELD = /\{\{([^{}]*)\}\}/g;
 const KNOWN = new Set<string>(MERGE_FIELDS);
 
 /** Throws a 400 naming the first unknown field of `template`; `param` says which template. */
 export function checkTemplate(template: string, param: string): void {
   for (const match of template.matchAll(FIELD)) {
-    const name = match[1] ?? '';
+    const name = (match[1] ?? '').trim();
     if (!KNOWN.has(name)) {
       throw new BadRequestError(
         'unknown_merge_field',
@@ -47,7 +48,8 @@ export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => HT
 
 /** The template with each field replaced by its value (HTML-escaped when `html`). */
 export function fill(template: string, values: MergeValues, html = false): string {
-  return template.replace(FIELD, (whole, name: string) => {
+  return template.replace(FIELD, (whole, inside: string) => {
+    const name = inside.trim();
     const value = KNOWN.has(name) ? values[name as MergeField] : whole;
     return html ? escapeHtml(value) : value;
   });

@@ -271,8 +271,8 @@ export function placeInQuery(q: string, options: UnderstandOptions): PlaceInQuer
   best = { ...best, place, from, to };
   const text = `${q.slice(0, first.start)} ${q.slice(last.end)}`
     .replace(/\s+/g, ' ')
-    .replace(/\s+([,.;:!?])/g, '$1')
-    .replace(/^[\s,.;:!?-]+|[\s,.;:!?-]+$/g, '');
+    .replace(/(?<!\s)\s+([,.;:!?])/g, '$1')
+    .replace(/^[\s,.;:!?-]+|(?<![\s,.;:!?-])[\s,.;:!?-]+$/g, '');
   return {
     place: best.place,
     kind: best.place.municipalityId !== null ? 'district' : 'municipality',
@@ -350,7 +350,7 @@ export function nearWords(q: string): { words: string[]; matched: string; text: 
         text: q
           .slice(0, first.start)
           .replace(/\s+/g, ' ')
-          .replace(/^[\s,.;:!?-]+|[\s,.;:!?-]+$/g, ''),
+          .replace(/^[\s,.;:!?-]+|(?<![\s,.;:!?-])[\s,.;:!?-]+$/g, ''),
       };
     }
   }

@@ -68,7 +68,7 @@ function slug(text: string): string {
       .normalize('NFKD')
       .replace(/[^\p{L}\p{N}]+/gu, '.')
       .replace(/[^a-zA-Z0-9.]/g, '')
-      .replace(/^\.+|\.+$/g, '')
+      .replace(/^\.+|(?<!\.)\.+$/g, '')
       .toLowerCase() || 'info'
   );
 }

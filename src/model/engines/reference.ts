@@ -164,7 +164,7 @@ function requestedAction(text: string): string | undefined {
       .split(/(?<=[.!])\s+|\n+/)[0]
       ?.trim() ?? '';
   if (!IMPERATIVE.test(sentence) || words(sentence).length > 20) return undefined;
-  return lowerFirst(sentence.replace(/^please\s+/i, '').replace(/[.!]+$/, ''));
+  return lowerFirst(sentence.replace(/^please\s+/i, '').replace(/(?<![.!])[.!]+$/, ''));
 }
 
 const ELABORATIONS = [
@@ -420,7 +420,7 @@ function limitText(
 
 /** Splits text into stream pieces of about a word each (leading whitespace kept with its word). */
 export function pieces(text: string): string[] {
-  const parts: string[] = text.match(/\s*\S+/g) ?? [];
+  const parts: string[] = text.match(/(?<!\s)\s*\S+/g) ?? [];
   const trailing = text.slice(parts.join('').length);
   if (trailing !== '') {
     if (parts.length > 0) parts[parts.length - 1] += trailing;
@@ -466,7 +466,9 @@ function toolCallContext(prompt: Prompt, random: Random): InstanceContext {
 function instanceContext(prompt: Prompt, random: Random): InstanceContext {
   const phrase =
     questionSubject(prompt.question) ?? (listPhrase(prompt.terms.slice(0, 4)) || prompt.question.trim());
-  const tokens = prompt.question.split(/[\s,;]+/).map((t) => t.replace(/^[("'“]+|[)"'”.!?:]+$/g, ''));
+  const tokens = prompt.question
+    .split(/[\s,;]+/)
+    .map((t) => t.replace(/^[("'“]+|(?<![)"'”.!?:])[)"'”.!?:]+$/g, ''));
   return { random, terms: prompt.terms, names: prompt.names, numbers: prompt.numbers, phrase, tokens };
 }
 

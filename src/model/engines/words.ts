@@ -65,7 +65,7 @@ export function entities(text: string): string[] {
   const out: string[] = [];
   for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
     let first = true;
-    for (const segment of sentence.split(/[,;:()"“”]+|[.!?]+(?:\s|$)/)) {
+    for (const segment of sentence.split(/[,;:()"“”]+|(?<![.!?])[.!?]+(?:\s|$)/)) {
       let run: string[] = [];
       let atStart = first;
       const flush = (): void => {
@@ -104,7 +104,10 @@ export function questionSubject(text: string): string | undefined {
       .split(/(?<=[?])\s+|\n+/)[0]
       ?.trim() ?? '';
   if (!sentence.endsWith('?')) return undefined;
-  const subject = sentence.replace(/\?+$/, '').replace(QUESTION_LEAD, '').trim();
+  const subject = sentence
+    .replace(/(?<!\?)\?+$/, '')
+    .replace(QUESTION_LEAD, '')
+    .trim();
   const count = words(subject).length;
   if (count === 0 || count > 14) return undefined;
   return subject;
