@@ -118,12 +118,21 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     const link = lastLink(outbox, email.toLowerCase(), '/console/verify');
     expect(link).toMatch(/^https:\/\/console\.test\.example\/console\/verify\?token=vt_[A-Za-z0-9_-]{43}$/);
 
-    // Not verified yet: the right password is refused with a reason, and a new link is mailed.
-    const early = await call({}, 'POST', '/v1/sessions', { email, password: PASSWORD });
+    // Not verified yet: the right password is refused with a reason, and a new link is mailed (for
+    // this browser, which it signs in).
+    const early = await call(browser, 'POST', '/v1/sessions', { email, password: PASSWORD });
     expect(early.status).toBe(403);
     expect(early.json?.error?.code).toBe('email_not_verified');
 
-    const token = new URL(link).searchParams.get('token');
+    // that new link ends the first one: only the link mailed last verifies
+    const newer = lastLink(outbox, email.toLowerCase(), '/console/verify');
+    expect(newer).not.toBe(link);
+    const first = await call(browser, 'POST', '/v1/email-verifications', {
+      token: new URL(link).searchParams.get('token'),
+    });
+    expect(first.status).toBe(400);
+    expect(first.json?.error?.code).toBe('invalid_token');
+    const token = new URL(newer).searchParams.get('token');
     const verified = await call(browser, 'POST', '/v1/email-verifications', { token });
     expect(verified.status).toBe(201);
     expect(responseValidator(ops.verifyEmail!, '201')(verified.json)).toBe(true);
@@ -455,6 +464,27 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     });
     expect(older.status).toBe(400);
     expect(older.json?.error?.code).toBe('invalid_token');
+    expect((await call({}, 'POST', '/v1/sessions', { email, password: newer })).status).toBe(201);
+  });
+
+  it('ends an unused reset link when a newer one is issued: only the last mail resets', async () => {
+    const email = `reset-newer.${storage}@example.eu`;
+    await signedUp(email);
+    const links: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      expect((await call(undefined, 'POST', '/v1/password-resets', { email })).status).toBe(202);
+      links.push(new URL(lastLink(outbox, email, '/console/reset')).searchParams.get('token')!);
+    }
+    const older = await call(undefined, 'POST', '/v1/password-resets/confirm', {
+      token: links[0],
+      password: 'whoever kept the first mail picks this',
+    });
+    expect(older.status).toBe(400);
+    expect(older.json?.error?.code).toBe('invalid_token');
+    const newer = 'the second mail chose this passphrase';
+    expect(
+      (await call(undefined, 'POST', '/v1/password-resets/confirm', { token: links[1], password: newer })).status,
+    ).toBe(200);
     expect((await call({}, 'POST', '/v1/sessions', { email, password: newer })).status).toBe(201);
   });
 

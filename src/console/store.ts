@@ -144,22 +144,25 @@ export class ConsoleStore {
   async createToken(userId: string, purpose: TokenPurpose, browser?: string): Promise<string> {
     const token = mintToken(purpose === 'verify_email' ? 'vt' : 'pr');
     const now = nowSeconds();
-    // The user's spent tokens go first, so the table holds only what may still be used.
-    await this.db.query(
-      'delete from console_tokens where user_id = $1 and (used_at is not null or expires_at <= $2)',
-      [userId, now],
-    );
-    await this.db.query(
-      'insert into console_tokens (token_hash, user_id, purpose, created, expires_at, browser_hash) values ($1, $2, $3, $4, $5, $6)',
-      [
-        sha256(token),
-        userId,
-        purpose,
-        now,
-        now + (purpose === 'verify_email' ? VERIFY_TTL_S : RESET_TTL_S),
-        browser === undefined ? null : sha256(browser),
-      ],
-    );
+    await this.db.transaction(async (tx) => {
+      // The user's spent tokens go, and every unused one of the same purpose: only the link sent
+      // last works (an older reset link found in a mailbox later opens nothing).
+      await tx.query(
+        'delete from console_tokens where user_id = $1 and (used_at is not null or expires_at <= $2 or purpose = $3)',
+        [userId, now, purpose],
+      );
+      await tx.query(
+        'insert into console_tokens (token_hash, user_id, purpose, created, expires_at, browser_hash) values ($1, $2, $3, $4, $5, $6)',
+        [
+          sha256(token),
+          userId,
+          purpose,
+          now,
+          now + (purpose === 'verify_email' ? VERIFY_TTL_S : RESET_TTL_S),
+          browser === undefined ? null : sha256(browser),
+        ],
+      );
+    });
     return token;
   }
 
