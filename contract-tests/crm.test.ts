@@ -7,6 +7,7 @@
 // they publish; Salesforce publishes none for the sObject REST API, so its description was
 // written from the examples of Salesforce's REST API Developer Guide (README there).
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../generated/directory/client/client/index.ts';
@@ -184,6 +185,40 @@ describe.each(await storages())('CRM sync on %s', (storage: Storage) => {
     }
     const list = await listCrmConnections({ client });
     expect(list.data!.data).toEqual([]);
+  });
+
+  it('answers 502 crm_unavailable, never a 500, when a base URL answers in a shape the CRM does not', async () => {
+    // 200s whose bodies no CRM's reference gives: an object where a list is, a list where an
+    // object is, a string, and an HTML page
+    const shapes = [
+      '{"data":{"field_name":1},"fields":"x","results":7}',
+      '[1,2,3]',
+      '"ok"',
+      '<html>hi</html>',
+    ];
+    for (const shape of shapes) {
+      const odd = createServer((req, res) => {
+        req.resume();
+        res
+          .writeHead(200, { 'content-type': shape.startsWith('<') ? 'text/html' : 'application/json' })
+          .end(shape);
+      });
+      await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+      try {
+        for (const fake of [hubspot, salesforce, pipedrive]) {
+          const res = await connect({ ...fake, url });
+          expect(res.response?.status, `${fake.vendor} answering ${shape}`).toBe(502);
+          expect(res.error, `${fake.vendor} answering ${shape}`).toMatchObject({
+            error: { type: 'upstream_error', code: 'crm_unavailable' },
+          });
+        }
+      } finally {
+        odd.closeAllConnections();
+        await new Promise((r) => odd.close(r));
+      }
+    }
+    expect((await listCrmConnections({ client })).data!.data).toEqual([]);
   });
 
   it('connects each CRM after a check call, never returning the credentials', async () => {

@@ -3,6 +3,7 @@
 // or a network failure is retried with exponential backoff and jitter, and rejected
 // credentials end the call at once with the CRM's own reason. Every wait is bounded, and so is
 // the time one sync spends waiting on the CRM's limits.
+import type { z } from 'zod';
 import type { Outbound } from '../platform/outbound.ts';
 
 export type CrmErrorCode =
@@ -146,7 +147,7 @@ export class CrmHttp {
       if (left() <= 0) throw late();
       let answer: CrmAnswer;
       try {
-        const raw = await this.#outbound.request(o.baseUrl.replace(/\/+$/, '') + path, {
+        const raw = await this.#outbound.request(o.baseUrl.replace(/(?<!\/)\/+$/, '') + path, {
           method,
           headers: {
             accept: 'application/json',
@@ -226,4 +227,22 @@ export class CrmHttp {
 export function clip(text: string, max = 500): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * A CRM's answer read as its API reference gives it (`schema`: the parts we read, from the vendor
+ * documents in contract-tests/vendor-specs): an answer of another shape (a base URL that is not
+ * the CRM's, a proxy's page, a changed API) is a `crm_unavailable` naming what was wrong, never a
+ * crash in the code that reads it.
+ */
+export function documented<T>(vendor: string, what: string, schema: z.ZodType<T>, answer: CrmAnswer): T {
+  const read = schema.safeParse(answer.body);
+  if (read.success) return read.data;
+  const issue = read.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'the body';
+  throw new CrmError(
+    'crm_unavailable',
+    `${vendor} answered ${what} (${answer.status}) in a shape its API reference does not give: ${where}: ${issue?.message ?? 'unexpected'}. Is the base URL the CRM's?`,
+    answer.status,
+  );
 }

@@ -6,7 +6,8 @@
 // property, and creates it when it is missing. The legacy v3/v4 paths end in 2027 (v4 in March).
 // A batch names the inputs it refused in `errors[]` of its 200/201 (the 2026-09 documents) or of
 // a 207 (HubSpot's error-handling guide, for writes that carry objectWriteTraceId): read alike.
-import { clip, CrmError, CrmHttp } from './http.ts';
+import { z } from 'zod';
+import { clip, CrmError, CrmHttp, documented } from './http.ts';
 import {
   type ClientContext,
   type CrmClient,
@@ -30,24 +31,47 @@ const BATCH = 100;
 const NOTE_TO_COMPANY = 190;
 const NOTE_TO_CONTACT = 202;
 
-interface StandardError {
-  message?: string;
-  category?: string;
-  context?: Record<string, string[]>;
-  errors?: { message?: string }[];
-}
-
+// The answers' parts we read, as HubSpot's API reference gives them (vendor-specs/hubspot).
+const STANDARD_ERROR = z.looseObject({
+  message: z.string().optional(),
+  category: z.string().optional(),
+  context: z.record(z.string(), z.array(z.string())).optional(),
+  errors: z.array(z.looseObject({ message: z.string().optional() })).optional(),
+});
+const UPSERT = z.looseObject({
+  results: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        new: z.boolean().optional(),
+        properties: z.record(z.string(), z.string().nullable()).optional(),
+      }),
+    )
+    .optional(),
+  errors: z.array(STANDARD_ERROR).optional(),
+});
 /** The answer of batch/associate/default: HubSpot's BatchResponsePublicDefaultAssociation. */
-interface AssociateAnswer {
-  results?: { from?: { id?: string }; to?: { id?: string } }[];
-  errors?: StandardError[];
-  numErrors?: number;
-}
-
-interface UpsertAnswer {
-  results?: { id: string; new?: boolean; properties?: Record<string, string | null> }[];
-  errors?: StandardError[];
-}
+const ASSOCIATE = z.looseObject({
+  results: z
+    .array(
+      z.looseObject({
+        from: z.looseObject({ id: z.string().optional() }).optional(),
+        to: z.looseObject({ id: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
+  errors: z.array(STANDARD_ERROR).optional(),
+});
+const PROPERTY = z.looseObject({
+  name: z.string(),
+  type: z.string(),
+  hasUniqueValue: z.boolean().optional(),
+});
+type StandardError = z.infer<typeof STANDARD_ERROR>;
+const NOTES = z.looseObject({
+  results: z.array(z.looseObject({ id: z.string(), objectWriteTraceId: z.string().optional() })).optional(),
+  errors: z.array(STANDARD_ERROR).optional(),
+});
 
 function reason(body: unknown, text: string): string {
   const b = body as StandardError | null;
@@ -99,7 +123,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
       for (const email of byEmail.keys()) set(email, { result: 'failed', crmId: null, error: why });
       return;
     }
-    const body = answer.body as UpsertAnswer;
+    const body = documented('HubSpot', 'a batch upsert', UPSERT, answer);
     for (const r of body.results ?? []) {
       const email = (r.properties?.email ?? '').toLowerCase();
       set(email, { result: r.new ? 'created' : 'updated', crmId: r.id, error: null });
@@ -128,7 +152,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
         for (const p of pairs)
           companies[p.i]!.contact = { ...companies[p.i]!.contact!, result: 'failed', error: why };
       } else {
-        const body = (assoc.body ?? {}) as AssociateAnswer;
+        const body = documented('HubSpot', 'a batch association', ASSOCIATE, assoc);
         const done = new Set((body.results ?? []).map((r) => `${r.from?.id}>${r.to?.id}`));
         const errors = body.errors ?? [];
         for (const p of pairs) {
@@ -159,7 +183,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
     async check() {
       const found = await http.call('GET', `${PROPERTIES}/${HUBSPOT_PROPERTY}`);
       if (found.status === 200) {
-        const property = found.body as { hasUniqueValue?: boolean; type?: unknown } | null;
+        const property = documented('HubSpot', `the property ${HUBSPOT_PROPERTY}`, PROPERTY, found);
         // listing ids are text: a property of another type (number, phone_number...) refuses them
         if (typeof property?.type === 'string' && property.type !== 'string') {
           throw new CrmError(
@@ -230,7 +254,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
           contact: null,
         }));
       }
-      const body = answer.body as UpsertAnswer;
+      const body = documented('HubSpot', 'a batch upsert', UPSERT, answer);
       const outcome = new Map<string, MemberOutcome>();
       for (const r of body.results ?? []) {
         const id = r.properties?.[HUBSPOT_PROPERTY];
@@ -287,10 +311,7 @@ export function hubspotClient(ctx: ClientContext): CrmClient {
         const why = reason(answer.body, answer.text);
         return failAll(notes.length, why, (error) => ({ result: 'failed', crmId: null, error }));
       }
-      const body = answer.body as {
-        results?: { id: string; objectWriteTraceId?: string }[];
-        errors?: StandardError[];
-      };
+      const body = documented('HubSpot', 'a batch of new notes', NOTES, answer);
       const byTrace = new Map<string, NoteOutcome>();
       (body.results ?? []).forEach((r, i) => {
         const key = r.objectWriteTraceId ?? (body.errors?.length ? undefined : notes[i]?.replyId);

@@ -4,7 +4,8 @@
 // already recorded is updated by its id at once (and searched again if Pipedrive lost it). Its
 // contact is a person searched by email the same way. Replies are notes on the organization.
 // The check call lists the organization fields, and creates ours when it is missing.
-import { clip, CrmError, CrmHttp } from './http.ts';
+import { z } from 'zod';
+import { clip, CrmError, CrmHttp, documented } from './http.ts';
 import {
   type ClientContext,
   type ContactOutcome,
@@ -28,6 +29,23 @@ interface PdBody {
   data?: unknown;
   additional_data?: { next_cursor?: string | null };
 }
+
+// The answers' parts we read, as Pipedrive's API reference gives them (vendor-specs/pipedrive).
+const ID = z.looseObject({ data: z.looseObject({ id: z.number() }) });
+const SEARCH = z.looseObject({
+  data: z
+    .looseObject({ items: z.array(z.looseObject({ item: z.looseObject({ id: z.number() }) })).optional() })
+    .nullable()
+    .optional(),
+});
+const FIELDS = z.looseObject({
+  data: z
+    .array(z.looseObject({ field_name: z.string(), field_code: z.string() }))
+    .nullable()
+    .optional(),
+  additional_data: z.looseObject({ next_cursor: z.string().nullable().optional() }).nullable().optional(),
+});
+const FIELD = z.looseObject({ data: z.looseObject({ field_code: z.string() }) });
 
 function reason(body: unknown, text: string): string {
   const b = body as PdBody | null;
@@ -65,8 +83,7 @@ export function pipedriveClient(ctx: ClientContext): CrmClient {
         answer.status,
       );
     }
-    const items =
-      ((answer.body as PdBody).data as { items?: { item: { id: number } }[] } | undefined)?.items ?? [];
+    const items = documented('Pipedrive', `a search of ${kind}`, SEARCH, answer).data?.items ?? [];
     return items[0]?.item.id ?? null;
   }
 
@@ -95,8 +112,8 @@ export function pipedriveClient(ctx: ClientContext): CrmClient {
     }
     const made = await http.call('POST', `/api/v2/${kind}`, body);
     if (made.status === 200 || made.status === 201) {
-      const newId = ((made.body as PdBody).data as { id?: number } | undefined)?.id;
-      return { result: 'created', crmId: newId === undefined ? null : String(newId), error: null };
+      const newId = documented('Pipedrive', `a new one of its ${kind}`, ID, made).data.id;
+      return { result: 'created', crmId: String(newId), error: null };
     }
     return { result: 'failed', crmId: null, error: reason(made.body, made.text) };
   }
@@ -141,9 +158,8 @@ export function pipedriveClient(ctx: ClientContext): CrmClient {
             answer.status,
           );
         }
-        const body = answer.body as PdBody;
-        const fields = (body.data as { field_name: string; field_code: string }[] | undefined) ?? [];
-        const ours = fields.find((f) => f.field_name === PIPEDRIVE_FIELD_NAME);
+        const body = documented('Pipedrive', 'the list of organization fields', FIELDS, answer);
+        const ours = (body.data ?? []).find((f) => f.field_name === PIPEDRIVE_FIELD_NAME);
         if (ours) return { org_field_key: ours.field_code };
         cursor = body.additional_data?.next_cursor;
         if (!cursor) break;
@@ -152,8 +168,11 @@ export function pipedriveClient(ctx: ClientContext): CrmClient {
         field_name: PIPEDRIVE_FIELD_NAME,
         field_type: 'varchar',
       });
-      const code = ((made.body as PdBody | null)?.data as { field_code?: string } | undefined)?.field_code;
-      if ((made.status !== 200 && made.status !== 201) || !code) {
+      const created = made.status === 200 || made.status === 201;
+      const code = created
+        ? documented('Pipedrive', 'the new organization field', FIELD, made).data.field_code
+        : '';
+      if (!created || !code) {
         throw new CrmError(
           made.status === 403 ? 'crm_unauthorized' : 'crm_unavailable',
           `Pipedrive refused to create the organization field "${PIPEDRIVE_FIELD_NAME}" (${made.status}): ${reason(made.body, made.text)}`,
@@ -177,10 +196,14 @@ export function pipedriveClient(ctx: ClientContext): CrmClient {
           org_id: Number(n.companyId),
           ...(n.contactId ? { person_id: Number(n.contactId) } : {}),
         });
-        const id = ((answer.body as PdBody | null)?.data as { id?: number } | undefined)?.id;
+        const created = answer.status === 200 || answer.status === 201;
         out.push(
-          (answer.status === 200 || answer.status === 201) && id !== undefined
-            ? { result: 'created', crmId: String(id), error: null }
+          created
+            ? {
+                result: 'created',
+                crmId: String(documented('Pipedrive', 'a new note', ID, answer).data.id),
+                error: null,
+              }
             : { result: 'failed', crmId: null, error: reason(answer.body, answer.text) },
         );
       }

@@ -5,7 +5,8 @@
 // listing id, its account found by the account's external id), replies are completed tasks
 // created in collections of 200. The check call describes Account and Contact, so credentials
 // and the external-id fields are checked at once.
-import { clip, CrmError, CrmHttp } from './http.ts';
+import { z } from 'zod';
+import { clip, CrmError, CrmHttp, documented } from './http.ts';
 import type { ClientContext, CrmClient, MemberOutcome, NoteOutcome } from './providers.ts';
 import { noteText } from './providers.ts';
 
@@ -14,18 +15,25 @@ export const SALESFORCE_FIELD = 'Eurus_Listing_Id__c';
 const BATCH = 200;
 const DATA = `/services/data/${SALESFORCE_VERSION}`;
 
-interface SfError {
-  message?: string;
-  errorCode?: string;
-  statusCode?: string;
-}
-
-interface SaveResult {
-  id?: string | null;
-  success: boolean;
-  created?: boolean;
-  errors?: SfError[];
-}
+// The answers' parts we read, as Salesforce's REST API reference gives them (vendor-specs/salesforce).
+const SF_ERROR = z.looseObject({
+  message: z.string().optional(),
+  errorCode: z.string().optional(),
+  statusCode: z.string().optional(),
+});
+type SfError = z.infer<typeof SF_ERROR>;
+const SAVE_RESULTS = z.array(
+  z.looseObject({
+    id: z.string().nullable().optional(),
+    success: z.boolean(),
+    created: z.boolean().optional(),
+    errors: z.array(SF_ERROR).optional(),
+  }),
+);
+type SaveResult = z.infer<typeof SAVE_RESULTS>[number];
+const DESCRIBE = z.looseObject({
+  fields: z.array(z.looseObject({ name: z.string(), externalId: z.boolean().optional() })),
+});
 
 function reasonOf(errors: SfError[] | undefined): string {
   const list = (errors ?? []).map((e) =>
@@ -76,7 +84,7 @@ export function salesforceClient(ctx: ClientContext): CrmClient {
       const why = reason(answer.body, answer.text);
       return records.map(() => ({ success: false, errors: [{ message: why }] }));
     }
-    return answer.body as SaveResult[];
+    return documented('Salesforce', `the upsert of ${object} records`, SAVE_RESULTS, answer);
   }
 
   return {
@@ -88,7 +96,7 @@ export function salesforceClient(ctx: ClientContext): CrmClient {
       for (const object of ['Account', 'Contact']) {
         const answer = await http.call('GET', `${DATA}/sobjects/${object}/describe`);
         if (answer.status !== 200) refuse(answer.status, answer.body, answer.text);
-        const fields = (answer.body as { fields?: { name: string; externalId?: boolean }[] }).fields ?? [];
+        const fields = documented('Salesforce', `the description of ${object}`, DESCRIBE, answer).fields;
         const field = fields.find((f) => f.name === SALESFORCE_FIELD);
         if (!field?.externalId) {
           throw new CrmError(
@@ -170,7 +178,7 @@ export function salesforceClient(ctx: ClientContext): CrmClient {
         const why = reason(answer.body, answer.text);
         return notes.map((): NoteOutcome => ({ result: 'failed', crmId: null, error: why }));
       }
-      const results = answer.body as SaveResult[];
+      const results = documented('Salesforce', 'the new tasks', SAVE_RESULTS, answer);
       return notes.map((_, i): NoteOutcome => {
         const r = results[i];
         if (!r)
