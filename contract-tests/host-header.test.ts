@@ -9,28 +9,36 @@ import { startTestServers, type TestServers } from './support/server.ts';
 function callWithHost(base: string, path: string, host: string, key: string, body?: unknown) {
   const url = new URL(path, base);
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: payload === undefined ? 'GET' : 'POST',
-        headers: {
-          host,
-          authorization: `Bearer ${key}`,
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+  return new Promise<{ status: number; text: string; headers: Record<string, unknown> }>(
+    (resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          method: payload === undefined ? 'GET' : 'POST',
+          headers: {
+            host,
+            authorization: `Bearer ${key}`,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          },
         },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString(),
+              headers: res.headers,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    },
+  );
 }
 
 describe('URLs handed out ignore the Host header', () => {
@@ -70,6 +78,23 @@ describe('URLs handed out ignore the Host header', () => {
     );
     expect(res.status).toBe(200);
     expect(res.text).toContain(`${servers.urls.directory}/v1/places/photos/`);
+    expect(res.text).not.toContain('evil.example');
+  });
+
+  it("the console page's Content-Security-Policy names configured origins, not the Host sent", async () => {
+    const res = await callWithHost(
+      servers.urls.model!,
+      '/console/keys',
+      'evil.example:8080',
+      servers.adminKey,
+    );
+    expect(res.status).toBe(200);
+    const csp = String(res.headers['content-security-policy']);
+    const port = new URL(servers.urls.directory!).port;
+    expect(csp).toContain(
+      `connect-src 'self' http://localhost:${port} http://127.0.0.1:${port} http://[::1]:${port};`,
+    );
+    expect(csp).not.toContain('evil.example');
     expect(res.text).not.toContain('evil.example');
   });
 });

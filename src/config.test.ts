@@ -47,6 +47,12 @@ describe('configuration', () => {
       limits: { directoryRps: 60 },
     });
     expect(config.webhookRetryScheduleMs).toHaveLength(10);
+    // as the README says: the origin (and host) of MODEL_API_PUBLIC_URL, whose default is localhost
+    expect(config.mcpAllowedOrigins).toEqual(['http://localhost:8080']);
+    expect(config.mcpAllowedHosts).toEqual(['localhost:8080']);
+    expect(loadConfig({ MODEL_API_PUBLIC_URL: 'https://api.example.eu' }).mcpAllowedOrigins).toEqual([
+      'https://api.example.eu',
+    ]);
   });
 
   it('reads each kind of value', () => {

@@ -278,7 +278,7 @@ const port = (fallback: number) =>
 
 const httpUrl = z
   .url({ protocol: /^https?$/ })
-  .transform((raw) => new URL(raw).href.replace(/\/+$/, ''))
+  .transform((raw) => new URL(raw).href.replace(/(?<!\/)\/+$/, ''))
   .optional()
   .describe('must be an http or https URL');
 
@@ -562,10 +562,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     directoryApiUrl: v.DIRECTORY_API_URL,
     modelApiUrl: v.MODEL_API_URL,
     mcpCallTimeoutMs: v.MCP_CALL_TIMEOUT_MS,
-    mcpAllowedOrigins:
-      v.MCP_ALLOWED_ORIGINS ?? (v.MODEL_API_PUBLIC_URL ? [new URL(v.MODEL_API_PUBLIC_URL).origin] : []),
-    mcpAllowedHosts:
-      v.MCP_ALLOWED_HOSTS ?? (v.MODEL_API_PUBLIC_URL ? [new URL(v.MODEL_API_PUBLIC_URL).host] : []),
+    // the origin of MODEL_API_PUBLIC_URL, or of its default (http://localhost:MODEL_API_PORT)
+    mcpAllowedOrigins: v.MCP_ALLOWED_ORIGINS ?? [
+      new URL(v.MODEL_API_PUBLIC_URL ?? `http://localhost:${v.MODEL_API_PORT}`).origin,
+    ],
+    mcpAllowedHosts: v.MCP_ALLOWED_HOSTS ?? [
+      new URL(v.MODEL_API_PUBLIC_URL ?? `http://localhost:${v.MODEL_API_PORT}`).host,
+    ],
     mcpRemotePrivateAddresses: v.MCP_REMOTE_PRIVATE_ADDRESSES || v.OUTBOUND_ALLOW_PRIVATE,
     secretsKey: v.SECRETS_ENCRYPTION_KEY,
     secretsKeyFile: v.SECRETS_KEY_FILE,

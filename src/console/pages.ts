@@ -21,6 +21,24 @@ export interface ConsolePagesOptions {
    * directory this process serves, on the page's own host (the session cookie is per host).
    */
   directoryApi?: () => string | undefined;
+  /** MODEL_API_PUBLIC_URL (or its default): the console's own address as people reach it. */
+  publicModelUrl?: string;
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origins the page may connect to for the directory API, from configuration alone (never the
+ * request's `Host`, which a client chooses): the URL's origin, or for `:port` that port on the
+ * console's public host name and on the loopback names `npm start` is reached by.
+ */
+export function directoryOrigins(directory: string, publicModelUrl = 'http://localhost'): string[] {
+  if (!directory.startsWith(':')) return [new URL(directory).origin];
+  const page = new URL(publicModelUrl);
+  const port = Number(directory.slice(1));
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return [];
+  const names = [page.hostname, ...LOOPBACK_NAMES];
+  return [...new Set(names.map((name) => new URL(`${page.protocol}//${name}:${port}`).origin))];
 }
 
 export function createConsolePages(options: ConsolePagesOptions = {}): Router {
@@ -42,28 +60,24 @@ export function createConsolePages(options: ConsolePagesOptions = {}): Router {
   router.get('/console/app.js', (_req, res) => send(res, 'text/javascript', files.js, 'no-cache'));
   router.get('/console/app.css', (_req, res) => send(res, 'text/css', files.css, 'no-cache'));
   const html = files.html.toString('utf8');
-  router.get(['/console', '/console/{*page}'], (req, res) => {
+  router.get(['/console', '/console/{*page}'], (_req, res) => {
     const directory = options.directoryApi?.();
-    let origin: string | undefined;
+    let origins: string[] = [];
     try {
-      const host = new URL(`http://${req.get('host') ?? 'localhost'}`).hostname;
-      origin = directory?.startsWith(':')
-        ? new URL(`${req.protocol}://${host}${directory}`).origin
-        : directory
-          ? new URL(directory).origin
-          : undefined;
+      origins = directory ? directoryOrigins(directory, options.publicModelUrl) : [];
     } catch {
-      origin = undefined;
+      origins = [];
     }
-    if (!directory || !origin) return send(res, 'text/html; charset=utf-8', files.html, 'no-store');
-    // The page reads the directory API's usage too: that origin, and no other, is connectable.
+    if (!directory || origins.length === 0)
+      return send(res, 'text/html; charset=utf-8', files.html, 'no-store');
+    // The page reads the directory API's usage too: its origins, and no other, are connectable.
     const page = html.replace(
       '</head>',
       `  <meta name="eurus-directory-api" content="${encodeURI(directory)}" />\n  </head>`,
     );
     const csp = HEADERS['Content-Security-Policy'].replace(
       "connect-src 'self'",
-      `connect-src 'self' ${origin}`,
+      `connect-src 'self' ${origins.join(' ')}`,
     );
     send(res, 'text/html; charset=utf-8', Buffer.from(page), 'no-store', csp);
   });

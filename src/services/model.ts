@@ -128,6 +128,7 @@ export async function createModelService(
           const url = options.directoryUrl?.();
           return url ? `:${new URL(url).port}` : undefined;
         },
+        publicModelUrl: platform.config.publicModelUrl,
       }),
       createStatusPages(platform.db),
     ],
