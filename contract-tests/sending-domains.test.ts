@@ -150,6 +150,35 @@ describe.each(await storages())('sending domains on %s', (storage) => {
     expect(after.verified_at).toBeGreaterThan(0);
   });
 
+  it('cannot send from a domain another account verified without proving control itself', async () => {
+    const domain = await addDomain('mail.owned-by-one.test');
+    publishAll(dns, domain);
+    expect((await verify(domain.id)).status).toBe('verified');
+    // another account adds the same name: its own DKIM selector and key, the record that proves it
+    const other = await servers.platform.accounts.createAccount('a second account');
+    const key = await servers.platform.accounts.createKey(other.accountId, {
+      name: 'sales',
+      scopes: ['sales'],
+    });
+    const theirs = createClient({ baseUrl: servers.urls.directory!, auth: key.secret });
+    const added = await createSendingDomain({ client: theirs, body: { domain: 'mail.owned-by-one.test' } });
+    expect(added.response?.status, JSON.stringify(added.error)).toBe(201);
+    expect(added.data!.dkim_selector).not.toBe(domain.dkim_selector);
+    const dkimOf = (d: SendingDomain) => d.dns_records.find((r) => r.purpose === 'dkim')!;
+    expect(dkimOf(added.data!).name).not.toBe(dkimOf(domain).name);
+    expect(dkimOf(added.data!).value).not.toBe(dkimOf(domain).value);
+    // the first account's records, all published, do not verify the second's
+    const checked = await verifySendingDomain({ client: theirs, path: { id: added.data!.id } });
+    expect(checked.data!.status).toBe('pending');
+    expect(stateOf(checked.data!)).toMatchObject({ dkim: 'missing' });
+    await expect(signingOf(servers, added.data!.id)).rejects.toMatchObject({
+      status: 409,
+      code: 'sending_domain_not_verified',
+    });
+    // the first account's domain is untouched
+    expect((await getSendingDomain({ client, path: { id: domain.id } })).data!.status).toBe('verified');
+  });
+
   it('reports a mismatched and a missing record with what was found, and re-verifies', async () => {
     const domain = await addDomain('outreach.weber-elektro.test');
     publishAll(dns, domain);

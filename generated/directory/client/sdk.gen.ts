@@ -290,7 +290,10 @@ export const listSendingDomains = <ThrowOnError extends boolean = false>(options
  * selector of its own for the domain; the private key never leaves our servers and is
  * stored encrypted. A subdomain such as `mail.example.de` keeps your main domain's
  * reputation apart; the reply subdomain `reply.{domain}` must receive no other mail. Then
- * publish the records and call `POST /v1/sending-domains/{id}/verify`. A domain already
+ * publish the records and call `POST /v1/sending-domains/{id}/verify`. The DKIM record is
+ * also the proof that the domain is yours: its selector and key are this addition's alone, so
+ * a name another account added (or verified) verifies for you only once you publish your
+ * own DKIM record, and no account sends from a domain before it has. A domain already
  * added to the project is a 409 (`domain_exists`); a domain longer than 200 characters a
  * 400 (`domain_too_long`: the DKIM record's name would exceed DNS's 253). Requires the
  * `sales` scope.
