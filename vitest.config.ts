@@ -16,6 +16,8 @@ export const ALONE = [
   'contract-tests/slow-clients.test.ts',
   // its 504s are timed against the upstream's delays (1.4 s)
   'contract-tests/upstream-chain.test.ts',
+  // health checks timed (500 ms) while the worst cases run: another file's load would be in them
+  'contract-tests/worst-cases.test.ts',
 ];
 
 /**

@@ -235,6 +235,7 @@ export async function createDirectoryService(
     spec: readSpec('directory'),
     metrics: { registry: platform.metrics.directory, key: platform.config.metricsKey },
     docsPath: 'docs/reference/directory.html',
+    jsonLimit: '1mb', // the spec's request body limit (its info table): no operation takes more
     corsOrigins: platform.config.corsOrigins,
     logger,
     securityHandler: platform.auth.handler,
