@@ -483,7 +483,8 @@ describe.each(STORAGES)('console accounts on %s', (storage: Storage) => {
     expect(older.json?.error?.code).toBe('invalid_token');
     const newer = 'the second mail chose this passphrase';
     expect(
-      (await call(undefined, 'POST', '/v1/password-resets/confirm', { token: links[1], password: newer })).status,
+      (await call(undefined, 'POST', '/v1/password-resets/confirm', { token: links[1], password: newer }))
+        .status,
     ).toBe(200);
     expect((await call({}, 'POST', '/v1/sessions', { email, password: newer })).status).toBe(201);
   });
