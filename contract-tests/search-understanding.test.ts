@@ -132,6 +132,35 @@ describe.each(STORAGES)('understanding q on %s', (storage: Storage) => {
     });
   }
 
+  it('never worse: a reading that finds nothing is let go of step by step, and says so', async () => {
+    // Köpenick is a district of Berlin with no plumber within its 3 km: the whole of Berlin
+    const district = await search({ q: 'Klempner in Köpenick', mode: 'keyword', limit: 20 });
+    expect(district.interpreted?.relaxed).toEqual(['district_to_city']);
+    expect(district.interpreted?.place).toMatchObject({ name: 'Berlin', kind: 'municipality' });
+    expect(district.data.map((h) => h.listing.name)).toEqual(expect.arrayContaining(BERLIN_PLUMBERS));
+    // Potsdam has none within its own radius; Lankwitz's are within 25 km
+    const widened = await search({ q: 'Klempner in Potsdam', mode: 'keyword', limit: 20 });
+    expect(widened.interpreted?.relaxed).toEqual(['radius_widened']);
+    expect(widened.interpreted?.place).toMatchObject({ name: 'Potsdam', radius_km: 25 });
+    expect(widened.data.map((h) => h.listing.name)).toEqual(
+      expect.arrayContaining(['Rohr Richter', 'Haustechnik Koch']),
+    );
+    expect(widened.data.every((h) => h.signals.distance_km! <= 25)).toBe(true);
+    // nothing within 25 km of Inari (Lapland): the trade anywhere, and the next pages keep to it
+    for (const mode of ['keyword', 'hybrid'] as const) {
+      const anywhere = await search({ q: 'Klempner in Inari', mode, limit: 2 });
+      expect(anywhere.interpreted?.relaxed, mode).toEqual(['radius_widened', 'place_dropped']);
+      expect(anywhere.interpreted?.place).toBeNull();
+      expect(anywhere.interpreted?.q).toBe('Klempner');
+      expect(anywhere.data).toHaveLength(2);
+      const next = await search({ q: 'Klempner in Inari', mode, limit: 2, cursor: anywhere.next_cursor! });
+      expect(next.interpreted?.relaxed).toEqual(['radius_widened', 'place_dropped']);
+      expect(next.data.map((h) => h.listing.id)).not.toContain(anywhere.data[0]!.listing.id);
+    }
+    // a reading that finds something is kept as it is
+    expect((await search({ q: 'Klempner in Tegel', mode: 'keyword' })).interpreted?.relaxed).toEqual([]);
+  });
+
   it('a street after "near" is searched around the listings on it', async () => {
     const page = await search({ q: 'Zahnarzt near Marienplatz', mode: 'keyword', limit: 10 });
     expect(page.interpreted?.place).toMatchObject({

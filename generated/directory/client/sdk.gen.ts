@@ -54,6 +54,15 @@ export const getStatus = <ThrowOnError extends boolean = false>(options?: Option
  * the nearest word of the directory is searched instead (one typo from 5 letters, two from 9;
  * shorter words only when nothing else would be found); `interpreted.corrections` lists them.
  *
+ * **Never worse.** A reading is kept only where it finds something. When the first page of
+ * what `q` was read as would be empty, the search lets go of the reading step by step, in a
+ * fixed order, and stops at the first that finds listings: a district becomes its whole
+ * municipality, the place is searched within 25 km, the place is left out (the other words
+ * anywhere), the typos' corrections are dropped, and last the place's words are searched as
+ * words. `interpreted.relaxed` names the steps taken and `interpreted` describes what was
+ * searched in the end; the next pages keep to it. A page is empty only when nothing fits.
+ * Filters given as parameters (`near`, `city`, `country`...) are never relaxed.
+ *
  * **Ranking.** Hits are ordered by `score` (0-1, highest first; ties by listing id), which
  * blends relevance with the trust signals of the listing: 70 % relevance (`keyword`: the
  * full-text match; `semantic`: the similarity of meaning; `hybrid`: both, fused by

@@ -687,6 +687,10 @@ export type SearchInterpretation = {
      * The words of `q` taken for typos and what was searched instead, in the order of `q`.
      */
     corrections: Array<SearchCorrection>;
+    /**
+     * What the search let go of because the reading of `q` found nothing, in the order it tried them (never worse than no reading at all: an empty page only when nothing fits the words): `district_to_city`, the district read as its whole municipality; `radius_widened`, the place searched within 25 km; `place_dropped`, the place's words left out and the rest searched anywhere; `corrections_dropped`, the words searched as typed instead of their corrections; `place_reading_dropped`, the place's words searched as words. `q`, `place` and `corrections` above are what was searched in the end. Empty when the first reading found something.
+     */
+    relaxed: Array<'district_to_city' | 'radius_widened' | 'place_dropped' | 'corrections_dropped' | 'place_reading_dropped'>;
 };
 
 /**

@@ -54,12 +54,13 @@ import {
   similarityOf,
 } from '../vectors.ts';
 import { writeIndexSnapshot } from '../index-snapshot.ts';
+import { municipalityOf } from '../data/gazetteer.ts';
 import { cityNamed, nearestNames, preparePlaceNames } from '../data/place-names.ts';
 import { haversineKm } from '../geo.ts';
 import { typosAllowed } from '../keywords/distance.ts';
 import { isNamePhrase, nearestWord } from '../keywords/vocabulary.ts';
 import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
-import { nearWords, placeInQuery, type PlaceInQuery } from './understand.ts';
+import { nearWords, placeInQuery, radiusFor, type PlaceInQuery } from './understand.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
 import type { Circle } from './near.ts';
 import { Snapshots } from './snapshot.ts';
@@ -300,16 +301,23 @@ export class Search {
           });
     let place = read(typed);
     if (!place && params.near === undefined && params.city === undefined) place = await this.#streetIn(typed);
-    const { text, meaning, corrections } = await this.#corrected(place ? place.text : typed);
+    const uncorrected = place ? place.text : typed;
+    const { text, meaning, corrections } = await this.#corrected(uncorrected);
     // a place misspelt ("Klempner Berln") is read from the corrected words
     if (!place && corrections.length > 0) {
       place = read(text);
       if (place) {
         const fixed = await this.#corrected(place.text);
-        return { q: place.text || undefined, meaning: fixed.meaning || undefined, place, corrections };
+        return {
+          q: place.text || undefined,
+          meaning: fixed.meaning || undefined,
+          place,
+          corrections,
+          uncorrected,
+        };
       }
     }
-    return { q: text || undefined, meaning: meaning || undefined, place, corrections };
+    return { q: text || undefined, meaning: meaning || undefined, place, corrections, uncorrected };
   }
 
   /**
@@ -422,12 +430,52 @@ export class Search {
     );
   }
 
-  /** Runs a search; `now` is the time of the request (hours are evaluated in each listing's zone). */
+  /**
+   * Runs a search; `now` is the time of the request (hours are evaluated in each listing's zone).
+   * Never worse than no reading of `q`: when what `q` was read as finds nothing, the reading is
+   * let go of step by step (`relaxations`) until a page has listings; the next pages keep to the
+   * reading their cursor was made with.
+   */
   async search(params: SearchParams, now: Date, options: ReadOptions): Promise<SearchResults> {
-    const db = this.#db;
-    const mode: SearchMode = params.mode ?? 'hybrid';
     const typed = params.q?.trim() ? params.q : undefined;
     const understood = typed !== undefined ? await this.#understand(typed, params) : undefined;
+    const steps = relaxations(understood, typed);
+    if (params.cursor !== undefined) {
+      const made = steps.find((step) => {
+        try {
+          decodeCursor(params.cursor!, this.#fingerprint(params, step.understood, typed));
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      return this.#searchAs(params, now, options, typed, made ?? steps[0]!);
+    }
+    let result: SearchResults | undefined;
+    for (const step of steps) {
+      result = await this.#searchAs(params, now, options, typed, step);
+      if (result.data.length > 0) break;
+    }
+    return result!;
+  }
+
+  /** The fingerprint a reading's cursors carry. */
+  #fingerprint(params: SearchParams, understood: Understood | undefined, typed: string | undefined): string {
+    const { q, near, radius } = located(params, understood, typed);
+    return fingerprintOf(params, q, near, radius, typed);
+  }
+
+  /** One search, with `q` read as `step` says. */
+  async #searchAs(
+    params: SearchParams,
+    now: Date,
+    options: ReadOptions,
+    typed: string | undefined,
+    step: Relaxation,
+  ): Promise<SearchResults> {
+    const db = this.#db;
+    const mode: SearchMode = params.mode ?? 'hybrid';
+    const understood = step.understood;
     const q = understood ? understood.q : typed;
     /** what the semantic side embeds */
     const meaning = (understood ? understood.meaning : typed) ?? q;
@@ -448,13 +496,7 @@ export class Search {
       throw new BadRequestError('radius_without_near', 'radius_km needs near.', { param: 'radius_km' });
     }
     const limit = params.limit ?? 20;
-    const place = understood?.place;
-    const near = place
-      ? { lat: place.place.lat, lon: place.place.lon }
-      : params.near !== undefined
-        ? parseNear(params.near)
-        : undefined;
-    const radius = place ? place.radiusKm : (params.radius_km ?? 10);
+    const { near, radius } = located(params, understood, typed);
     const city = params.city !== undefined ? await this.#cityFilter(params.city, params.country) : undefined;
     const fingerprint = fingerprintOf(params, q, near, radius, typed);
 
@@ -613,7 +655,7 @@ export class Search {
             })
           : null,
       mode,
-      interpreted: understood ? interpretation(understood) : null,
+      interpreted: understood ? interpretation(understood, step.relaxed) : null,
     };
     this.#rendered?.set(renderKey, { page: result, from: t, until });
     return result;
@@ -628,9 +670,77 @@ interface Understood {
   meaning: string | undefined;
   place: PlaceInQuery | undefined;
   corrections: SearchCorrection[];
+  /** `q` without the place's words, before the typos were corrected */
+  uncorrected: string;
 }
 
-function interpretation(u: Understood): SearchInterpretation {
+type Relaxed = SearchInterpretation['relaxed'][number];
+
+/** A reading of `q` to try, and what was let go of to get to it. */
+interface Relaxation {
+  understood: Understood | undefined;
+  relaxed: Relaxed[];
+}
+
+/** The widest radius a place's name is searched within, relaxed (DESIGN: 25 km). */
+const WIDEST_RADIUS_KM = 25;
+
+/**
+ * The readings of `q` a search tries in turn, each letting go of a little more (DESIGN, fourth
+ * round): the reading itself; a district as its whole municipality; the place within 25 km; no
+ * place (the other words anywhere); the typos as typed; the place's words as words.
+ */
+function relaxations(u: Understood | undefined, typed: string | undefined): Relaxation[] {
+  const steps: Relaxation[] = [{ understood: u, relaxed: [] }];
+  if (!u || typed === undefined) return steps;
+  let current = u;
+  const relaxed: Relaxed[] = [];
+  const take = (next: Understood, step: Relaxed) => {
+    current = next;
+    relaxed.push(step);
+    steps.push({ understood: next, relaxed: [...relaxed] });
+  };
+  const place = u.place;
+  if (place?.kind === 'district') {
+    const town = municipalityOf(place.place);
+    if (town !== place.place) {
+      const city = { ...place, place: town, kind: 'municipality' as const, radiusKm: radiusFor(town) };
+      take({ ...current, place: city }, 'district_to_city');
+    }
+  }
+  if (current.place && current.place.radiusKm < WIDEST_RADIUS_KM)
+    take({ ...current, place: { ...current.place, radiusKm: WIDEST_RADIUS_KM } }, 'radius_widened');
+  if (current.place && current.q !== undefined) take({ ...current, place: undefined }, 'place_dropped');
+  if (current.corrections.length > 0) {
+    const words = current.uncorrected || undefined;
+    take({ ...current, q: words, meaning: words, corrections: [] }, 'corrections_dropped');
+  }
+  if (u.place && (current.place || current.q !== typed)) {
+    take(
+      { q: typed, meaning: typed, place: undefined, corrections: [], uncorrected: typed },
+      'place_reading_dropped',
+    );
+  }
+  return steps;
+}
+
+/** Where a reading searches: the text, and the circle of its place (or of `near`). */
+function located(
+  params: SearchParams,
+  understood: Understood | undefined,
+  typed: string | undefined,
+): { q: string | undefined; near: { lat: number; lon: number } | undefined; radius: number } {
+  const place = understood?.place;
+  const near = place
+    ? { lat: place.place.lat, lon: place.place.lon }
+    : params.near !== undefined
+      ? parseNear(params.near)
+      : undefined;
+  const radius = place ? place.radiusKm : (params.radius_km ?? 10);
+  return { q: understood ? understood.q : typed, near, radius };
+}
+
+function interpretation(u: Understood, relaxed: Relaxed[]): SearchInterpretation {
   const p = u.place;
   return {
     q: u.q ?? null,
@@ -649,6 +759,7 @@ function interpretation(u: Understood): SearchInterpretation {
         }
       : null,
     corrections: u.corrections,
+    relaxed,
   };
 }
 
