@@ -6,6 +6,8 @@
 export const FLOORS = [
   ['platform'],
   ['accounts', 'limits', 'usage', 'mail', 'embeddings', 'status', 'webhooks', 'media'],
+  // what the service knows of people's languages, read by search and the concierge alike
+  ['understanding'],
   ['model', 'console', 'directory'],
   ['agents', 'sales'],
   ['mcp', 'concierge', 'crm'],
@@ -27,13 +29,14 @@ export const MAY_IMPORT = {
   status: ['platform'],
   webhooks: ['platform'],
   media: ['platform'],
+  understanding: ['platform', 'embeddings'],
   model: ['platform', ...SHARED, 'media'],
   console: ['platform', 'accounts', 'limits', 'mail'],
-  directory: ['platform', ...SHARED],
+  directory: ['platform', ...SHARED, 'understanding'],
   agents: ['platform', 'limits', 'usage', 'model'],
   sales: ['platform', ...SHARED, 'webhooks', 'console', 'directory'],
   mcp: ['platform', 'agents'],
-  concierge: ['platform', ...SHARED, 'webhooks', 'console', 'directory', 'sales'],
+  concierge: ['platform', ...SHARED, 'understanding', 'webhooks', 'console', 'directory', 'sales'],
   crm: ['platform', ...SHARED, 'webhooks', 'sales'],
   // composes every feature's account-data part (export, erasure, retention)
   privacy: [

@@ -159,6 +159,13 @@ describe.each(STORAGES)('understanding q on %s', (storage: Storage) => {
     }
     // a reading that finds something is kept as it is
     expect((await search({ q: 'Klempner in Tegel', mode: 'keyword' })).interpreted?.relaxed).toEqual([]);
+    // the words a sentence is built with are no listing's words
+    for (const q of ["I'm looking for a good plumber in Berlin", 'where can I find a plumber in Berlin?']) {
+      const sentence = await search({ q, mode: 'keyword', limit: 20 });
+      expect(sentence.interpreted?.relaxed, q).toEqual(['function_words_dropped']);
+      expect(sentence.interpreted?.q, q).toBe('plumber');
+      expect(sentence.data.map((h) => h.listing.name)).toEqual(expect.arrayContaining(BERLIN_PLUMBERS));
+    }
   });
 
   it('a street after "near" is searched around the listings on it', async () => {

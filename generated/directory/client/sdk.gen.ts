@@ -56,7 +56,8 @@ export const getStatus = <ThrowOnError extends boolean = false>(options?: Option
  *
  * **Never worse.** A reading is kept only where it finds something. When the first page of
  * what `q` was read as would be empty, the search lets go of the reading step by step, in a
- * fixed order, and stops at the first that finds listings: a district becomes its whole
+ * fixed order, and stops at the first that finds listings: the words a sentence is built
+ * with ("I'm looking for a good", "wo finde ich", "je cherche un") are left out, a district becomes its whole
  * municipality, the place is searched within 25 km, the place is left out (the other words
  * anywhere), the typos' corrections are dropped, and last the place's words are searched as
  * words. `interpreted.relaxed` names the steps taken and `interpreted` describes what was

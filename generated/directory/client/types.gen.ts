@@ -688,9 +688,9 @@ export type SearchInterpretation = {
      */
     corrections: Array<SearchCorrection>;
     /**
-     * What the search let go of because the reading of `q` found nothing, in the order it tried them (never worse than no reading at all: an empty page only when nothing fits the words): `district_to_city`, the district read as its whole municipality; `radius_widened`, the place searched within 25 km; `place_dropped`, the place's words left out and the rest searched anywhere; `corrections_dropped`, the words searched as typed instead of their corrections; `place_reading_dropped`, the place's words searched as words. `q`, `place` and `corrections` above are what was searched in the end. Empty when the first reading found something.
+     * What the search let go of because the reading of `q` found nothing, in the order it tried them (never worse than no reading at all: an empty page only when nothing fits the words): `function_words_dropped`, the words a sentence is built with ("I'm looking for a good", "wo finde ich") left out of the keyword search, in any EU language; `district_to_city`, the district read as its whole municipality; `radius_widened`, the place searched within 25 km; `place_dropped`, the place's words left out and the rest searched anywhere; `corrections_dropped`, the words searched as typed instead of their corrections; `place_reading_dropped`, the place's words searched as words. `q`, `place` and `corrections` above are what was searched in the end. Empty when the first reading found something.
      */
-    relaxed: Array<'district_to_city' | 'radius_widened' | 'place_dropped' | 'corrections_dropped' | 'place_reading_dropped'>;
+    relaxed: Array<'function_words_dropped' | 'district_to_city' | 'radius_widened' | 'place_dropped' | 'corrections_dropped' | 'place_reading_dropped'>;
 };
 
 /**

@@ -54,6 +54,7 @@ import {
   similarityOf,
 } from '../vectors.ts';
 import { writeIndexSnapshot } from '../index-snapshot.ts';
+import { functionWordOf, withoutFunctionWords } from '../../understanding/function-words.ts';
 import { municipalityOf } from '../data/gazetteer.ts';
 import { cityNamed, nearestNames, preparePlaceNames } from '../data/place-names.ts';
 import { haversineKm } from '../geo.ts';
@@ -301,6 +302,8 @@ export class Search {
           });
     let place = read(typed);
     if (!place && params.near === undefined && params.city === undefined) place = await this.#streetIn(typed);
+    // what is searched when no reading is kept: the words, without those a sentence is built with
+    const words = contentWords(typed);
     const uncorrected = place ? place.text : typed;
     const { text, meaning, corrections } = await this.#corrected(uncorrected);
     // a place misspelt ("Klempner Berln") is read from the corrected words
@@ -314,10 +317,11 @@ export class Search {
           place,
           corrections,
           uncorrected,
+          words,
         };
       }
     }
-    return { q: text || undefined, meaning: meaning || undefined, place, corrections, uncorrected };
+    return { q: text || undefined, meaning: meaning || undefined, place, corrections, uncorrected, words };
   }
 
   /**
@@ -390,7 +394,14 @@ export class Search {
     const words = [...text.matchAll(/[\p{L}\p{N}]+/gu)];
     for (const m of words.slice(0, 32).reverse()) {
       const word = foldText(m[0]);
-      if (word.length < 3 || /\d/.test(word) || keywords.postings.has(word)) continue;
+      // a word some lexicon knows is no typo (a function word of any language)
+      if (
+        word.length < 3 ||
+        /\d/.test(word) ||
+        keywords.postings.has(word) ||
+        functionWordOf(word).length > 0
+      )
+        continue;
       const lexemes = plainLexemes(await this.#tsqueriesOf(word)) ?? [];
       if (lexemes.length === 0 || lexemes.some((l) => keywords.postings.has(l))) continue;
       // a word of 3 or 4 letters alone (`bakr`) one typo: else it finds nothing at all
@@ -672,7 +683,13 @@ interface Understood {
   corrections: SearchCorrection[];
   /** `q` without the place's words, before the typos were corrected */
   uncorrected: string;
+  /** `q` without its function words: what is searched when no reading of it is kept */
+  words: string;
 }
+
+/** `text` without the function words of any EU language, a trade's words kept ("I'm looking for a plumber" -> "plumber"). */
+const contentWords = (text: string): string =>
+  withoutFunctionWords(text, (word) => conceptsOf(word).size > 0);
 
 type Relaxed = SearchInterpretation['relaxed'][number];
 
@@ -700,6 +717,14 @@ function relaxations(u: Understood | undefined, typed: string | undefined): Rela
     relaxed.push(step);
     steps.push({ understood: next, relaxed: [...relaxed] });
   };
+  // the words a sentence is built with ("I'm looking for a good ...") first: they name nothing
+  // a listing is, and a keyword search that asks for every word finds nothing with them
+  const content = current.q !== undefined ? contentWords(current.q) : undefined;
+  if (content !== undefined && content !== current.q)
+    take(
+      { ...current, q: content, uncorrected: contentWords(current.uncorrected) },
+      'function_words_dropped',
+    );
   const place = u.place;
   if (place?.kind === 'district') {
     const town = municipalityOf(place.place);
@@ -715,9 +740,9 @@ function relaxations(u: Understood | undefined, typed: string | undefined): Rela
     const words = current.uncorrected || undefined;
     take({ ...current, q: words, meaning: words, corrections: [] }, 'corrections_dropped');
   }
-  if (u.place && (current.place || current.q !== typed)) {
+  if (u.place && (current.place || current.q !== u.words)) {
     take(
-      { q: typed, meaning: typed, place: undefined, corrections: [], uncorrected: typed },
+      { q: u.words, meaning: typed, place: undefined, corrections: [], uncorrected: u.words, words: u.words },
       'place_reading_dropped',
     );
   }
