@@ -22,8 +22,44 @@ const CURRENCIES: [RegExp, string][] = [
 // a currency word stands on its own: "environ 30" is not "ron 30"
 export const CURRENCY = String.raw`€|£|US\$|\$|лв|(?<![\p{L}])(?:EUR\b|Euros?(?![\p{L}])|euros?(?![\p{L}])|zł|zl(?![\p{L}])|PLN|złotych|Kč|CZK|Ft(?![\p{L}])|HUF|lei(?![\p{L}])|RON(?![\p{L}])|SEK|DKK|kr\.?(?![\p{L}])|BGN|CHF|GBP|USD)`;
 
-/** A number as written, thousands grouped by `.`, `,`, a space or `'`, two decimals at most. */
-export const NUMBER = String.raw`(?<!\d)\d{1,3}(?:[.,  ’']\d{3})+(?:[.,]\d{1,2})?(?!\d)|(?<!\d)\d+(?:[.,]\d{1,2})?(?!\d)`;
+/**
+ * The locales whose numbers providers write: the EU's official languages (with Austria's,
+ * Belgium's and Luxembourg's variants), and Switzerland's and Liechtenstein's.
+ */
+const NUMBER_LOCALES = [
+  'bg', 'cs', 'da', 'de', 'de-AT', 'de-LU', 'el', 'en-IE', 'es', 'et', 'fi', 'fr', 'fr-BE', 'fr-LU',
+  'ga', 'hr', 'hu', 'it', 'lb', 'lt', 'lv', 'mt', 'nl', 'nl-BE', 'pl', 'pt', 'ro', 'sk', 'sl', 'sv',
+  'de-CH', 'fr-CH', 'it-CH', 'de-LI',
+]; // prettier-ignore
+
+/**
+ * Every sign that groups thousands in those locales, from CLDR's data as the runtime's Intl holds
+ * it (`.`, `,`, the no-break space U+00A0 of German in Austria, Polish, Swedish..., the narrow
+ * no-break space U+202F of French, the apostrophe of Switzerland), and what people type in their
+ * place: a space, a thin space, a right single quote. "2 150,00 € TTC" written by a French mail
+ * client (U+202F) was read as 150.00.
+ */
+export const GROUP_SIGNS: readonly string[] = [
+  ...new Set([
+    ...NUMBER_LOCALES.flatMap((locale) =>
+      new Intl.NumberFormat(locale, { useGrouping: 'always' })
+        .formatToParts(1234567)
+        .filter((part) => part.type === 'group')
+        .map((part) => part.value),
+    ),
+    ' ',
+    '\u2009',
+    '’',
+    "'",
+  ]),
+];
+const GROUP = GROUP_SIGNS.map((sign) => (sign === '.' ? '\\.' : sign)).join('');
+/** The group signs that are spaces (a space stands for them when a number is parsed). */
+const SPACE_GROUPS = new RegExp(`[${GROUP_SIGNS.filter((sign) => /\s/.test(sign)).join('')}]`, 'g');
+const APOSTROPHE_GROUPS = /['’]/g;
+
+/** A number as written, thousands grouped by any of GROUP_SIGNS, two decimals at most. */
+export const NUMBER = String.raw`(?<!\d)\d{1,3}(?:[${GROUP}]\d{3})+(?:[.,]\d{1,2})?(?!\d)|(?<!\d)\d+(?:[.,]\d{1,2})?(?!\d)`;
 
 /** `,-` or `,--` after a whole amount (German and Austrian prices: `289,-`). */
 const DASHES = String.raw`(?:[.,][-–]{1,2})?`;
@@ -60,7 +96,8 @@ export function countryCurrency(country: string | null | undefined): string {
 export function parseAmount(written: string): string | null {
   const text = written
     .replace(/[.,][-–]{1,2}$/, '')
-    .replace(/[  ’']/g, (c) => (c === "'" || c === '’' ? '' : ' '))
+    .replace(APOSTROPHE_GROUPS, '')
+    .replace(SPACE_GROUPS, ' ')
     .trim();
   let whole: string;
   let fraction = '';

@@ -9,6 +9,21 @@ describe('reading a provider answer', () => {
       ['6.480,00', '6,480.00', '7 020', '7020', '7.020', '1.234.567,5', '99,9', "1'250.00"].map(parseAmount),
     ).toEqual(['6480.00', '6480.00', '7020.00', '7020.00', '7020.00', '1234567.50', '99.90', '1250.00']);
     expect(parseAmount('12.34.5')).toBeNull();
+    // every grouping sign of CLDR's EU locales: no-break space, narrow no-break space, apostrophes
+    expect(
+      ['2\u00a0150,00', '2\u202f150,00', '2\u2009150,00', '2’150.00', '2 150,00'].map(parseAmount),
+    ).toEqual(Array(5).fill('2150.00'));
+  });
+
+  it('reads "2 150,00 € TTC" as French mail clients write it, whatever space groups it', () => {
+    for (const space of ['\u00a0', '\u202f', ' ']) {
+      const reading = readQuote(
+        `Bonjour, notre devis : 2${space}150,00\u00a0€ TTC, disponible le 14/12/2026.`,
+        today,
+        'FR',
+      );
+      expect(reading, JSON.stringify(space)).toMatchObject({ amount: '2150.00', currency: 'EUR' });
+    }
   });
 
   it('reads the price, the first day and the conditions, in several languages', () => {
