@@ -114,6 +114,43 @@ describe.each(STORAGES)('chat completions on %s', (storage: Storage) => {
     expect(received.length).toBeGreaterThan(3);
   });
 
+  it("takes a tool message with the tool's name, as LangChain sends its loop's second call", async () => {
+    const res = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${servers.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'queen',
+        messages: [
+          { role: 'user', content: 'What is the weather in Lisbon?' },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' },
+              },
+            ],
+          },
+          { role: 'tool', name: 'get_weather', tool_call_id: 'call_1', content: '21 °C and sunny' },
+        ],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'get_weather',
+              parameters: { type: 'object', properties: { city: { type: 'string' } } },
+            },
+          },
+        ],
+      }),
+    });
+    const body = (await res.json()) as { usage?: { prompt_tokens: number } };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(responseValidator(chatOp, '200')(body)).toBe(true);
+  });
+
   it('answers 400 context_length_exceeded with both counts, before dispatch', async () => {
     const client = createClient({ baseUrl: base, auth: servers.adminKey });
     const res = await createChatCompletion({

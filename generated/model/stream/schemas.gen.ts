@@ -572,6 +572,12 @@ export const ChatCompletionRequestToolMessageSchema = {
             type: 'string',
             minLength: 1,
             maxLength: 128
+        },
+        name: {
+            description: 'The name of the tool that answered, as LangChain and other clients send it (OpenAI accepts it too); counted with the message like the other roles\' names, and otherwise unused.',
+            type: 'string',
+            minLength: 1,
+            maxLength: 64
         }
     }
 } as const;

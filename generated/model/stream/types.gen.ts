@@ -321,6 +321,10 @@ export type ChatCompletionRequestToolMessage = {
      * The id of the tool call this message answers.
      */
     tool_call_id: string;
+    /**
+     * The name of the tool that answered, as LangChain and other clients send it (OpenAI accepts it too); counted with the message like the other roles' names, and otherwise unused.
+     */
+    name?: string;
 };
 
 /**
