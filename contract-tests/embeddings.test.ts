@@ -158,15 +158,25 @@ describe.each(STORAGES)('embeddings on %s', (storage: Storage) => {
     expect(countTokens(long)).toBeGreaterThan(16000);
     expect(tooLong.message).toContain('input 1 holds more than 16000 tokens');
 
-    // an empty input, a model that does not embed, too many dimensions, an unknown field
-    for (const body of [
-      { input: '' },
-      { input: 'x', model: 'voice' },
-      { input: 'x', dimensions: 385 },
-      { input: 'x', colour: 'red' },
-    ]) {
+    // an empty input, too many dimensions, an unknown field
+    for (const body of [{ input: '' }, { input: 'x', dimensions: 385 }, { input: 'x', colour: 'red' }]) {
       await expectError('model', await post(body), 400, 'invalid_request_error', 'validation_failed');
     }
+    // a model of the catalogue that does not embed, and one the catalogue lacks (OpenAI's 404)
+    await expectError(
+      'model',
+      await post({ input: 'x', model: 'voice' }),
+      400,
+      'invalid_request_error',
+      'model_not_supported',
+    );
+    await expectError(
+      'model',
+      await post({ input: 'x', model: 'text-embedding-3-small' }),
+      404,
+      'invalid_request_error',
+      'model_not_found',
+    );
     await flushUsage(servers.platform.db);
     const after = await servers.platform.db.query<{ n: string }>(
       `select count(*) as n from usage_records where endpoint = '/v1/embeddings'`,

@@ -133,6 +133,20 @@ describe('the official openai npm SDK', () => {
     expect((denied as InstanceType<typeof OpenAI.APIError>).code).toBe('insufficient_scope');
 
     await expect(openai.models.retrieve('emperor')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    // an unknown model on every operation that takes one: 404 model_not_found, as OpenAI answers
+    const unknown = [
+      openai.chat.completions.create({ model: 'emperor', messages: [{ role: 'user', content: 'hi' }] }),
+      openai.embeddings.create({ model: 'emperor', input: 'hi' }),
+      openai.images.generate({ model: 'emperor', prompt: 'a lighthouse' }),
+      openai.audio.speech.create({ model: 'emperor', voice: 'alloy', input: 'hi' }),
+      openai.responses.create({ model: 'emperor', input: 'hi' }),
+    ];
+    for (const call of unknown) {
+      const error = await call.then(() => undefined).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('model_not_found');
+      expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('model');
+    }
 
     // 1,000,000 tokens a minute: reserving 190,000 completion tokens a call runs out on the sixth.
     let limitedError: unknown;

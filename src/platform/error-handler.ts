@@ -25,6 +25,32 @@ interface HttpLikeError {
   path?: string;
 }
 
+/** The catalogue's model ids, as the spec's `ModelId` schema lists them (none in a spec without it). */
+const catalogues = new WeakMap<object, Set<string>>();
+function catalogueOf(spec: Spec | undefined): Set<string> {
+  if (spec === undefined) return new Set();
+  let ids = catalogues.get(spec);
+  if (ids === undefined) {
+    const schemas = (spec.components as { schemas?: Record<string, { enum?: unknown[] }> } | undefined)
+      ?.schemas;
+    ids = new Set((schemas?.ModelId?.enum ?? []).filter((id): id is string => typeof id === 'string'));
+    catalogues.set(spec, ids);
+  }
+  return ids;
+}
+
+/** The model a request named when the validator refused it for being none of the operation's models. */
+function refusedModel(err: HttpLikeError, req: Request): string | undefined {
+  const refused = err.errors?.some(
+    (e) =>
+      (e.path === '/body/model' || e.path === '/query/model') &&
+      (e.errorCode === 'enum.openapi.validation' || /allowed values/.test(e.message ?? '')),
+  );
+  if (!refused) return undefined;
+  const named = (req.body as { model?: unknown } | undefined)?.model ?? req.query.model;
+  return typeof named === 'string' ? named.slice(0, 200) : undefined;
+}
+
 // "/body/messages/0/role" -> "messages[0].role"; "/query/limit" -> "limit"
 export function paramFromPath(path: string | undefined): string | null {
   if (!path) return null;
@@ -131,6 +157,25 @@ export function toApiError(raw: unknown, req: Request, res?: Response, spec?: Sp
   const firstPath = err.errors?.[0]?.path;
   switch (status) {
     case 400: {
+      // a model the catalogue lacks is a 404 model_not_found, as OpenAI answers it (clients branch
+      // on NotFoundError); the spec keeps its enum for generators
+      const model = refusedModel(err, req);
+      if (model !== undefined && !catalogueOf(spec).has(model)) {
+        return new ApiError(
+          404,
+          'model_not_found',
+          `The model '${model}' does not exist. Call GET /v1/models for the catalogue.`,
+          { param: 'model' },
+        );
+      }
+      if (model !== undefined) {
+        return new ApiError(
+          400,
+          'model_not_supported',
+          `Model '${model}' does not serve ${req.method} ${req.path}; see GET /v1/models for what each model serves.`,
+          { param: 'model' },
+        );
+      }
       const param = paramFromPath(firstPath);
       // A malformed cursor is the same mistake as a forged one, whichever check caught it.
       if (param === 'cursor') {

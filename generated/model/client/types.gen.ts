@@ -4956,6 +4956,10 @@ export type CreateChatCompletionErrors = {
      */
     403: ErrorResponse;
     /**
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
+     */
+    404: ErrorResponse;
+    /**
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
     409: ErrorResponse;
@@ -5022,6 +5026,10 @@ export type CreateEmbeddingErrors = {
      * The key is valid but lacks the scope this operation needs; the message names it.
      */
     403: ErrorResponse;
+    /**
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
+     */
+    404: ErrorResponse;
     /**
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
@@ -6055,6 +6063,10 @@ export type CreateImageErrors = {
      */
     403: ErrorResponse;
     /**
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
+     */
+    404: ErrorResponse;
+    /**
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
     409: ErrorResponse;
@@ -6169,6 +6181,10 @@ export type CreateSpeechErrors = {
      */
     403: ErrorResponse;
     /**
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
+     */
+    404: ErrorResponse;
+    /**
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
     409: ErrorResponse;
@@ -6235,6 +6251,10 @@ export type CreateTranscriptionErrors = {
      * The key is valid but lacks the scope this operation needs; the message names it.
      */
     403: ErrorResponse;
+    /**
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
+     */
+    404: ErrorResponse;
     /**
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
@@ -6323,7 +6343,7 @@ export type GetModelErrors = {
      */
     401: ErrorResponse;
     /**
-     * No model with this id exists in the catalogue (`model_not_found`); call `GET /v1/models` for the list.
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
      */
     404: ErrorResponse;
     /**

@@ -4940,6 +4940,10 @@ export type CreateChatCompletionErrors = {
      */
     403: ErrorResponse;
     /**
+     * No model with this id exists in the catalogue (`model_not_found`, OpenAI's code and status; the `model` enum stays in the schema for generators); call `GET /v1/models` for the list.
+     */
+    404: ErrorResponse;
+    /**
      * The request conflicts with the current state, or an `Idempotency-Key` was reused with another body.
      */
     409: ErrorResponse;
