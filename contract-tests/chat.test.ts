@@ -8,6 +8,7 @@ import { createChatCompletion as streamChatCompletion } from '../generated/model
 import { createClient as createStreamClient } from '../generated/model/stream/client/index.ts';
 import { type Storage, startTestServers, storages, type TestServers } from './support/server.ts';
 import { componentValidator, explain, operations, responseValidator } from './support/spec.ts';
+import { resetText } from '../src/limits/middleware.ts';
 import { flushUsage } from '../src/platform/metering.ts';
 
 const STORAGES = await storages();
@@ -60,6 +61,26 @@ describe.each(STORAGES)('chat completions on %s', (storage: Storage) => {
       /^"requests";q=\d+;w=60, "tokens";q=\d+;w=60$/,
     );
     expect(res.response?.headers.get('ratelimit')).toMatch(/^"requests";r=\d+;t=\d+, "tokens";r=\d+;t=\d+$/);
+    // the same numbers under OpenAI's names, which clients and routers written against it read
+    const h = res.response!.headers;
+    const [, rpm, tpm] = /"requests";q=(\d+);w=60, "tokens";q=(\d+)/.exec(h.get('ratelimit-policy')!)!;
+    const [, requestsLeft, requestsReset, tokensLeft, tokensReset] =
+      /"requests";r=(\d+);t=(\d+), "tokens";r=(\d+);t=(\d+)/.exec(h.get('ratelimit')!)!;
+    expect({
+      limitRequests: h.get('x-ratelimit-limit-requests'),
+      remainingRequests: h.get('x-ratelimit-remaining-requests'),
+      resetRequests: h.get('x-ratelimit-reset-requests'),
+      limitTokens: h.get('x-ratelimit-limit-tokens'),
+      remainingTokens: h.get('x-ratelimit-remaining-tokens'),
+      resetTokens: h.get('x-ratelimit-reset-tokens'),
+    }).toEqual({
+      limitRequests: rpm,
+      remainingRequests: requestsLeft,
+      resetRequests: resetText(Number(requestsReset)),
+      limitTokens: tpm,
+      remainingTokens: tokensLeft,
+      resetTokens: resetText(Number(tokensReset)),
+    });
   });
 
   it('streams SSE chunks that match the chunk schema, ends with [DONE], and bills as buffered does', async () => {

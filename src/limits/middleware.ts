@@ -1,5 +1,7 @@
 // Rate limiting as middleware: after authentication (it needs the key), before the routers.
-// Every limited response carries RateLimit-Policy and RateLimit; a refusal is a 429 with
+// Every limited response carries RateLimit-Policy and RateLimit, and the same numbers under
+// OpenAI's names (x-ratelimit-limit-requests, x-ratelimit-remaining-tokens, x-ratelimit-reset-...)
+// that clients and routers written against OpenAI read; a refusal is a 429 with
 // Retry-After and retry-after-ms, and x-should-retry: false when waiting cannot help.
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimitError } from '../platform/errors.ts';
@@ -12,27 +14,52 @@ declare global {
     interface Locals {
       /** The request's buckets as the rate limit left them (a token reservation adds its own). */
       rateLimitStates?: BucketState[];
-      /** Those states as the two headers' values, made once for the reservations that add to them. */
-      rateLimitHeaders?: { policy: string; limit: string };
+      /** Those states as the headers' values, made once for the reservations that add to them. */
+      rateLimitHeaders?: RateLimitHeaders;
     }
   }
 }
 
-function headerValues(states: BucketState[]): { policy: string; limit: string } {
+interface RateLimitHeaders {
+  policy: string;
+  limit: string;
+  /** OpenAI's names for the same numbers: `x-ratelimit-limit-requests`, `-remaining-`, `-reset-`. */
+  openai: [string, string][];
+}
+
+/** Seconds as OpenAI writes a reset: `1s`, `6m0s`, `1h0m0s`. */
+export function resetText(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60}s`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m${s % 60}s`;
+}
+
+function headerValues(states: BucketState[]): RateLimitHeaders {
   let policy = '';
   let limit = '';
+  const openai: [string, string][] = [];
   for (const s of states) {
     const sep = policy === '' ? '' : ', ';
     policy += `${sep}"${s.bucket.name}";q=${s.bucket.quota};w=${s.bucket.window}`;
     limit += `${sep}"${s.bucket.name}";r=${s.remaining};t=${s.resetSeconds}`;
+    openai.push(
+      [`x-ratelimit-limit-${s.bucket.name}`, String(s.bucket.quota)],
+      [`x-ratelimit-remaining-${s.bucket.name}`, String(s.remaining)],
+      [`x-ratelimit-reset-${s.bucket.name}`, resetText(s.resetSeconds)],
+    );
   }
-  return { policy, limit };
+  return { policy, limit, openai };
+}
+
+function writeHeaders(res: Response, headers: RateLimitHeaders): void {
+  res.setHeader('RateLimit-Policy', headers.policy);
+  res.setHeader('RateLimit', headers.limit);
+  for (const [name, value] of headers.openai) res.setHeader(name, value);
 }
 
 export function setRateLimitHeaders(res: Response, states: BucketState[]): void {
-  const { policy, limit } = headerValues(states);
-  res.setHeader('RateLimit-Policy', policy);
-  res.setHeader('RateLimit', limit);
+  writeHeaders(res, headerValues(states));
 }
 
 /** The request's buckets (the middleware's) and `added` in the headers, the former as made once. */
@@ -41,8 +68,11 @@ function addRateLimitHeaders(res: Response, added: BucketState[]): void {
   if (request === undefined || request.policy === '') return setRateLimitHeaders(res, added);
   if (added.length === 0) return setRateLimitHeaders(res, res.locals.rateLimitStates ?? []);
   const more = headerValues(added);
-  res.setHeader('RateLimit-Policy', `${request.policy}, ${more.policy}`);
-  res.setHeader('RateLimit', `${request.limit}, ${more.limit}`);
+  writeHeaders(res, {
+    policy: `${request.policy}, ${more.policy}`,
+    limit: `${request.limit}, ${more.limit}`,
+    openai: [...request.openai, ...more.openai],
+  });
 }
 
 export function refusal(result: TakeResult, what: string): RateLimitError {
@@ -143,8 +173,7 @@ export function rateLimit(
     try {
       const result = await limiter.take(chosen.key, chosen.buckets);
       const headers = headerValues(result.states);
-      res.setHeader('RateLimit-Policy', headers.policy);
-      res.setHeader('RateLimit', headers.limit);
+      writeHeaders(res, headers);
       res.locals.rateLimitStates = result.states;
       res.locals.rateLimitHeaders = headers;
       next(result.ok ? undefined : refusal(result, chosen.what));

@@ -11,6 +11,10 @@ export const EXPOSED_HEADERS = [
   'x-request-id',
   'RateLimit',
   'RateLimit-Policy',
+  // the same numbers under OpenAI's names (src/limits/middleware.ts)
+  ...['requests', 'tokens'].flatMap((b) =>
+    ['limit', 'remaining', 'reset'].map((k) => `x-ratelimit-${k}-${b}`),
+  ),
   'Retry-After',
   'retry-after-ms',
   'x-should-retry',
