@@ -172,6 +172,33 @@ describe.each(STORAGES)('chat completions on %s', (storage: Storage) => {
     expect(responseValidator(chatOp, '200')(body)).toBe(true);
   });
 
+  it('streams structured output in pieces, each a prefix of the JSON that ends schema-valid', async () => {
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, plumbers: { type: 'integer' }, open: { type: 'boolean' } },
+      required: ['city', 'plumbers', 'open'],
+      additionalProperties: false,
+    };
+    const { res, text } = await rawStream(base, servers.adminKey, {
+      model: 'queen',
+      messages: [{ role: 'user', content: 'How many plumbers are there in Lisbon, and are they open?' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'count', schema, strict: true } },
+    });
+    expect(res.status).toBe(200);
+    const deltas = events(text)
+      .filter((e) => e !== '[DONE]')
+      .map((e) => (JSON.parse(e) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content)
+      .filter((c): c is string => typeof c === 'string' && c !== '');
+    expect(deltas.length).toBeGreaterThan(2);
+    const whole = deltas.join('');
+    let sofar = '';
+    for (const d of deltas) expect(whole.startsWith((sofar += d))).toBe(true);
+    const parsed = JSON.parse(whole) as Record<string, unknown>;
+    expect(Object.keys(parsed).sort()).toEqual(['city', 'open', 'plumbers']);
+    expect(typeof parsed.city).toBe('string');
+    expect(Number.isInteger(parsed.plumbers)).toBe(true);
+  });
+
   it('answers 400 context_length_exceeded with both counts, before dispatch', async () => {
     const client = createClient({ baseUrl: base, auth: servers.adminKey });
     const res = await createChatCompletion({

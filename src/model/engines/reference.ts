@@ -626,6 +626,10 @@ export class ReferenceEngine implements Engine {
       return;
     }
 
+    // structured output streams in pieces as tool arguments do (its JSON has no spaces to cut at):
+    // each chunk so far a prefix of the JSON text that ends as the object
+    const format = request.response_format?.type;
+    const contentPieces = format === 'json_schema' || format === 'json_object' ? argumentPieces : pieces;
     // per choice: its deltas, then its finish; choices are interleaved as a real server does
     const queues: EngineEvent[][] = choices.map((choice, index) => {
       const events: EngineEvent[] = [];
@@ -645,7 +649,7 @@ export class ReferenceEngine implements Engine {
           );
         });
       });
-      for (const piece of pieces(choice.content))
+      for (const piece of choice.content === '' ? [] : contentPieces(choice.content))
         events.push({ type: 'content', choice: index, text: piece });
       events.push({ type: 'finish', choice: index, reason: choice.finish });
       return events;
