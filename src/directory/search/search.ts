@@ -9,13 +9,12 @@
 //
 // One Search is made per database (createSearch) and holds what it keeps for it. Its parts:
 // cursor.ts, snapshot.ts, memory.ts (ranking in memory) with fusion.ts (hybrid), sql.ts (the
-// SQL path), score.ts (the formula), ../geo.ts (distances).
+// SQL path), score.ts (the formula), readings.ts (the readings of q a search tries, never
+// worse), ../geo.ts (distances).
 import { LRUCache } from 'lru-cache';
 import type {
-  CountryCode,
   SearchCorrection,
   SearchHit,
-  SearchInterpretation,
   SearchMode,
   SearchResults,
 } from '../../../generated/directory/client/types.gen.ts';
@@ -54,14 +53,21 @@ import {
   similarityOf,
 } from '../vectors.ts';
 import { writeIndexSnapshot } from '../index-snapshot.ts';
-import { functionWordOf, withoutFunctionWords } from '../../understanding/function-words.ts';
-import { municipalityOf } from '../data/gazetteer.ts';
+import { functionWordOf } from '../../understanding/function-words.ts';
 import { cityNamed, nearestNames, preparePlaceNames } from '../data/place-names.ts';
 import { haversineKm } from '../geo.ts';
 import { typosAllowed } from '../keywords/distance.ts';
 import { isNamePhrase, nearestWord } from '../keywords/vocabulary.ts';
 import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
-import { nearWords, placeInQuery, radiusFor, type PlaceInQuery } from './understand.ts';
+import {
+  contentWords,
+  interpretation,
+  located,
+  type Relaxation,
+  relaxations,
+  type Understood,
+} from './readings.ts';
+import { nearWords, placeInQuery, type PlaceInQuery } from './understand.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
 import type { Circle } from './near.ts';
 import { Snapshots } from './snapshot.ts';
@@ -671,131 +677,6 @@ export class Search {
     this.#rendered?.set(renderKey, { page: result, from: t, until });
     return result;
   }
-}
-
-/** What a search understood of `q`: the text searched, the place read out of it, the typos. */
-interface Understood {
-  /** what the keyword side searches */
-  q: string | undefined;
-  /** what the semantic side embeds: corrections that mean something only */
-  meaning: string | undefined;
-  place: PlaceInQuery | undefined;
-  corrections: SearchCorrection[];
-  /** `q` without the place's words, before the typos were corrected */
-  uncorrected: string;
-  /** `q` without its function words: what is searched when no reading of it is kept */
-  words: string;
-}
-
-/** `text` without the function words of any EU language, a trade's words kept ("I'm looking for a plumber" -> "plumber"). */
-const contentWords = (text: string): string =>
-  withoutFunctionWords(text, (word) => conceptsOf(word).size > 0);
-
-type Relaxed = SearchInterpretation['relaxed'][number];
-
-/** A reading of `q` to try, and what was let go of to get to it. */
-interface Relaxation {
-  understood: Understood | undefined;
-  relaxed: Relaxed[];
-}
-
-/** The widest radius a place's name is searched within, relaxed (DESIGN: 25 km). */
-const WIDEST_RADIUS_KM = 25;
-
-/**
- * The readings of `q` a search tries in turn, each letting go of a little more (DESIGN, fourth
- * round): the reading itself; a district as its whole municipality; the place within 25 km; no
- * place (the other words anywhere); the typos as typed; the place's words as words.
- */
-function relaxations(u: Understood | undefined, typed: string | undefined): Relaxation[] {
-  const steps: Relaxation[] = [{ understood: u, relaxed: [] }];
-  if (!u || typed === undefined) return steps;
-  let current = u;
-  const relaxed: Relaxed[] = [];
-  const take = (next: Understood, step: Relaxed) => {
-    current = next;
-    relaxed.push(step);
-    steps.push({ understood: next, relaxed: [...relaxed] });
-  };
-  // the words a sentence is built with ("I'm looking for a good ...") first: they name nothing
-  // a listing is, and a keyword search that asks for every word finds nothing with them
-  const content = current.q !== undefined ? contentWords(current.q) : undefined;
-  if (content !== undefined && content !== current.q)
-    take(
-      { ...current, q: content, uncorrected: contentWords(current.uncorrected) },
-      'function_words_dropped',
-    );
-  const place = u.place;
-  if (place?.kind === 'district') {
-    const town = municipalityOf(place.place);
-    if (town !== place.place) {
-      const city = { ...place, place: town, kind: 'municipality' as const, radiusKm: radiusFor(town) };
-      take({ ...current, place: city }, 'district_to_city');
-    }
-  }
-  if (current.place && current.place.radiusKm < WIDEST_RADIUS_KM)
-    take({ ...current, place: { ...current.place, radiusKm: WIDEST_RADIUS_KM } }, 'radius_widened');
-  if (current.place && current.q !== undefined) take({ ...current, place: undefined }, 'place_dropped');
-  if (current.corrections.length > 0) {
-    const words = current.uncorrected || undefined;
-    take({ ...current, q: words, meaning: words, corrections: [] }, 'corrections_dropped');
-  }
-  if (u.place && (current.place || current.q !== u.words)) {
-    take(
-      { q: u.words, meaning: typed, place: undefined, corrections: [], uncorrected: u.words, words: u.words },
-      'place_reading_dropped',
-    );
-  }
-  return steps;
-}
-
-/** Where a reading searches: the text, and the circle of its place (or of `near`). */
-function located(
-  params: SearchParams,
-  understood: Understood | undefined,
-  typed: string | undefined,
-): { q: string | undefined; near: { lat: number; lon: number } | undefined; radius: number } {
-  const place = understood?.place;
-  const near = place
-    ? { lat: place.place.lat, lon: place.place.lon }
-    : params.near !== undefined
-      ? parseNear(params.near)
-      : undefined;
-  const radius = place ? place.radiusKm : (params.radius_km ?? 10);
-  return { q: understood ? understood.q : typed, near, radius };
-}
-
-function interpretation(u: Understood, relaxed: Relaxed[]): SearchInterpretation {
-  const p = u.place;
-  return {
-    q: u.q ?? null,
-    place: p
-      ? {
-          kind: p.kind,
-          matched: p.matched,
-          geonames_id: p.kind === 'street' ? null : p.place.geonamesId,
-          name: p.place.name,
-          municipality: p.municipality,
-          country: p.place.country as CountryCode,
-          region: p.place.region,
-          lat: p.place.lat,
-          lon: p.place.lon,
-          radius_km: p.radiusKm,
-        }
-      : null,
-    corrections: u.corrections,
-    relaxed,
-  };
-}
-
-function parseNear(near: string): { lat: number; lon: number } {
-  const [lat, lon] = near.split(',').map((part) => Math.round(Number(part) * 1e7) / 1e7);
-  if (lat === undefined || lon === undefined || !Number.isFinite(lat) || !Number.isFinite(lon)) {
-    throw new BadRequestError('invalid_near', 'near must be "lat,lon" in decimal degrees.', {
-      param: 'near',
-    });
-  }
-  return { lat, lon };
 }
 
 function round(x: number, digits: number): number {
