@@ -133,6 +133,13 @@ export interface Config {
   /** VAT_RATE: the VAT rate of monthly statements, in percent (`21`, `20.5`); `0` by default. */
   vatRate: string;
   /**
+   * CURRENCY_RATES and CURRENCY_RATES_DATE: what one unit of each currency is worth in euros on
+   * a reference day the operator names (`PLN=0.2351,CZK=0.0397`, `2026-12-01`: the ECB's rates of
+   * that day, say), for the concierge to compare quotes in other currencies; the lev's fixed rate
+   * (1 EUR = 1.95583 BGN) is known without it.
+   */
+  currencyRates: { rates: Record<string, string>; date: string | null };
+  /**
    * CORS_ORIGINS: the origins a browser app may call the APIs from with a bearer key, comma-separated
    * (`https://app.example.eu,http://localhost:5173`), or `*` for any (the default, as OpenAI's API).
    */
@@ -419,6 +426,16 @@ const ENV = z.object({
   WEBHOOK_DISABLE_AFTER: duration.default(5 * UNIT_MS.d!).describe(`takes ${DURATIONS}`),
   WEBHOOK_TIMEOUT_MS: integer(100, 600_000, 15_000),
   CRM_CHECK_TIMEOUT_MS: integer(100, 60_000, 10_000),
+  CURRENCY_RATES: z
+    .string()
+    .regex(/^[A-Z]{3}=[0-9]{1,6}(\.[0-9]{1,8})?(,[A-Z]{3}=[0-9]{1,6}(\.[0-9]{1,8})?)*$/)
+    .optional()
+    .describe('comma-separated CODE=euros, e.g. PLN=0.2351,CZK=0.0397'),
+  CURRENCY_RATES_DATE: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional()
+    .describe('YYYY-MM-DD'),
   VAT_RATE: z
     .string()
     .regex(/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/)
@@ -550,6 +567,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : (v.USAGE_JOURNAL_DIR ??
           (dataDir.startsWith('memory://') ? undefined : join(dataDir, 'usage-journal'))),
     vatRate: v.VAT_RATE,
+    currencyRates: {
+      rates: Object.fromEntries(
+        (v.CURRENCY_RATES ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((pair) => pair.split('=') as [string, string]),
+      ),
+      date: v.CURRENCY_RATES_DATE ?? null,
+    },
     corsOrigins: v.CORS_ORIGINS,
     connections: {
       headersTimeoutMs: v.HEADERS_TIMEOUT_MS,

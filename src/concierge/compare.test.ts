@@ -51,6 +51,72 @@ const options = {
   radiusKm: 25,
 };
 
+describe('quotes in other currencies', () => {
+  const zloty = (amount: string): QuoteReading => ({ ...reading(amount), currency: 'PLN' });
+  const euro = candidate('Euro', 4.5, 50);
+  const pln = candidate('Zloty', 4.5, 50);
+  const outcomes = new Map<string, Outcome>([
+    [euro.listing_id, { contacted: true, sent_at: 0, replied_at: 600, reading: reading('1500.00') }],
+    [pln.listing_id, { contacted: true, sent_at: 0, replied_at: 600, reading: zloty('5000.00') }],
+  ]);
+
+  it('converts at the configured dated rate, ranks on it, and shows the rate and its day', () => {
+    const result = compare([euro, pln], outcomes, {
+      ...options,
+      rates: { rates: { PLN: '0.2351' }, date: '2026-12-01' },
+    });
+    // 5,000 PLN at 0.2351 is 1,175.50 EUR: cheaper than 1,500 EUR
+    expect(result.providers.map((p) => p.name)).toEqual(['Zloty', 'Euro']);
+    expect(result.recommendation).toBe(pln.listing_id);
+    expect(result.providers[0]!.quote!.converted).toEqual({
+      currency: 'EUR',
+      total: '1175.50',
+      total_high: null,
+      rate: '0.2351',
+      rate_date: '2026-12-01',
+    });
+    expect(result.providers[0]!.pros).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^€1,175\.50 in the comparison: 1 PLN at €0\.2351 \(rate of 1 December 2026\)$/,
+        ),
+      ]),
+    );
+    expect(result.providers[1]!.cons).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^€324\.50 dearer than the lowest total/)]),
+    );
+  });
+
+  it('without a rate: not compared by price, never ranked over a comparable quote, and says why', () => {
+    const result = compare([pln, euro], outcomes, options);
+    expect(result.providers.map((p) => p.name)).toEqual(['Euro', 'Zloty']);
+    expect(result.providers[1]!.quote!.converted).toBeNull();
+    expect(result.providers[1]!.cons).toContain('Quoted in PLN, not compared by price');
+  });
+
+  it("knows the lev's fixed rate without configuration", () => {
+    const lev = candidate('Lev', 4.5, 50);
+    const result = compare(
+      [lev, euro],
+      new Map<string, Outcome>([
+        [euro.listing_id, { contacted: true, sent_at: 0, replied_at: 600, reading: reading('1500.00') }],
+        [
+          lev.listing_id,
+          {
+            contacted: true,
+            sent_at: 0,
+            replied_at: 600,
+            reading: { ...reading('1955.83'), currency: 'BGN' },
+          },
+        ],
+      ]),
+      options,
+    );
+    expect(result.providers[0]!.name).toBe('Lev');
+    expect(result.providers[0]!.quote!.converted).toMatchObject({ total: '1000.00', rate: '0.51129188' });
+  });
+});
+
 describe('the comparison', () => {
   it('ranks the cheaper, better-rated quote first, then dearer quotes, answers without price, and silence last', () => {
     const a = candidate('Alpha', 4.9, 200);

@@ -11,8 +11,8 @@ import type {
   ProviderQuote,
   QuoteReading,
 } from '../../generated/directory/client/types.gen.ts';
-import { decimal } from './money.ts';
-import { day, moment, money, moneyRange, number, PHRASES } from './phrases.ts';
+import { cents, decimal } from './money.ts';
+import { day, moment, money, moneyRange, number, PHRASES, rateText } from './phrases.ts';
 import { quoteTotal, rankingTotal } from './totals.ts';
 import type { Language } from './understand.ts';
 
@@ -50,6 +50,41 @@ export interface CompareOptions {
   askedFor: number;
   shortlisted: number;
   radiusKm: number;
+  /** What a unit of other currencies is worth in euros, and the day (CURRENCY_RATES, _DATE). */
+  rates?: CurrencyRates;
+}
+
+export interface CurrencyRates {
+  rates: Record<string, string>;
+  date: string | null;
+}
+
+/** The lev's rate, fixed by the Council when Bulgaria took the euro (1 EUR = 1.95583 BGN). */
+const FIXED_RATES: Record<string, { rate: string; date: string }> = {
+  BGN: { rate: '0.51129188', date: '2026-01-01' },
+};
+
+/** `amount` (a decimal string) times `rate` (a decimal string), in cents, rounded half up. */
+function convertCents(amount: string, rate: string): bigint {
+  const [whole = '0', fraction = ''] = rate.split('.');
+  const scale = 10n ** BigInt(fraction.length);
+  const scaled = BigInt(whole) * scale + BigInt(fraction === '' ? '0' : fraction);
+  return (cents(amount) * scaled + scale / 2n) / scale;
+}
+
+/** The quote's total in euros at the operator's (or the fixed) rate, or null when none is known. */
+function inEuros(q: ProviderQuote, rates: CurrencyRates | undefined): ProviderQuote['converted'] {
+  if (q.currency === 'EUR' || q.total === null) return null;
+  const given = rates?.rates[q.currency];
+  const known = given !== undefined ? { rate: given, date: rates?.date ?? null } : FIXED_RATES[q.currency];
+  if (!known) return null;
+  return {
+    currency: 'EUR',
+    total: decimal(convertCents(q.total, known.rate)),
+    total_high: q.total_high === null ? null : decimal(convertCents(q.total_high, known.rate)),
+    rate: known.rate,
+    rate_date: known.date,
+  };
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -73,10 +108,18 @@ interface Scored {
   cons: string[];
 }
 
+/** The total a quote ranks on in the comparison's currency, in cents: its own, or converted. */
+function comparedTotal(q: ProviderQuote, currency: string | null): bigint | null {
+  if (q.currency === currency) return rankingTotal(q);
+  if (q.converted && q.converted.currency === currency)
+    return cents(q.converted.total_high ?? q.converted.total);
+  return null;
+}
+
 function tierOf(outcome: Outcome, quote: ProviderQuote | null, currency: string | null): Tier {
   if (!outcome.contacted) return 0;
   if (outcome.replied_at === null) return 4;
-  if (quote !== null) return quote.comparable && quote.currency === currency ? 0 : 1;
+  if (quote !== null) return quote.comparable && comparedTotal(quote, currency) !== null ? 0 : 1;
   if (outcome.reading?.declined) return 3;
   return 2;
 }
@@ -98,12 +141,13 @@ export function compare(
     }),
   );
   const known = [...quoteOf.values()].filter((q): q is ProviderQuote => q !== null && q.comparable);
-  // totals compare within the currency most quotes are in
-  const currency = mostCommon(known.map((q) => q.currency));
-  const totals = known
-    .filter((q) => q.currency === currency)
-    .map((q) => rankingTotal(q))
-    .filter((t): t is bigint => t !== null);
+  // quotes in another currency than the euro, converted at a known rate, compare in euros
+  for (const q of known) q.converted = inEuros(q, options.rates);
+  // totals compare in euros where a quote is in (or converts to) euros, else in the currency most are in
+  const currency = known.some((q) => q.currency === 'EUR' || q.converted)
+    ? 'EUR'
+    : mostCommon(known.map((q) => q.currency));
+  const totals = known.map((q) => comparedTotal(q, currency)).filter((t): t is bigint => t !== null);
   const lowest = totals.length > 0 ? totals.reduce((a, b) => (b < a ? b : a)) : null;
   const lang = options.language;
   const p = PHRASES[lang];
@@ -117,13 +161,24 @@ export function compare(
     const cons: string[] = [];
     const parts: [number, number][] = []; // [weight, value 0..1]
 
+    const compared = quote ? comparedTotal(quote, currency) : null;
     const total = quote ? rankingTotal(quote) : null;
-    if (quote && total !== null && quote.currency === currency && lowest !== null) {
-      parts.push([0.4, Number(lowest) / Number(total)]);
-      const m = (cents: bigint) => money(lang, decimal(cents), quote.currency);
-      if (total === lowest && totals.length > 1) pros.push(p.lowest(totalText(lang, quote)));
-      else if (total === lowest) pros.push(p.totalIs(totalText(lang, quote)));
-      else cons.push(p.dearer(m(total - lowest), m(total), m(lowest)));
+    if (quote && compared !== null && lowest !== null && currency !== null) {
+      parts.push([0.4, Number(lowest) / Number(compared)]);
+      const m = (value: bigint) => money(lang, decimal(value), currency);
+      if (compared === lowest && totals.length > 1) pros.push(p.lowest(totalText(lang, quote)));
+      else if (compared === lowest) pros.push(p.totalIs(totalText(lang, quote)));
+      else cons.push(p.dearer(m(compared - lowest), m(compared), m(lowest)));
+      const c = quote.converted;
+      if (c && quote.currency !== currency)
+        pros.push(
+          p.converted(
+            m(compared),
+            rateText(lang, c.rate),
+            quote.currency,
+            c.rate_date ? day(lang, c.rate_date) : null,
+          ),
+        );
     } else if (quote && total !== null) {
       pros.push(p.totalIs(totalText(lang, quote)));
       cons.push(p.otherCurrency(quote.currency));

@@ -29,6 +29,11 @@ export function number(language: Language, n: number, digits?: number): string {
   }).format(n);
 }
 
+/** An exchange rate as a decimal string, every decimal it has: `0,2351` (de), `0.2351` (en). */
+export function rateText(language: Language, rate: string): string {
+  return new Intl.NumberFormat(LOCALE[language], { maximumFractionDigits: 8 }).format(Number(rate));
+}
+
 /** A rate in percent as a decimal string (`19`, `5.5`): `19 %` (de), `19%` (en). */
 export function percent(language: Language, rate: string): string {
   return new Intl.NumberFormat(LOCALE[language], { style: 'percent', maximumFractionDigits: 2 }).format(
@@ -84,6 +89,8 @@ export interface Phrases {
   totalIs: (total: string) => string;
   dearer: (by: string, total: string, lowest: string) => string;
   otherCurrency: (currency: string) => string;
+  /** A converted total: what it comes to, at what rate of one unit of the quote's currency, of what day. */
+  converted: (total: string, rate: string, currency: string, date: string | null) => string;
   unknownTotal: (why: string) => string;
   unsaid: string;
   includes: (what: string) => string;
@@ -148,6 +155,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Total ${t}`,
     dearer: (by, t, l) => `${by} dearer than the lowest total (${t} against ${l} incl. VAT)`,
     otherCurrency: (c) => `Quoted in ${c}, not compared by price`,
+    converted: (t, r, c, d) => `${t} in the comparison: 1 ${c} at €${r}${d ? ` (rate of ${d})` : ''}`,
     unknownTotal: (why) => `Total unknown: ${why}`,
     unsaid: 'the reply does not say',
     includes: (w) => `Includes ${w}`,
@@ -210,6 +218,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Gesamtpreis ${t}`,
     dearer: (by, t, l) => `${by} teurer als der günstigste Gesamtpreis (${t} gegenüber ${l} inkl. MwSt.)`,
     otherCurrency: (c) => `Angebot in ${c}, beim Preis nicht verglichen`,
+    converted: (t, r, c, d) => `${t} im Vergleich: 1 ${c} zu ${r} €${d ? ` (Kurs vom ${d})` : ''}`,
     unknownTotal: (why) => `Gesamtpreis unbekannt: ${why}`,
     unsaid: 'die Antwort nennt ihn nicht',
     includes: (w) => `Im Preis enthalten: ${w}`,
@@ -273,6 +282,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Total : ${t}`,
     dearer: (by, t, l) => `${by} de plus que le total le plus bas (${t} contre ${l} TTC)`,
     otherCurrency: (c) => `Devis en ${c}, prix non comparé`,
+    converted: (t, r, c, d) => `${t} dans la comparaison : 1 ${c} à ${r} €${d ? ` (cours du ${d})` : ''}`,
     unknownTotal: (why) => `Total inconnu : ${why}`,
     unsaid: 'la réponse ne le précise pas',
     includes: (w) => `Comprend : ${w}`,
@@ -335,6 +345,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Total: ${t}`,
     dearer: (by, t, l) => `${by} más caro que el total más bajo (${t} frente a ${l}, IVA incluido)`,
     otherCurrency: (c) => `Presupuesto en ${c}, sin comparar por precio`,
+    converted: (t, r, c, d) => `${t} en la comparación: 1 ${c} a ${r} €${d ? ` (cambio del ${d})` : ''}`,
     unknownTotal: (why) => `Total desconocido: ${why}`,
     unsaid: 'la respuesta no lo indica',
     includes: (w) => `Incluye ${w}`,
@@ -397,6 +408,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Totale: ${t}`,
     dearer: (by, t, l) => `${by} in più rispetto al totale più basso (${t} contro ${l} IVA inclusa)`,
     otherCurrency: (c) => `Preventivo in ${c}, prezzo non confrontato`,
+    converted: (t, r, c, d) => `${t} nel confronto: 1 ${c} a ${r} €${d ? ` (cambio del ${d})` : ''}`,
     unknownTotal: (why) => `Totale sconosciuto: ${why}`,
     unsaid: 'la risposta non lo indica',
     includes: (w) => `Comprende ${w}`,
@@ -461,6 +473,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Totaal: ${t}`,
     dearer: (by, t, l) => `${by} duurder dan het laagste totaal (${t} tegen ${l} incl. btw)`,
     otherCurrency: (c) => `Offerte in ${c}, niet op prijs vergeleken`,
+    converted: (t, r, c, d) => `${t} in de vergelijking: 1 ${c} tegen € ${r}${d ? ` (koers van ${d})` : ''}`,
     unknownTotal: (why) => `Totaal onbekend: ${why}`,
     unsaid: 'het antwoord zegt het niet',
     includes: (w) => `Inclusief ${w}`,
@@ -525,6 +538,7 @@ export const PHRASES: Record<Language, Phrases> = {
     totalIs: (t) => `Łączna cena: ${t}`,
     dearer: (by, t, l) => `O ${by} drożej niż najniższa łączna cena (${t} wobec ${l} brutto)`,
     otherCurrency: (c) => `Oferta w ${c}, bez porównania ceny`,
+    converted: (t, r, c, d) => `${t} w porównaniu: 1 ${c} po ${r} €${d ? ` (kurs z ${d})` : ''}`,
     unknownTotal: (why) => `Łączna cena nieznana: ${why}`,
     unsaid: 'odpowiedź tego nie podaje',
     includes: (w) => `W cenie: ${w}`,

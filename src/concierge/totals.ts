@@ -141,6 +141,7 @@ export function quoteTotal(
     breakdown: lines.slice(0, 12),
     assumptions: assumptions.slice(0, 10),
     note: reading.conditions.join('; ') || null,
+    converted: null,
   };
 }
 

@@ -33,6 +33,7 @@ import {
   type StructuredRun,
 } from './agent.ts';
 import { Answers, isAnswer } from './answers.ts';
+import type { CurrencyRates } from './compare.ts';
 import { asParam, assertSubscribed, billingOf, checkBrief, resolvePlace, termsOf } from './brief.ts';
 import { optOutOf } from './opt-out.ts';
 import { awaitReplies } from './stages/awaiting-replies.ts';
@@ -73,6 +74,8 @@ export interface WorkflowOptions {
   runtimeAvailable: boolean;
   /** Whether an upstream model reads briefs and providers' answers (MODEL_ENGINES names one), checked by code. */
   modelReads?: boolean;
+  /** The reference rates quotes in other currencies are compared at (CURRENCY_RATES). */
+  rates?: CurrencyRates;
 }
 
 export class Workflows {
@@ -281,6 +284,7 @@ export class Workflows {
         db: this.#db,
         store: this.#store,
         mail: this.#options.mail,
+        ...(this.#options.rates ? { rates: this.#options.rates } : {}),
         agent: (call) => this.#agent(current, { ...call, signal: ctx.signal }),
         ...(this.#options.modelReads
           ? { structured: (call: StructuredCall) => this.#structured(current, call) }

@@ -214,6 +214,7 @@ export async function createDirectoryService(
     logger,
     baseUrl: salesBaseUrl,
     runtimeAvailable: runtimeKey.available,
+    rates: platform.config.currencyRates,
     // the built-in engine cannot read; an upstream model can, its figures checked by the rules
     modelReads: config.engines[DEFAULT_AGENTS_MODEL].type === 'upstream',
   });

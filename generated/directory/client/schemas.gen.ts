@@ -6019,7 +6019,8 @@ export const ProviderQuoteSchema = {
         'not_comparable_reason',
         'breakdown',
         'assumptions',
-        'note'
+        'note',
+        'converted'
     ],
     properties: {
         amount: {
@@ -6137,6 +6138,69 @@ export const ProviderQuoteSchema = {
             ],
             examples: [
                 'plus VAT; call-out fee extra'
+            ]
+        },
+        converted: {
+            description: 'The total in the comparison\'s currency, for a quote in another one: converted at the reference rate the operator configures (`CURRENCY_RATES`, of the day `CURRENCY_RATES_DATE`), or the lev\'s fixed rate; the quote then ranks on it. Null when the quote is in the comparison\'s currency, or when no rate is known: such a quote is ranked after the comparable ones, and its cons say why.',
+            oneOf: [
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'currency',
+                        'total',
+                        'total_high',
+                        'rate',
+                        'rate_date'
+                    ],
+                    properties: {
+                        currency: {
+                            description: 'The comparison\'s currency (ISO 4217).',
+                            type: 'string',
+                            pattern: '^[A-Z]{3}$',
+                            examples: [
+                                'EUR'
+                            ]
+                        },
+                        total: {
+                            $ref: '#/components/schemas/Money',
+                            description: 'The total, converted and rounded half up to the cent.'
+                        },
+                        total_high: {
+                            description: 'The upper end, converted; null for a single total.',
+                            oneOf: [
+                                {
+                                    $ref: '#/components/schemas/Money'
+                                },
+                                {
+                                    type: 'null'
+                                }
+                            ]
+                        },
+                        rate: {
+                            description: 'What one unit of the quote\'s currency is worth in `currency`, as a decimal string.',
+                            type: 'string',
+                            pattern: '^[0-9]+(\\.[0-9]+)?$',
+                            examples: [
+                                '0.2351'
+                            ]
+                        },
+                        rate_date: {
+                            description: 'The day the rate is of (YYYY-MM-DD), or null where the operator gave none.',
+                            type: [
+                                'string',
+                                'null'
+                            ],
+                            format: 'date',
+                            examples: [
+                                '2026-12-01'
+                            ]
+                        }
+                    }
+                },
+                {
+                    type: 'null'
+                }
             ]
         }
     }

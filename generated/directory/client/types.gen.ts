@@ -3037,6 +3037,31 @@ export type ProviderQuote = {
      * What the quote covers and its conditions, from the provider's answer, or null.
      */
     note: string | null;
+    /**
+     * The total in the comparison's currency, for a quote in another one: converted at the reference rate the operator configures (`CURRENCY_RATES`, of the day `CURRENCY_RATES_DATE`), or the lev's fixed rate; the quote then ranks on it. Null when the quote is in the comparison's currency, or when no rate is known: such a quote is ranked after the comparable ones, and its cons say why.
+     */
+    converted: {
+        /**
+         * The comparison's currency (ISO 4217).
+         */
+        currency: string;
+        /**
+         * The total, converted and rounded half up to the cent.
+         */
+        total: Money;
+        /**
+         * The upper end, converted; null for a single total.
+         */
+        total_high: Money | null;
+        /**
+         * What one unit of the quote's currency is worth in `currency`, as a decimal string.
+         */
+        rate: string;
+        /**
+         * The day the rate is of (YYYY-MM-DD), or null where the operator gave none.
+         */
+        rate_date: string | null;
+    } | null;
 };
 
 /**

@@ -44,6 +44,7 @@ export const compareProviders: Stage = async (row, run) => {
     askedFor: u?.max_providers ?? row.candidates.length,
     shortlisted: row.candidates.length,
     radiusKm: u?.radius_km ?? 25,
+    ...(run.rates ? { rates: run.rates } : {}),
   });
   const agent = await run.agent({
     instructions: INSTRUCTIONS,

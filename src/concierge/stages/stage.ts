@@ -12,6 +12,7 @@ import type { OutgoingMail, SentMail } from '../../mail/transport.ts';
 import type { VerifiedDomain } from '../../mail/domains.ts';
 import type { Db } from '../../platform/db.ts';
 import type { AgentCall, AgentRun, StructuredCall, StructuredRun } from '../agent.ts';
+import type { CurrencyRates } from '../compare.ts';
 import type { StageColumns, StageJob, StoredCandidate, WorkflowRow, WorkflowStore } from '../store.ts';
 
 export const INSTRUCTIONS = [
@@ -41,6 +42,8 @@ export interface StageRun {
   db: Db;
   store: WorkflowStore;
   mail: ConciergeMail;
+  /** The reference rates quotes in other currencies are compared at (CURRENCY_RATES). */
+  rates?: CurrencyRates;
   /** Runs the agent for this workflow; what it costs the platform is kept on the workflow. */
   agent(call: Omit<AgentCall, 'signal'>): Promise<AgentRun>;
   /**
