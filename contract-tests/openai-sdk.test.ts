@@ -134,15 +134,18 @@ describe('the official openai npm SDK', () => {
 
     await expect(openai.models.retrieve('emperor')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     // an unknown model on every operation that takes one: 404 model_not_found, as OpenAI answers
+    // each call made when awaited: a rejection made before its catch is attached is unhandled
     const unknown = [
-      openai.chat.completions.create({ model: 'emperor', messages: [{ role: 'user', content: 'hi' }] }),
-      openai.embeddings.create({ model: 'emperor', input: 'hi' }),
-      openai.images.generate({ model: 'emperor', prompt: 'a lighthouse' }),
-      openai.audio.speech.create({ model: 'emperor', voice: 'alloy', input: 'hi' }),
-      openai.responses.create({ model: 'emperor', input: 'hi' }),
+      () => openai.chat.completions.create({ model: 'emperor', messages: [{ role: 'user', content: 'hi' }] }),
+      () => openai.embeddings.create({ model: 'emperor', input: 'hi' }),
+      () => openai.images.generate({ model: 'emperor', prompt: 'a lighthouse' }),
+      () => openai.audio.speech.create({ model: 'emperor', voice: 'alloy', input: 'hi' }),
+      () => openai.responses.create({ model: 'emperor', input: 'hi' }),
     ];
     for (const call of unknown) {
-      const error = await call.then(() => undefined).catch((e: unknown) => e);
+      const error = await call()
+        .then(() => undefined)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OpenAI.NotFoundError);
       expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('model_not_found');
       expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('model');
