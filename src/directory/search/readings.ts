@@ -45,8 +45,9 @@ const WIDEST_RADIUS_KM = 25;
 
 /**
  * The readings of `q` a search tries in turn, each letting go of a little more (DESIGN, fourth
- * round): the reading itself; a district as its whole municipality; the place within 25 km; no
- * place (the other words anywhere); the typos as typed; the place's words as words.
+ * round): the reading itself; without the function words; a district as its whole municipality;
+ * the place within 25 km; no place (the other words anywhere); the typos as typed; the place's
+ * words as words.
  */
 export function relaxations(u: Understood | undefined, typed: string | undefined): Relaxation[] {
   const steps: Relaxation[] = [{ understood: u, relaxed: [] }];
