@@ -231,8 +231,10 @@ const CACHED_UP_TO = 16_384;
  * steps, which find it here instead of holding the thread to count it again.
  */
 const countedLong = new LRUCache<string, number>({
-  maxSize: 64 * 1024 * 1024,
+  // a few long prompts, for the seconds their request lasts: no prompt is kept longer than that
+  maxSize: 16 * 1024 * 1024,
   sizeCalculation: (_count, text) => text.length,
+  ttl: 60_000,
 });
 
 /** The number of o200k_base tokens of `text`: `countTokens('Hello, world!')` is 4. */
