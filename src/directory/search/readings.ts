@@ -24,8 +24,6 @@ export interface Understood {
   corrections: SearchCorrection[];
   /** `q` without the place's words, before the typos were corrected */
   uncorrected: string;
-  /** `q` without its function words: what is searched when no reading of it is kept */
-  words: string;
 }
 
 /** `text` without the function words of any EU language, a trade's words kept ("I'm looking for a plumber" -> "plumber"). */
@@ -49,21 +47,22 @@ const WIDEST_RADIUS_KM = 25;
  * the place within 25 km; no place (the other words anywhere); the typos as typed; the place's
  * words as words.
  */
-export function relaxations(u: Understood | undefined, typed: string | undefined): Relaxation[] {
-  const steps: Relaxation[] = [{ understood: u, relaxed: [] }];
-  if (!u || typed === undefined) return steps;
+export function* relaxations(u: Understood | undefined, typed: string | undefined): Generator<Relaxation> {
+  yield { understood: u, relaxed: [] };
+  if (!u || typed === undefined) return;
+  // made only as far as a search needs them: the first reading alone, unless its page is empty
   let current = u;
   const relaxed: Relaxed[] = [];
-  const take = (next: Understood, step: Relaxed) => {
+  const take = (next: Understood, step: Relaxed): Relaxation => {
     current = next;
     relaxed.push(step);
-    steps.push({ understood: next, relaxed: [...relaxed] });
+    return { understood: next, relaxed: [...relaxed] };
   };
   // the words a sentence is built with ("I'm looking for a good ...") first: they name nothing
   // a listing is, and a keyword search that asks for every word finds nothing with them
   const content = current.q !== undefined ? contentWords(current.q) : undefined;
   if (content !== undefined && content !== current.q)
-    take(
+    yield take(
       { ...current, q: content, uncorrected: contentWords(current.uncorrected) },
       'function_words_dropped',
     );
@@ -72,23 +71,24 @@ export function relaxations(u: Understood | undefined, typed: string | undefined
     const town = municipalityOf(place.place);
     if (town !== place.place) {
       const city = { ...place, place: town, kind: 'municipality' as const, radiusKm: radiusFor(town) };
-      take({ ...current, place: city }, 'district_to_city');
+      yield take({ ...current, place: city }, 'district_to_city');
     }
   }
   if (current.place && current.place.radiusKm < WIDEST_RADIUS_KM)
-    take({ ...current, place: { ...current.place, radiusKm: WIDEST_RADIUS_KM } }, 'radius_widened');
-  if (current.place && current.q !== undefined) take({ ...current, place: undefined }, 'place_dropped');
+    yield take({ ...current, place: { ...current.place, radiusKm: WIDEST_RADIUS_KM } }, 'radius_widened');
+  if (current.place && current.q !== undefined) yield take({ ...current, place: undefined }, 'place_dropped');
   if (current.corrections.length > 0) {
     const words = current.uncorrected || undefined;
-    take({ ...current, q: words, meaning: words, corrections: [] }, 'corrections_dropped');
+    yield take({ ...current, q: words, meaning: words, corrections: [] }, 'corrections_dropped');
   }
-  if (u.place && (current.place || current.q !== u.words)) {
-    take(
-      { q: u.words, meaning: typed, place: undefined, corrections: [], uncorrected: u.words, words: u.words },
+  // what is searched when no reading is kept: the words, without those a sentence is built with
+  const words = contentWords(typed);
+  if (u.place && (current.place || current.q !== words)) {
+    yield take(
+      { q: words, meaning: typed, place: undefined, corrections: [], uncorrected: words },
       'place_reading_dropped',
     );
   }
-  return steps;
 }
 
 /** Where a reading searches: the text, and the circle of its place (or of `near`). */

@@ -59,14 +59,7 @@ import { haversineKm } from '../geo.ts';
 import { typosAllowed } from '../keywords/distance.ts';
 import { isNamePhrase, nearestWord } from '../keywords/vocabulary.ts';
 import { decodeCursor, encodeCursor, fingerprintOf } from './cursor.ts';
-import {
-  contentWords,
-  interpretation,
-  located,
-  type Relaxation,
-  relaxations,
-  type Understood,
-} from './readings.ts';
+import { interpretation, located, type Relaxation, relaxations, type Understood } from './readings.ts';
 import { nearWords, placeInQuery, type PlaceInQuery } from './understand.ts';
 import { type KeywordRanks, MemoryRanking } from './memory.ts';
 import type { Circle } from './near.ts';
@@ -308,8 +301,6 @@ export class Search {
           });
     let place = read(typed);
     if (!place && params.near === undefined && params.city === undefined) place = await this.#streetIn(typed);
-    // what is searched when no reading is kept: the words, without those a sentence is built with
-    const words = contentWords(typed);
     const uncorrected = place ? place.text : typed;
     const { text, meaning, corrections } = await this.#corrected(uncorrected);
     // a place misspelt ("Klempner Berln") is read from the corrected words
@@ -323,11 +314,10 @@ export class Search {
           place,
           corrections,
           uncorrected,
-          words,
         };
       }
     }
-    return { q: text || undefined, meaning: meaning || undefined, place, corrections, uncorrected, words };
+    return { q: text || undefined, meaning: meaning || undefined, place, corrections, uncorrected };
   }
 
   /**
@@ -458,15 +448,15 @@ export class Search {
     const understood = typed !== undefined ? await this.#understand(typed, params) : undefined;
     const steps = relaxations(understood, typed);
     if (params.cursor !== undefined) {
-      const made = steps.find((step) => {
-        try {
-          decodeCursor(params.cursor!, this.#fingerprint(params, step.understood, typed));
-          return true;
-        } catch {
-          return false;
+      // the reading the cursor was made with (a cursor that none made fails on the first's)
+      let made: Relaxation = { understood, relaxed: [] };
+      for (const step of steps) {
+        if (this.#madeWith(params, step, typed)) {
+          made = step;
+          break;
         }
-      });
-      return this.#searchAs(params, now, options, typed, made ?? steps[0]!);
+      }
+      return this.#searchAs(params, now, options, typed, made);
     }
     let result: SearchResults | undefined;
     for (const step of steps) {
@@ -474,6 +464,16 @@ export class Search {
       if (result.data.length > 0) break;
     }
     return result!;
+  }
+
+  /** Whether the request's cursor was made with `step`'s reading. */
+  #madeWith(params: SearchParams, step: Relaxation, typed: string | undefined): boolean {
+    try {
+      decodeCursor(params.cursor!, this.#fingerprint(params, step.understood, typed));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The fingerprint a reading's cursors carry. */
